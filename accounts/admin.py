@@ -1,0 +1,61 @@
+"""Operator console: tenants and their domains. New tenants go through tenant_create."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect, render
+
+from accounts.forms import TenantCreateForm
+from accounts.models import Domain, Tenant
+from accounts.services import tenant_create
+
+
+class DomainInline(admin.TabularInline):
+    model = Domain
+    extra = 0
+
+
+@admin.register(Tenant)
+class TenantAdmin(admin.ModelAdmin):
+    list_display = ("name", "schema_name", "is_active", "created_at")
+    list_filter = ("is_active",)
+    search_fields = ("name", "schema_name", "domains__domain")
+    readonly_fields = ("schema_name", "created_at")
+    inlines = [DomainInline]
+    show_full_result_count = False
+
+    def add_view(self, request, form_url="", extra_context=None):
+        """Creating a tenant is more than a row (schema, domain, first admin): a form that calls the service."""
+        form = TenantCreateForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                created = tenant_create(**form.cleaned_data)
+            except ValidationError as exc:
+                form.add_error(None, exc.messages[0])
+            else:
+                messages.success(
+                    request,
+                    f"Mandant {created.tenant.name} angelegt: https://{created.domain.domain}/ — "
+                    f"Administrator {created.admin_email}, Passwort {created.admin_password}",
+                )
+                return redirect("admin:accounts_tenant_changelist")
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Mandant anlegen",
+            "form": form,
+            "opts": self.model._meta,
+        }
+        return render(request, "admin/accounts/tenant_create.html", context)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # Deleting a tenant drops customer data; done deliberately from the shell, never by a stray click.
+        return False
+
+
+@admin.register(Domain)
+class DomainAdmin(admin.ModelAdmin):
+    list_display = ("domain", "tenant", "is_primary")
+    list_select_related = ("tenant",)
+    search_fields = ("domain", "tenant__name")
+    show_full_result_count = False

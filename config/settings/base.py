@@ -1,0 +1,224 @@
+"""Settings shared by every environment; overlays (local, test, production) change little.
+
+Configuration comes from environment variables only (see ``config.env``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from config.embedded import embedded_database_settings, filesystem_broker_options
+from config.env import env_bool, env_int, env_list, env_optional, env_str
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+LOCAL_DATA_DIR = Path(env_str("TENDER_RADAR_DATA_DIR", str(BASE_DIR / ".local")))
+
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", "insecure-local-development-key-change-me")
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", ".localhost", "127.0.0.1"])
+
+# --- Tenancy -----------------------------------------------------------------
+# Every app is placed deliberately (tests/test_app_placement.py checks this list):
+# public facts (tenders, sources, the tenant registry) live once in the public
+# schema; everything a company owns lives in its own schema. contrib apps that
+# hold users and sessions are installed in both: operators sign in on the public
+# host, company staff in their tenant's schema, and the two never share a row.
+APPS_IN_BOTH_SCHEMAS = [
+    "django.contrib.contenttypes",
+    "django.contrib.auth",
+    "django.contrib.sessions",
+]
+
+SHARED_APPS = [
+    "django_tenants",
+    "accounts",
+    *APPS_IN_BOTH_SCHEMAS,
+    "django.contrib.admin",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "django_celery_beat",
+    "rest_framework",
+    "drf_spectacular",
+    "django_filters",
+    "django_htmx",
+    "sources",
+    "tenders",
+]
+
+TENANT_APPS = [
+    *APPS_IN_BOTH_SCHEMAS,
+    "notifications",
+]
+
+INSTALLED_APPS = SHARED_APPS + [app for app in TENANT_APPS if app not in SHARED_APPS]
+
+TENANT_MODEL = "accounts.Tenant"
+TENANT_DOMAIN_MODEL = "accounts.Domain"
+PUBLIC_SCHEMA_NAME = "public"
+PUBLIC_SCHEMA_URLCONF = "config.urls_public"
+ROOT_URLCONF = "config.urls_tenant"
+SHOW_PUBLIC_IF_NO_TENANT_FOUND = False
+TENANT_LIMIT_SET_CALLS = True
+
+DATABASE_ROUTERS = ("django_tenants.routers.TenantSyncRouter",)
+
+
+def database_settings(*, allow_embedded: bool) -> dict:
+    """DATABASE_URL when set; otherwise the embedded server, where the overlay allows it."""
+    url = env_optional("DATABASE_URL")
+    if url:
+        database = dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60))
+    elif allow_embedded:
+        database = embedded_database_settings(LOCAL_DATA_DIR / "pgdata")
+    else:
+        raise ImproperlyConfigured("DATABASE_URL is required with these settings")
+    database["ENGINE"] = "django_tenants.postgresql_backend"
+    return {"default": database}
+
+
+# Overlays assign DATABASES = database_settings(...): only they know whether embedding is allowed.
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+MIDDLEWARE = [
+    "django_tenants.middleware.main.TenantMainMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "accounts.context_processors.tenant",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "config.wsgi.application"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "accounts:login"
+
+# Sessions live in each schema's own table and cookies are host-only (no
+# SESSION_COOKIE_DOMAIN), so a session of one tenant is unknown to every other.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+
+LANGUAGE_CODE = "de"
+LANGUAGES = [("de", "Deutsch"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "Europe/Berlin"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+# --- Cache: keys carry the schema name (django-tenants security guidance) ----
+REDIS_URL = env_optional("REDIS_URL")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_FUNCTION": "django_tenants.cache.make_key",
+            "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(LOCAL_DATA_DIR / "cache"),
+            "KEY_FUNCTION": "django_tenants.cache.make_key",
+            "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
+        }
+    }
+
+# --- Celery --------------------------------------------------------------------
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "ingest"
+# Queues by stage, so each stage scales on its own machines.
+CELERY_TASK_ROUTES = {
+    "sources.*": {"queue": "ingest"},
+    "tenders.*": {"queue": "ingest"},
+    "notifications.match*": {"queue": "match"},
+    "notifications.*": {"queue": "notify"},
+}
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_URL = REDIS_URL or "filesystem://"
+CELERY_BROKER_TRANSPORT_OPTIONS = {} if REDIS_URL else filesystem_broker_options(LOCAL_DATA_DIR / "broker")
+
+# --- Mail ------------------------------------------------------------------------
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Tender Radar <radar@localhost>")
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+
+# --- Secrets at rest -----------------------------------------------------------
+# Comma-separated Fernet keys, newest first; older keys still decrypt (rotation).
+SECRETS_ENCRYPTION_KEYS = env_list("SECRETS_ENCRYPTION_KEYS", [])
+
+# --- API -------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Tender Radar API",
+    "DESCRIPTION": "German public tenders, saved searches and matches of one tenant.",
+    "VERSION": "1.0.0",
+}
+
+# --- Product -----------------------------------------------------------------------
+TENDER_RADAR_CONTACT = env_str("TENDER_RADAR_CONTACT", "ops@tender-radar.example")
+TENDER_RADAR_PUBLIC_HOST = env_str("TENDER_RADAR_PUBLIC_HOST", "localhost")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"pgserver": {"level": "WARNING"}},
+}

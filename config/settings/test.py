@@ -1,0 +1,26 @@
+"""Test runs: real PostgreSQL (embedded unless DATABASE_URL is set), fast hashing, in-memory mail."""
+
+from config.settings.base import *  # noqa: F403
+from config.settings.base import database_settings
+
+DATABASES = database_settings(allow_embedded=True)
+
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "KEY_FUNCTION": "django_tenants.cache.make_key",
+        "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
+    }
+}
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Tasks run through a real worker started by the tests (tests/fixtures/celery.py) on an in-memory broker.
+CELERY_BROKER_URL = "memory://"
+CELERY_BROKER_TRANSPORT_OPTIONS = {}
+SECRETS_ENCRYPTION_KEYS = ["MDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDA="]
+ALLOWED_HOSTS = ["*"]

@@ -1,0 +1,25 @@
+"""The operators' host: admin console and the public landing page."""
+
+from django.conf import settings
+from django.contrib import admin
+from django.urls import path
+from django.views.i18n import set_language
+
+from accounts.views import PublicLandingView
+from config.health import health
+
+admin.site.site_header = "Tender Radar – Betrieb"
+admin.site.site_title = "Tender Radar"
+admin.site.index_title = "Betriebskonsole"
+
+urlpatterns = [
+    path("", PublicLandingView.as_view(), name="landing"),
+    path("healthz", health, name="health"),
+    path("admin/", admin.site.urls),
+    path("i18n/setlang/", set_language, name="set_language"),
+]
+
+if settings.DEBUG:
+    from django.contrib.staticfiles.urls import staticfiles_urlpatterns
+
+    urlpatterns += staticfiles_urlpatterns()

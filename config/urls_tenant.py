@@ -1,0 +1,20 @@
+"""A company's host: the portal and the partner API."""
+
+from django.conf import settings
+from django.urls import include, path
+from django.views.i18n import set_language
+
+from config.health import health
+
+urlpatterns = [
+    path("healthz", health, name="health"),
+    path("konto/", include("accounts.urls")),
+    path("i18n/setlang/", set_language, name="set_language"),
+    path("api/v1/", include("config.urls_api")),
+    path("", include("tenders.urls")),
+]
+
+if settings.DEBUG:
+    from django.contrib.staticfiles.urls import staticfiles_urlpatterns
+
+    urlpatterns += staticfiles_urlpatterns()

@@ -1,0 +1,94 @@
+"""The one shape every adapter produces: a parsed, normalised notice.
+
+Adapters turn foreign bytes into ``NoticeRecord`` values and never touch the
+ORM; the ingest service in ``tenders`` merges them into the shared tender table.
+Everything here is immutable so records can be hashed, compared and passed
+between processes without defensive copies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+
+
+class NoticeKind(StrEnum):
+    """What a notice announces; decides how it changes the tender."""
+
+    PRIOR_INFORMATION = "prior_information"
+    CONTRACT_NOTICE = "contract_notice"
+    CHANGE = "change"
+    AWARD = "award"
+    CANCELLATION = "cancellation"
+
+
+class TenderStatus(StrEnum):
+    ACTIVE = "active"
+    AWARDED = "awarded"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+
+
+@dataclass(frozen=True, slots=True)
+class Lot:
+    lot_id: str
+    title: str = ""
+    cpv_codes: tuple[str, ...] = ()
+    estimated_value: Decimal | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NoticeRecord:
+    """One version of one notice from one source.
+
+    ``source`` is the portal key (``doe``, ``ted``, ``tender24`` …) and
+    ``source_notice_id`` the notice's id on that portal *without* its version;
+    ``version`` orders corrections of the same notice ("01" < "02").
+    Identifiers the merge rules use: ``ocid``, ``procedure_id`` (eForms
+    ``cbc:ContractFolderID``, shared by DÖE and TED for one procedure),
+    ``referenced_notice_ids`` (earlier notices this one changes or awards) and
+    ``portal_references`` (exact ids on other portals found in links, as
+    ``"<portal>:<id>"``, e.g. ``"netserver:54321-Tender-…"``, ``"cosinex:CXP4Y9PRGS5"``).
+    """
+
+    source: str
+    source_notice_id: str
+    version: str = "01"
+    kind: NoticeKind = NoticeKind.CONTRACT_NOTICE
+    ocid: str | None = None
+    procedure_id: str | None = None
+    referenced_notice_ids: tuple[str, ...] = ()
+    portal_references: tuple[str, ...] = ()
+    title: str = ""
+    description: str = ""
+    buyer_name: str = ""
+    buyer_id: str = ""
+    procedure_type: str = ""  # canonical code from sources.normalise.PROCEDURE_TYPES
+    status: TenderStatus = TenderStatus.ACTIVE
+    cpv_codes: tuple[str, ...] = ()  # 8 digits, no check digit, most specific first-seen order
+    nuts_codes: tuple[str, ...] = ()
+    bundesland: str = ""
+    postal_code: str = ""
+    town: str = ""
+    country: str = ""  # ISO 3166-1 alpha-3 as eForms uses it ("DEU")
+    estimated_value: Decimal | None = None
+    currency: str = ""
+    published_at: datetime | None = None
+    submission_deadline: datetime | None = None  # aware, with time of day
+    questions_deadline: datetime | None = None
+    lots: tuple[Lot, ...] = ()
+    documents_url: str = ""
+    url: str = ""
+    suppliers: tuple[str, ...] = ()
+    payload: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def cpv_divisions(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(code[:2] for code in self.cpv_codes))
+
+    def replace(self, **changes: Any) -> NoticeRecord:
+        return dataclasses.replace(self, **changes)

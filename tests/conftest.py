@@ -1,0 +1,44 @@
+"""Test infrastructure: real PostgreSQL, two real tenants, real servers for mail and tasks.
+
+The two tenants are created once per session, after pytest-django made the test
+database, and outlive every test; each test runs in a transaction that is
+rolled back, so tests cannot see each other's rows.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django_tenants.utils import get_public_schema_name
+
+from tests.fixtures.celery import celery_worker  # noqa: F401
+from tests.fixtures.committed import committed  # noqa: F401
+from tests.fixtures.smtp import smtp_server  # noqa: F401
+from tests.fixtures.tenants import (  # noqa: F401
+    TENANT_PASSWORD,
+    alpha,
+    alpha_admin_client,
+    alpha_client,
+    beta,
+    beta_admin_client,
+    beta_client,
+    public_client,
+    two_tenants,
+)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    from tests.fixtures.tenants import create_session_tenants
+
+    with django_db_blocker.unblock():
+        create_session_tenants()
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _public_schema_after_each_test():
+    """A test that switched schemas must not leak its schema into the next test."""
+    yield
+    if connection.connection is not None or connection.schema_name != get_public_schema_name():
+        connection.set_schema_to_public()
