@@ -58,3 +58,14 @@ def filesystem_broker_options(data_dir: Path) -> dict:
         "processed_folder": str(processed_dir),
         "store_processed": False,
     }
+
+
+def embedded_database_stop(data_dir: Path) -> None:
+    """Stop the embedded server now, even if a crashed child left its handle registered."""
+    import pgserver
+    from pgserver._commands import pg_ctl
+
+    server = pgserver.get_server(data_dir, cleanup_mode=None)
+    info = server.get_postmaster_info()
+    if info is not None and info.is_running():
+        pg_ctl(["-w", "stop", "-m", "fast"], pgdata=server.pgdata, user=server.system_user)

@@ -1,0 +1,18 @@
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=config.settings.production
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY config ./config
+COPY accounts ./accounts
+COPY sources ./sources
+COPY tenders ./tenders
+COPY notifications ./notifications
+RUN pip install --no-cache-dir .
+COPY . .
+RUN DJANGO_SECRET_KEY=build DJANGO_ALLOWED_HOSTS=build DATABASE_URL=postgres://build@localhost/build \
+    REDIS_URL=redis://localhost SECRETS_ENCRYPTION_KEYS=MDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDA= \
+    python manage.py collectstatic --noinput
+RUN useradd --create-home radar
+USER radar
+EXPOSE 8000
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
