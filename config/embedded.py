@@ -50,12 +50,14 @@ def filesystem_broker_options(data_dir: Path) -> dict:
     """kombu filesystem transport folders; both sides of the queue share one folder."""
     queue_dir = data_dir / "queue"
     processed_dir = data_dir / "processed"
-    for folder in (queue_dir, processed_dir):
+    control_dir = data_dir / "control"
+    for folder in (queue_dir, processed_dir, control_dir):
         folder.mkdir(parents=True, exist_ok=True)
     return {
         "data_folder_in": str(queue_dir),
         "data_folder_out": str(queue_dir),
         "processed_folder": str(processed_dir),
+        "control_folder": str(control_dir),
         "store_processed": False,
     }
 

@@ -40,6 +40,7 @@ SHARED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "django.contrib.postgres",
     "django_celery_beat",
     "rest_framework",
     "drf_spectacular",

@@ -14,15 +14,15 @@ from django.core.management.base import BaseCommand
 from django.db import connection
 
 from accounts.models import Tenant
-from config.embedded import embedded_database_stop
 from accounts.services import operator_ensure, public_tenant_ensure, tenant_create
+from config.embedded import embedded_database_stop
 
 DEMO_SCHEMA = "demo"
 DEMO_HOST = "demo.localhost"
 DEMO_USER = "demo@demo.localhost"
-DEMO_PASSWORD = "radar-demo-2026"
+DEMO_PASSWORD = "radar-demo-2026"  # noqa: S105 (demo only, printed to the user)
 OPERATOR_USER = "operator@localhost"
-OPERATOR_PASSWORD = "radar-operator-2026"
+OPERATOR_PASSWORD = "radar-operator-2026"  # noqa: S105 (demo only, printed to the user)
 
 
 class Command(BaseCommand):
@@ -96,7 +96,9 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
-        self.stdout.write(f"web, worker and beat running (pids {[p.pid for p in children.values()]}); Ctrl-C stops all.")
+        self.stdout.write(
+            f"web, worker and beat running (pids {[p.pid for p in children.values()]}); Ctrl-C stops all."
+        )
         try:
             while not stopping:
                 for name, child in children.items():

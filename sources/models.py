@@ -1,0 +1,99 @@
+"""Configured sources, their fetch runs and health (public schema)."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from sources.denylist import SourceDenied, ensure_not_denied
+
+
+class Source(models.Model):
+    """One polled source: a portal host with its adapter and settings."""
+
+    key = models.SlugField(max_length=40, unique=True)
+    name = models.CharField(max_length=200)
+    adapter = models.CharField(max_length=40)
+    settings = models.JSONField(default=dict, blank=True)
+    is_active = models.BooleanField(default=True)
+    schedule_minutes = models.PositiveIntegerField(
+        default=60, help_text=_("Abrufintervall in Minuten (wird von setup_schedules in Celery Beat geschrieben)")
+    )
+    politeness_seconds = models.FloatField(default=2.0, help_text=_("Mindestabstand zwischen Anfragen je Host"))
+    cursor = models.JSONField(default=dict, blank=True, help_text=_("Fortschritt des Adapters, z. B. letzter Tag"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["key"]
+        verbose_name = _("Quelle")
+        verbose_name_plural = _("Quellen")
+
+    def __str__(self) -> str:
+        return self.key
+
+    def save(self, *args, **kwargs):
+        # Invariant, not business logic: a denied portal can never be stored, whatever path saves it.
+        ensure_not_denied(what=f"Source {self.key!r}", key=f"{self.key} {self.name}", urls=self._denylist_urls())
+        super().save(*args, **kwargs)
+
+    def _denylist_urls(self) -> list[str]:
+        values = self.settings.values() if isinstance(self.settings, dict) else []
+        urls = []
+        for value in values:
+            if isinstance(value, str):
+                urls.append(value)
+            elif isinstance(value, list):
+                urls.extend(v for v in value if isinstance(v, str))
+        return urls
+
+    def clean(self) -> None:
+        from sources.registry import validate_source_settings
+
+        try:
+            ensure_not_denied(what=f"Source {self.key!r}", key=f"{self.key} {self.name}", urls=self._denylist_urls())
+        except SourceDenied as exc:
+            raise ValidationError(str(exc)) from exc
+        self.settings = validate_source_settings(adapter=self.adapter, settings=self.settings)
+
+
+class FetchRunStatus(models.TextChoices):
+    RUNNING = "running", _("läuft")
+    SUCCEEDED = "succeeded", _("erfolgreich")
+    PARTIAL = "partial", _("teilweise")
+    FAILED = "failed", _("fehlgeschlagen")
+    BLOCKED = "blocked", _("blockiert")
+
+
+class FetchRun(models.Model):
+    """Every run of every source, with counts and, on failure, the reason."""
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="runs")
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=FetchRunStatus.choices, default=FetchRunStatus.RUNNING)
+    trigger = models.CharField(max_length=20, default="schedule")  # schedule | manual | file | backfill
+    scope = models.CharField(max_length=200, blank=True, default="")  # e.g. the DÖE day
+    fetched = models.PositiveIntegerField(default=0)
+    new = models.PositiveIntegerField(default=0)
+    changed = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    bytes = models.BigIntegerField(default=0)
+    requests = models.PositiveIntegerField(default=0)
+    not_modified = models.PositiveIntegerField(default=0)
+    error_reason = models.CharField(max_length=40, blank=True, default="")
+    error = models.TextField(blank=True, default="")
+    missing = models.JSONField(default=list, blank=True)
+    problems = models.JSONField(default=list, blank=True)
+    low_yield = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [
+            models.Index(fields=["source", "-started_at"], name="fetchrun_source_started_idx"),
+            models.Index(fields=["status", "-started_at"], name="fetchrun_status_started_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} {self.started_at:%Y-%m-%d %H:%M} {self.status}"

@@ -1,0 +1,1 @@
+"""Pure parsers: foreign notice formats in, ``sources.records.NoticeRecord`` out (no ORM, no I/O)."""

@@ -1,0 +1,142 @@
+"""eForms notice XML (EU eForms SDK, eForms-DE, legacy DÖE exports) -> ``NoticeRecord``.
+
+Why: DÖE (oeffentlichevergabe.de) and TED both publish the legally binding notice
+as eForms UBL XML. It is the only form that carries the submission deadline with
+time of day, the place of performance and the links to the procurement portal, so
+every adapter that gets hold of the XML hands the bytes to :func:`parse_eforms`.
+
+How: elements are addressed by namespace URI and local name through the fixed
+prefix map ``NS``; the document's own prefixes are irrelevant (legacy DÖE
+exports say ``ns8:ContractNotice``/``ns3:ID``, modern ones ``cbc:``/``cac:``).
+The parser is hardened: no entity substitution, no network, no huge trees, and a
+DOCTYPE is refused outright (eForms never has one), so entity expansion
+("billion laughs") and external entities never happen. Modules: ``tree``
+(parsing, lookups), ``procedure`` (procedure/lot fields), ``parties`` (buyer,
+award results), ``links`` (portal ids in URLs).
+
+Rules the merge logic relies on:
+
+* ``kind``: a notice with ``efac:Changes`` is a CHANGE, or a CANCELLATION when a
+  change reason (``efac:ChangeReason/cbc:ReasonCode``) is ``cancel`` ("notice
+  cancelled": the SDK's change-cn_24_void voids its contract notice this way);
+  ``cancel-intent``/``susp-review`` stay CHANGE (intent/suspension, not final).
+  Otherwise ``cbc:NoticeTypeCode`` decides (``pin-*`` prior information,
+  ``can-*``/``veat``/``compl`` award, ``cn-*``/``subco``/``qu-sy`` contract
+  notice), then the root element (national E3/E4 subtypes follow their root).
+* ``status``: CANCELLATION -> CANCELLED; with ``efac:NoticeResult``: AWARDED if
+  any lot result is ``selec-w``, CANCELLED if all are ``clos-nw``, else ACTIVE.
+* ``referenced_notice_ids``: ``efbc:ChangedNoticeIdentifier`` then every
+  ``cac:NoticeDocumentReference/cbc:ID``. A ``-NN`` suffix is stripped only after
+  a UUID (``<uuid>-01`` is unambiguously notice id + version); other ids (TED
+  ``123456-2023``, numeric DÖE ids) are kept verbatim.
+* place of performance comes only from ``cac:RealizedLocation`` (procedure, then
+  lots); the buyer's address never fills town/postal code/NUTS, but the buyer's
+  NUTS decides ``bundesland`` when the place has no German NUTS code.
+* ``submission_deadline``: earliest ``TenderSubmissionDeadlinePeriod``; if there
+  is none (restricted/negotiated procedures), the earliest
+  ``ParticipationRequestReceptionPeriod``. A date without a time means 23:59.
+* ``published_at``: ``efac:Publication/efbc:PublicationDate``, else
+  ``cbc:IssueDate`` + ``cbc:IssueTime``, else ``cbc:RequestedPublicationDate``
+  (legacy DÖE exports carry nothing else).
+* ``estimated_value``: the procedure estimate, else the sum of the lot estimates
+  present (a lower bound when some lots have none) if they share one currency.
+
+Limits: reads only what ``NoticeRecord`` needs; no schema/schematron validation.
+Text prefers German (``languageID="DEU"``), else the first language present.
+Postal codes are kept only as German 5-digit PLZ. Only the first buyer of a joint
+procurement is kept. ``lots`` lists ``schemeName="Lot"`` only (no lot groups, no
+PIN parts), but the CPV codes of parts do count in ``cpv_codes``. The title falls
+back to the first lot's only when the procedure has none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lxml import etree
+
+from sources.normalise import bundesland_for_nuts, procedure_type_code
+from sources.records import NoticeKind, NoticeRecord, TenderStatus
+
+from . import parties, procedure
+from .links import document_urls, portal_references_from_urls
+from .tree import NS, EformsParseError, Element, extension, first, localised, parse_root
+
+__all__ = ["NS", "EformsParseError", "parse_eforms", "portal_references_from_urls"]
+
+
+def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
+    """Parse one eForms notice. Missing optional data stays empty.
+
+    Raises :class:`EformsParseError` only when the notice is unusable: not XML (or
+    with a DOCTYPE), not an eForms root element, or no notice id (``cbc:ID``).
+    Raises ``TypeError`` for ``str`` input: pass the bytes as received.
+    """
+    root = parse_root(data)
+    notice_id = first(root, "cbc:ID")
+    if not notice_id:
+        raise EformsParseError("eForms notice has no cbc:ID (notice identifier)")
+    ext = extension(root)
+    orgs = parties.organisations(ext)
+    root_name = etree.QName(root).localname
+    notice_type = first(root, "cbc:NoticeTypeCode")
+    reasons = [first(r, "cbc:ReasonCode").lower() for r in ext.findall("efac:Changes/efac:ChangeReason", NS)]
+    has_changes = ext.find("efac:Changes", NS) is not None
+    kind = procedure.kind(root_name, notice_type, has_changes=has_changes, reasons=reasons)
+    result_status, suppliers = parties.results(ext, orgs)
+    project = root.find("cac:ProcurementProject", NS)
+    lot_elements = root.findall("cac:ProcurementProjectLot", NS)
+    first_lot = procedure.lot_project(lot_elements[0]) if lot_elements else None
+    addresses = procedure.places(project, lot_elements)
+    nuts = procedure.nuts_codes(addresses)
+    town, postal_code, country = procedure.place(addresses)
+    buyer_name, buyer_id, buyer_nuts = parties.buyer(root, orgs)
+    value, currency = procedure.value(project, lot_elements)
+    return NoticeRecord(
+        source=source,
+        source_notice_id=notice_id,
+        version=procedure.version(first(root, "cbc:VersionID")),
+        kind=kind,
+        procedure_id=first(root, "cbc:ContractFolderID") or None,
+        referenced_notice_ids=procedure.referenced_ids(root, ext, notice_id),
+        portal_references=portal_references_from_urls([*document_urls(root), url]),
+        title=localised(project, "cbc:Name") or localised(first_lot, "cbc:Name"),
+        description=localised(project, "cbc:Description") or localised(first_lot, "cbc:Description"),
+        buyer_name=buyer_name,
+        buyer_id=buyer_id,
+        procedure_type=procedure_type_code(first(root, "cac:TenderingProcess/cbc:ProcedureCode")),
+        status=TenderStatus.CANCELLED if kind is NoticeKind.CANCELLATION else result_status or TenderStatus.ACTIVE,
+        cpv_codes=procedure.all_cpv(project, lot_elements),
+        nuts_codes=nuts,
+        bundesland=bundesland_for_nuts(nuts) or bundesland_for_nuts([buyer_nuts]),
+        postal_code=postal_code,
+        town=town,
+        country=country,
+        estimated_value=value,
+        currency=currency,
+        published_at=procedure.published_at(root, ext),
+        submission_deadline=procedure.earliest(root, "TenderSubmissionDeadlinePeriod")
+        or procedure.earliest(root, "ParticipationRequestReceptionPeriod"),
+        questions_deadline=procedure.earliest(root, "AdditionalInformationRequestPeriod"),
+        lots=procedure.lots(lot_elements),
+        documents_url=procedure.documents_url(root),
+        url=url,
+        suppliers=suppliers,
+        payload=_payload(root, ext, root_name, notice_type, reasons),
+    )
+
+
+def _payload(root: Element, ext: Element, root_name: str, notice_type: str, reasons: list[str]) -> dict[str, Any]:
+    """A few identifying facts for debugging and re-processing; never the XML itself."""
+    payload: dict[str, Any] = {
+        "format": "eforms",
+        "root": root_name,
+        "customization": first(root, "cbc:CustomizationID"),
+        "profile": first(root, "cbc:ProfileID"),
+        "notice_type": notice_type,
+        "subtype": first(ext, "efac:NoticeSubType/cbc:SubTypeCode"),
+        "language": first(root, "cbc:NoticeLanguageCode"),
+    }
+    if any(reasons):
+        payload["change_reasons"] = [reason for reason in reasons if reason]
+    return payload

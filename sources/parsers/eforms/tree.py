@@ -1,0 +1,92 @@
+"""Hardened parsing and prefix-independent lookups for eForms UBL documents.
+
+Every lookup goes through the fixed prefix map ``NS`` (namespace URI -> our
+prefix), so the document's own prefixes never matter. All helpers accept
+``None`` and then find nothing: hostile or incomplete notices never raise
+``AttributeError``/``IndexError`` here.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from sources.normalise import clean_text
+
+NS = {
+    "cbc": "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
+    "cac": "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
+    "ext": "urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2",
+    "efext": "http://data.europa.eu/p27/eforms-ubl-extensions/1",
+    "efac": "http://data.europa.eu/p27/eforms-ubl-extension-aggregate-components/1",
+    "efbc": "http://data.europa.eu/p27/eforms-ubl-extension-basic-components/1",
+}
+ROOT_NAMES = ("ContractNotice", "ContractAwardNotice", "PriorInformationNotice")
+_DOCUMENT_NS = "urn:oasis:names:specification:ubl:schema:xsd:{}-2"
+_EXTENSION = "ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/efext:EformsExtension"
+_GERMAN = {"DEU", "DE", "GER"}
+
+Element = etree._Element
+
+
+class EformsParseError(ValueError):
+    """The bytes are not a usable eForms notice (not XML, not an eForms root, no notice id)."""
+
+
+def parse_root(data: bytes) -> Element:
+    """The root element of an eForms notice; refuses DTDs, entities, network access and huge trees."""
+    if isinstance(data, str):
+        raise TypeError("parse_eforms() takes bytes; lxml decodes them according to the XML prolog")
+    raw = bytes(data)
+    if not raw.strip():
+        raise EformsParseError("empty input is not an eForms notice")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False)
+    try:
+        root = etree.fromstring(raw, parser)
+    except (etree.XMLSyntaxError, ValueError) as exc:
+        raise EformsParseError(f"not well-formed XML: {exc}") from exc
+    docinfo = root.getroottree().docinfo
+    if docinfo.doctype or docinfo.internalDTD is not None:
+        raise EformsParseError("XML with a DOCTYPE declaration is refused (eForms notices never have one)")
+    name = etree.QName(root)
+    if name.localname not in ROOT_NAMES or name.namespace != _DOCUMENT_NS.format(name.localname):
+        raise EformsParseError(f"unknown root element {root.tag!r}: not an eForms notice")
+    return root
+
+
+def extension(root: Element) -> Element:
+    """The root's ``efext:EformsExtension``, or an empty stand-in on which every lookup finds nothing."""
+    ext = root.find(_EXTENSION, NS)
+    return ext if ext is not None else etree.Element("no-eforms-extension")
+
+
+def find(el: Element | None, path: str) -> Element | None:
+    return None if el is None else el.find(path, NS)
+
+
+def findall(el: Element | None, path: str) -> list[Element]:
+    return [] if el is None else el.findall(path, NS)
+
+
+def text(el: Element | None) -> str:
+    return clean_text(el.text) if el is not None and el.text else ""
+
+
+def first(el: Element | None, path: str) -> str:
+    """Text of the first non-empty match of ``path`` under ``el`` ("" if none)."""
+    return next((t for t in (text(x) for x in findall(el, path)) if t), "")
+
+
+def texts(el: Element | None, path: str) -> list[str]:
+    """Non-empty texts of all matches, in document order."""
+    return [t for t in (text(x) for x in findall(el, path)) if t]
+
+
+def localised(el: Element | None, path: str) -> str:
+    """German text of a multilingual element (``languageID="DEU"``) if present, else the first non-empty one."""
+    found = [(x.get("languageID", "").strip().upper(), text(x)) for x in findall(el, path)]
+    found = [(lang, value) for lang, value in found if value]
+    return next((value for lang, value in found if lang in _GERMAN), found[0][1] if found else "")
+
+
+def attribute(el: Element | None, name: str) -> str:
+    return (el.get(name) or "").strip() if el is not None else ""

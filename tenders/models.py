@@ -1,0 +1,165 @@
+"""Tenders: one row per procedure, every source that published it, every version seen.
+
+Public schema. Rows are written only by ``tenders.services`` (bulk upserts);
+models hold data and invariants, nothing else.
+"""
+
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class TenderStatus(models.TextChoices):
+    ACTIVE = "active", _("laufend")
+    AWARDED = "awarded", _("vergeben")
+    CANCELLED = "cancelled", _("aufgehoben")
+    EXPIRED = "expired", _("abgelaufen")
+
+
+class MergeRule(models.TextChoices):
+    """Why a source was attached to its tender, in the order the rules are tried."""
+
+    NEW = "new", _("neu angelegt")
+    OCID = "ocid", _("gleiche OCID")
+    PROCEDURE_ID = "procedure_id", _("gleiche Verfahrens-ID (ContractFolderID)")
+    NOTICE_REFERENCE = "notice_reference", _("Verweis auf frühere Bekanntmachung")
+    SOURCE_NOTICE_ID = "source_notice_id", _("gleiche Bekanntmachungs-ID der Quelle")
+    PORTAL_REFERENCE = "portal_reference", _("exakter Portal-Verweis (TenderOID / CX-ID)")
+    FINGERPRINT = "fingerprint", _("Fingerabdruck (Vergabestelle, Titel, CPV, Frist, Wert)")
+    SPLIT = "split", _("vom Betrieb abgetrennt")
+
+
+# German full text over title (A), buyer and CPV labels (B), description (C).
+SEARCH_VECTOR_EXPRESSION = (
+    SearchVector("title", weight="A", config="german")
+    + SearchVector("buyer_name", weight="B", config="german")
+    + SearchVector("cpv_labels", weight="B", config="german")
+    + SearchVector("description", weight="C", config="german")
+)
+
+
+class Tender(models.Model):
+    ocid = models.CharField(max_length=120, null=True, blank=True)
+    procedure_id = models.CharField(max_length=120, null=True, blank=True)
+    title = models.TextField()
+    description = models.TextField(blank=True, default="")
+    buyer_name = models.CharField(max_length=500, blank=True, default="")
+    buyer_id = models.CharField(max_length=200, blank=True, default="")
+    procedure_type = models.CharField(max_length=40, blank=True, default="")
+    status = models.CharField(max_length=12, choices=TenderStatus.choices, default=TenderStatus.ACTIVE)
+    cpv_codes = ArrayField(models.CharField(max_length=8), default=list, blank=True)
+    cpv_divisions = ArrayField(models.CharField(max_length=2), default=list, blank=True)
+    cpv_labels = models.TextField(blank=True, default="")
+    nuts_codes = ArrayField(models.CharField(max_length=5), default=list, blank=True)
+    bundesland = models.CharField(max_length=40, blank=True, default="")
+    postal_code = models.CharField(max_length=5, blank=True, default="")
+    town = models.CharField(max_length=200, blank=True, default="")
+    country = models.CharField(max_length=3, blank=True, default="")
+    estimated_value = models.DecimalField(max_digits=18, decimal_places=2, null=True, blank=True)
+    currency = models.CharField(max_length=3, blank=True, default="")
+    published_at = models.DateTimeField(null=True, blank=True)
+    submission_deadline = models.DateTimeField(null=True, blank=True)
+    questions_deadline = models.DateTimeField(null=True, blank=True)
+    lots = models.JSONField(default=list, blank=True)
+    documents_url = models.URLField(max_length=2000, blank=True, default="")
+    portal_references = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    suppliers = ArrayField(models.CharField(max_length=500), default=list, blank=True)
+    content_hash = models.CharField(max_length=64)
+    fingerprint = models.CharField(max_length=64, null=True, blank=True)
+    first_seen_at = models.DateTimeField()
+    last_seen_at = models.DateTimeField()
+    changed_at = models.DateTimeField()
+    search_vector = models.GeneratedField(
+        expression=SEARCH_VECTOR_EXPRESSION,
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+
+    class Meta:
+        ordering = ["-published_at", "-id"]
+        indexes = [
+            GinIndex(fields=["search_vector"], name="tender_search_gin"),
+            GinIndex(fields=["cpv_codes"], name="tender_cpv_gin"),
+            GinIndex(fields=["cpv_divisions"], name="tender_cpv_div_gin"),
+            GinIndex(fields=["portal_references"], name="tender_portal_refs_gin"),
+            models.Index(fields=["submission_deadline"], name="tender_deadline_idx"),
+            models.Index(fields=["published_at"], name="tender_published_idx"),
+            models.Index(fields=["first_seen_at"], name="tender_first_seen_idx"),
+            models.Index(fields=["bundesland", "submission_deadline"], name="tender_land_deadline_idx"),
+            models.Index(fields=["postal_code"], name="tender_plz_idx", opclasses=["varchar_pattern_ops"]),
+            models.Index(fields=["fingerprint"], name="tender_fingerprint_idx", condition=Q(fingerprint__isnull=False)),
+            # Identity is kept by the ingest service under its lock, not by unique constraints: an operator's
+            # split may leave two tenders that once shared an id.
+            models.Index(fields=["ocid"], name="tender_ocid_idx", condition=Q(ocid__isnull=False)),
+            models.Index(fields=["procedure_id"], name="tender_procedure_idx", condition=Q(procedure_id__isnull=False)),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(estimated_value__gte=0) | Q(estimated_value__isnull=True), name="tender_value_not_negative"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title[:80]
+
+
+class TenderSource(models.Model):
+    """One notice on one portal that describes the tender (1:n)."""
+
+    tender = models.ForeignKey(Tender, on_delete=models.CASCADE, related_name="sources")
+    source = models.CharField(max_length=40)
+    source_notice_id = models.CharField(max_length=200)
+    ocid = models.CharField(max_length=120, null=True, blank=True)
+    procedure_id = models.CharField(max_length=120, null=True, blank=True)
+    url = models.URLField(max_length=2000, blank=True, default="")
+    latest_version = models.CharField(max_length=10, default="01")
+    merge_rule = models.CharField(max_length=20, choices=MergeRule.choices, default=MergeRule.NEW)
+    first_seen_at = models.DateTimeField()
+    last_seen_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "source_notice_id"], name="tender_source_notice_unique"),
+        ]
+        indexes = [
+            models.Index(fields=["source_notice_id"], name="tender_source_notice_idx"),
+            models.Index(fields=["ocid"], name="tender_source_ocid_idx", condition=Q(ocid__isnull=False)),
+            models.Index(
+                fields=["procedure_id"], name="tender_source_procedure_idx", condition=Q(procedure_id__isnull=False)
+            ),
+            models.Index(fields=["tender", "source"], name="tender_source_tender_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.source_notice_id}"
+
+
+class TenderVersion(models.Model):
+    """Each version of each notice, with the parsed record and what it changed."""
+
+    tender = models.ForeignKey(Tender, on_delete=models.CASCADE, related_name="versions")
+    tender_source = models.ForeignKey(TenderSource, on_delete=models.CASCADE, related_name="versions")
+    source = models.CharField(max_length=40)
+    source_notice_id = models.CharField(max_length=200)
+    version = models.CharField(max_length=10)
+    kind = models.CharField(max_length=20)
+    published_at = models.DateTimeField(null=True, blank=True)
+    record = models.JSONField()
+    content_hash = models.CharField(max_length=64)
+    changes = models.JSONField(default=dict, blank=True)
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["published_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["source", "source_notice_id", "version"], name="tender_version_unique"),
+        ]
+        indexes = [models.Index(fields=["tender", "published_at"], name="tender_version_tender_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.source_notice_id} v{self.version}"

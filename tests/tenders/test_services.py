@@ -1,0 +1,235 @@
+"""The ingest service on real fixture notices: fields, versions, merging, idempotency."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+
+from sources.normalise import BERLIN
+from sources.records import NoticeKind
+from tenders.models import MergeRule, Tender, TenderSource, TenderVersion
+from tenders.services import notices_ingest, tender_split_source
+from tests.factories.records import (
+    OCDS_3LOTS,
+    OCDS_AUFHEBUNG,
+    OCDS_AWARD,
+    TED_CN_MINIMAL,
+    NoticeRecordFactory,
+    eforms_record,
+    ocds_records,
+)
+
+NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)
+
+
+def _snapshot():
+    return (
+        list(Tender.objects.order_by("id").values_list("id", "title", "submission_deadline", "status", "content_hash")),
+        list(TenderSource.objects.order_by("id").values_list("tender_id", "source", "source_notice_id", "merge_rule")),
+        list(TenderVersion.objects.order_by("id").values_list("tender_id", "source_notice_id", "version", "content_hash")),
+    )
+
+
+@pytest.mark.django_db
+def test_real_eforms_notice_becomes_a_complete_tender():
+    delta = notices_ingest(records=[eforms_record()], now=NOW, use_fingerprint=False)
+    assert len(delta.created) == 1
+    tender = Tender.objects.get(pk=delta.created[0])
+    assert tender.procedure_id
+    assert tender.submission_deadline == datetime(2026, 10, 20, 12, 0, tzinfo=BERLIN)
+    assert tender.submission_deadline.astimezone(BERLIN).hour == 12
+    assert tender.bundesland == "Bayern"
+    assert tender.status == "active"
+    assert tender.cpv_divisions and all(len(code) == 8 for code in tender.cpv_codes)
+    assert any(ref.startswith("netserver:54321-Tender-1a09ee5f4b7") for ref in tender.portal_references)
+    source = tender.sources.get()
+    assert (source.source, source.merge_rule, source.latest_version) == ("doe", MergeRule.NEW, "01")
+    assert tender.versions.count() == 1
+
+
+@pytest.mark.django_db
+def test_the_same_export_three_times_gives_the_same_rows():
+    records = [eforms_record(), *ocds_records(OCDS_3LOTS), *ocds_records(OCDS_AWARD)]
+    first = notices_ingest(records=records, now=NOW, use_fingerprint=False)
+    before = _snapshot()
+    for _ in range(2):
+        again = notices_ingest(records=records, now=NOW, use_fingerprint=False)
+        assert again.created == () and again.changed == {} and again.unchanged == len(records)
+    assert _snapshot() == before
+    assert len(first.created) == 3
+
+
+@pytest.mark.usefixtures("committed")
+def test_concurrent_ingests_of_one_export_do_not_duplicate():
+    records = [eforms_record(), *ocds_records(OCDS_3LOTS), *ocds_records(OCDS_AWARD)]
+
+    def run():
+        try:
+            return notices_ingest(records=records, now=NOW, use_fingerprint=False)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        deltas = list(pool.map(lambda _: run(), range(3)))
+    assert sum(len(d.created) for d in deltas) == 3
+    assert Tender.objects.count() == 3
+    assert TenderSource.objects.count() == 3
+    assert TenderVersion.objects.count() == 3
+
+
+@pytest.mark.django_db
+def test_correction_02_supersedes_01_even_when_01_arrives_later():
+    original = eforms_record()
+    correction = original.replace(version="02", submission_deadline=datetime(2026, 10, 27, 12, 0, tzinfo=BERLIN))
+    notices_ingest(records=[correction], now=NOW, use_fingerprint=False)
+    notices_ingest(records=[original], now=NOW, use_fingerprint=False)
+    tender = Tender.objects.get()
+    assert tender.submission_deadline == datetime(2026, 10, 27, 12, 0, tzinfo=BERLIN)
+    assert sorted(tender.versions.values_list("version", flat=True)) == ["01", "02"]
+    assert tender.sources.get().latest_version == "02"
+
+
+@pytest.mark.django_db
+def test_change_notice_moves_the_deadline_and_reports_it():
+    original = eforms_record()
+    notices_ingest(records=[original], now=NOW, use_fingerprint=False)
+    change = original.replace(
+        source_notice_id="aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee",
+        kind=NoticeKind.CHANGE,
+        referenced_notice_ids=(f"{original.source_notice_id}-01",),
+        submission_deadline=datetime(2026, 11, 3, 10, 0, tzinfo=BERLIN),
+    )
+    delta = notices_ingest(records=[change], now=NOW, use_fingerprint=False)
+    tender = Tender.objects.get()
+    assert delta.created == ()
+    assert delta.changed[tender.pk]["submission_deadline"][1].startswith("2026-11-03T10:00")
+    assert tender.submission_deadline == datetime(2026, 11, 3, 10, 0, tzinfo=BERLIN)
+    assert tender.sources.count() == 2
+
+
+@pytest.mark.django_db
+def test_unsuccessful_award_closes_the_tender_as_cancelled():
+    (aufhebung,) = ocds_records(OCDS_AUFHEBUNG)
+    tender_notice = aufhebung.replace(
+        source_notice_id="11111111-2222-3333-4444-555555555555",
+        kind=NoticeKind.CONTRACT_NOTICE,
+        status="active",
+        published_at=datetime(2026, 7, 1, tzinfo=BERLIN),
+    )
+    notices_ingest(records=[tender_notice], now=NOW, use_fingerprint=False)
+    delta = notices_ingest(records=[aufhebung], now=NOW, use_fingerprint=False)
+    tender = Tender.objects.get()
+    assert tender.status == "cancelled"
+    assert delta.changed[tender.pk]["status"][1] == "cancelled"
+
+
+@pytest.mark.django_db
+def test_award_with_supplier_closes_the_tender_as_awarded():
+    (award,) = ocds_records(OCDS_AWARD)
+    notices_ingest(records=[award], now=NOW, use_fingerprint=False)
+    tender = Tender.objects.get()
+    assert tender.status == "awarded"
+    assert tender.suppliers
+
+
+@pytest.mark.django_db
+def test_doe_and_ted_copies_of_one_procedure_merge_into_one_tender_with_two_sources():
+    doe = eforms_record(TED_CN_MINIMAL, source="doe")
+    ted = eforms_record(TED_CN_MINIMAL, source="ted").replace(source_notice_id="123456-2026")
+    notices_ingest(records=[doe], now=NOW, use_fingerprint=False)
+    delta = notices_ingest(records=[ted], now=NOW, use_fingerprint=False)
+    tender = Tender.objects.get()
+    assert delta.created == ()
+    assert sorted(tender.sources.values_list("source", "merge_rule")) == [
+        ("doe", MergeRule.NEW),
+        ("ted", MergeRule.PROCEDURE_ID),
+    ]
+
+
+@pytest.mark.django_db
+def test_netserver_record_joins_the_doe_notice_that_links_it():
+    notices_ingest(records=[eforms_record()], now=NOW, use_fingerprint=False)
+    oid = "54321-Tender-1a09ee5f4b7-72f9ab694e623ec2"
+    portal = NoticeRecordFactory(
+        source="tender24",
+        source_notice_id=oid,
+        title="Anderer Titel auf dem Portal",
+        buyer_name="Max-Planck-Institut",
+        url=f"https://www.tender24.de/NetServer/PublicationControllerServlet?function=Detail&TOID={oid}&Category=InvitationToTender",
+    )
+    notices_ingest(records=[portal], now=NOW, use_fingerprint=False)
+    tender = Tender.objects.get()
+    assert sorted(tender.sources.values_list("source", "merge_rule")) == [
+        ("doe", MergeRule.NEW),
+        ("tender24", MergeRule.PORTAL_REFERENCE),
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("use_fingerprint", "expected_tenders"), [(False, 2), (True, 1)])
+def test_fingerprint_rule_only_runs_when_enabled(use_fingerprint, expected_tenders):
+    portal = NoticeRecordFactory(source="tender24", title="Winterdienst Stadtgebiet Nord 2026/2027")
+    elsewhere = NoticeRecordFactory(
+        source="service-bund", title="Winterdienst Stadtgebiet Nord 2026/2027", estimated_value=None, cpv_codes=()
+    )
+    notices_ingest(records=[portal], now=NOW, use_fingerprint=use_fingerprint)
+    notices_ingest(records=[elsewhere], now=NOW, use_fingerprint=use_fingerprint)
+    assert Tender.objects.count() == expected_tenders
+    if expected_tenders == 1:
+        assert TenderSource.objects.get(source="service-bund").merge_rule == MergeRule.FINGERPRINT
+
+
+@pytest.mark.django_db
+def test_fingerprint_gate_follows_the_number_of_active_sources():
+    from sources.models import Source
+
+    Source.objects.create(key="tender24", name="tender24", adapter="netserver", is_active=True)
+    first = NoticeRecordFactory(source="tender24", title="Reinigung Rathaus und Bürgerbüro 2027")
+    second = NoticeRecordFactory(source="service-bund", title="Reinigung Rathaus und Bürgerbüro 2027")
+    notices_ingest(records=[first], now=NOW)
+    notices_ingest(records=[second], now=NOW)
+    assert Tender.objects.count() == 2  # one active source: the rule stays off
+
+    Source.objects.create(key="service-bund", name="service.bund.de", adapter="rss", is_active=True)
+    third = NoticeRecordFactory(source="vergabe-landbw", title="Reinigung Rathaus und Bürgerbüro 2027")
+    notices_ingest(records=[third], now=NOW)
+    assert Tender.objects.count() == 2
+    assert TenderSource.objects.get(source="vergabe-landbw").merge_rule == MergeRule.FINGERPRINT
+
+
+@pytest.mark.django_db
+def test_no_false_merge_of_two_tenders_of_the_same_buyer():
+    roof = NoticeRecordFactory(source="tender24", title="Sanierung Grundschule Nord – Dacharbeiten")
+    windows = NoticeRecordFactory(source="dtvp", title="Sanierung Grundschule Nord – Fensterarbeiten")
+    same_title_other_deadline = NoticeRecordFactory(
+        source="service-bund",
+        title="Sanierung Grundschule Nord – Dacharbeiten",
+        submission_deadline=datetime(2027, 3, 1, 12, 0, tzinfo=BERLIN),
+    )
+    other_value = NoticeRecordFactory(
+        source="vergabe-landbw", title="Sanierung Grundschule Nord – Dacharbeiten", estimated_value=Decimal("9000000")
+    )
+    notices_ingest(records=[roof, windows, same_title_other_deadline, other_value], now=NOW, use_fingerprint=True)
+    assert Tender.objects.count() == 4
+
+
+@pytest.mark.django_db
+def test_operator_splits_a_wrongly_merged_source():
+    portal = NoticeRecordFactory(source="tender24", title="Winterdienst Stadtgebiet Nord 2026/2027")
+    other = NoticeRecordFactory(source="service-bund", title="Winterdienst Stadtgebiet Nord 2026/2027")
+    notices_ingest(records=[portal, other], now=NOW, use_fingerprint=True)
+    assert Tender.objects.count() == 1
+    wrong = TenderSource.objects.get(source="service-bund")
+    new_tender = tender_split_source(tender_source_id=wrong.pk, now=NOW)
+    wrong.refresh_from_db()
+    assert wrong.tender_id == new_tender.pk and wrong.merge_rule == MergeRule.SPLIT
+    assert Tender.objects.count() == 2
+    assert new_tender.versions.count() == 1
+    # A re-poll of the split notice stays on its own tender.
+    notices_ingest(records=[other.replace(version="02")], now=NOW, use_fingerprint=True)
+    assert Tender.objects.count() == 2
+    assert TenderSource.objects.get(source="service-bund").tender_id == new_tender.pk
