@@ -419,3 +419,9 @@ def tender_split_source(*, tender_source_id: int, now: datetime | None = None) -
         old_state = compile_tender(remaining, now=now)
         Tender.objects.filter(pk=old_tender_id).update(**_state_row(old_state), changed_at=now)
     return new_tender
+
+
+def tenders_expire(*, now: datetime | None = None) -> int:
+    """Active tenders whose submission deadline passed become expired (one UPDATE)."""
+    now = now or timezone.now()
+    return Tender.objects.filter(status="active", submission_deadline__lt=now).update(status="expired", changed_at=now)

@@ -223,3 +223,22 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"pgserver": {"level": "WARNING"}},
 }
+
+# --- Sources -------------------------------------------------------------------------
+# Honest User-Agent with a contact address; portals can reach us instead of blocking us.
+SOURCES_USER_AGENT = env_str(
+    "SOURCES_USER_AGENT",
+    f"TenderRadar/1.0 (+https://github.com/tender-radar/tender-radar; mailto:{TENDER_RADAR_CONTACT})",
+)
+# Only tests talk to sources on loopback; production refuses private and loopback addresses (SSRF guard).
+SOURCES_ALLOW_LOOPBACK = False
+
+# Periodic platform jobs written to django-celery-beat by `manage.py setup_schedules` (name -> spec).
+PLATFORM_PERIODIC_TASKS: dict[str, dict] = {
+    "tenders: mark expired": {
+        "task": "tenders.expire_tenders",
+        "minutes": 60,
+        "queue": "ingest",
+        "description": "Marks tenders whose deadline passed as expired",
+    },
+}

@@ -187,6 +187,7 @@ def test_fingerprint_rule_only_runs_when_enabled(use_fingerprint, expected_tende
 def test_fingerprint_gate_follows_the_number_of_active_sources():
     from sources.models import Source
 
+    Source.objects.update(is_active=False)
     Source.objects.create(key="tender24", name="tender24", adapter="netserver", is_active=True)
     first = NoticeRecordFactory(source="tender24", title="Reinigung Rathaus und Bürgerbüro 2027")
     second = NoticeRecordFactory(source="service-bund", title="Reinigung Rathaus und Bürgerbüro 2027")

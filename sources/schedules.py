@@ -1,0 +1,59 @@
+"""Polling schedules are data: one django-celery-beat PeriodicTask per Source, written here only."""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from django.db import transaction
+from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+from sources.models import Source
+
+TASK_PREFIX = "poll source "
+
+
+def schedules_sync() -> dict[str, int]:
+    """Create or update one periodic task per source; disable those of inactive or deleted sources. Idempotent."""
+    written = disabled = 0
+    with transaction.atomic():
+        wanted = set()
+        for source in Source.objects.order_by("key"):
+            interval, _ = IntervalSchedule.objects.get_or_create(
+                every=max(1, source.schedule_minutes), period=IntervalSchedule.MINUTES
+            )
+            name = f"{TASK_PREFIX}{source.key}"
+            wanted.add(name)
+            PeriodicTask.objects.update_or_create(
+                name=name,
+                defaults={
+                    "task": "sources.poll_source",
+                    "interval": interval,
+                    "crontab": None,
+                    "args": json.dumps([source.pk]),
+                    "enabled": source.is_active,
+                    "queue": "ingest",
+                    "description": f"Polls {source.name}",
+                },
+            )
+            written += 1
+        stale = PeriodicTask.objects.filter(name__startswith=TASK_PREFIX).exclude(name__in=wanted)
+        disabled = stale.update(enabled=False)
+        # Platform jobs (digest fan-out, expiry …) are declared in settings by name, so this shared
+        # module needs no import of the apps that implement them.
+        for name, spec in settings.PLATFORM_PERIODIC_TASKS.items():
+            interval, _ = IntervalSchedule.objects.get_or_create(every=spec["minutes"], period=IntervalSchedule.MINUTES)
+            PeriodicTask.objects.update_or_create(
+                name=name,
+                defaults={
+                    "task": spec["task"],
+                    "interval": interval,
+                    "crontab": None,
+                    "args": "[]",
+                    "enabled": True,
+                    "queue": spec.get("queue", "ingest"),
+                    "description": spec.get("description", ""),
+                },
+            )
+            written += 1
+    return {"written": written, "disabled": disabled}

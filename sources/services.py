@@ -1,0 +1,194 @@
+"""Running sources: one FetchRun per run, batches into the tender ingest, failures recorded.
+
+A run never raises into its caller for a source-level problem (network, wall,
+bad export): the FetchRun is marked failed/blocked with its reason and the
+next source goes on. Programming errors still propagate after being recorded.
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
+from sources.denylist import SourceDenied, ensure_not_denied
+from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
+from sources.models import FetchRun, FetchRunStatus, Source
+from sources.registry import get_adapter
+from tenders.services import IngestDelta, notices_ingest
+
+logger = logging.getLogger(__name__)
+
+# A run that yields less than this share of its recent median is flagged (breakage alarm).
+LOW_YIELD_SHARE = 0.2
+LOW_YIELD_HISTORY = 10
+MATCH_TASK_NAME = "notifications.match_delta"
+
+
+@dataclass
+class RunOutcome:
+    run: FetchRun
+    delta: IngestDelta = field(default_factory=IngestDelta)
+
+
+def source_config(source: Source, *, cursor: Mapping[str, Any] | None = None, **overrides) -> SourceConfig:
+    return SourceConfig(
+        key=source.key,
+        adapter=source.adapter,
+        settings={**source.settings, **overrides},
+        cursor=dict(source.cursor if cursor is None else cursor),
+    )
+
+
+def fetch_policy_for(source: Source, adapter_class) -> FetchPolicy:
+    return FetchPolicy(
+        user_agent=settings.SOURCES_USER_AGENT,
+        allowed_hosts=adapter_class.allowed_hosts(source_config(source)),
+        min_delay_seconds=source.politeness_seconds,
+        jitter_seconds=min(1.0, source.politeness_seconds / 2),
+        allow_loopback=settings.SOURCES_ALLOW_LOOPBACK,
+    )
+
+
+def _start_run(source: Source, *, trigger: str, scope: str = "") -> FetchRun:
+    return FetchRun.objects.create(source=source, started_at=timezone.now(), trigger=trigger, scope=scope)
+
+
+def _apply_batch(run: FetchRun, batch: FetchedBatch, delta: IngestDelta) -> None:
+    run.fetched += len(batch.records)
+    run.new += len(delta.created)
+    run.changed += len(delta.changed) + len(delta.updated)
+    run.unchanged += delta.unchanged
+    run.failed += len(batch.problems)
+    run.bytes += batch.bytes
+    run.requests += batch.requests
+    run.not_modified += batch.not_modified
+    run.missing = [*run.missing, *batch.missing][:500]
+    run.problems = [*run.problems, *batch.problems][:500]
+    if batch.scope and not run.scope:
+        run.scope = batch.scope[:200]
+
+
+def _low_yield(source: Source, fetched: int) -> bool:
+    history = list(
+        FetchRun.objects.filter(source=source, status=FetchRunStatus.SUCCEEDED, trigger="schedule")
+        .order_by("-started_at")
+        .values_list("fetched", flat=True)[:LOW_YIELD_HISTORY]
+    )
+    if len(history) < 3:
+        return False
+    median = statistics.median(history)
+    return median > 0 and fetched < median * LOW_YIELD_SHARE
+
+
+def _finish(run: FetchRun, *, status: str, reason: str = "", error: str = "") -> None:
+    run.status = status
+    run.finished_at = timezone.now()
+    run.error_reason = reason[:40]
+    run.error = error[:4000]
+    run.save()
+
+
+def _enqueue_matching(delta: IngestDelta) -> None:
+    """Hand the delta to matching (a tenant-side task, addressed by name so shared code never imports it)."""
+    if not delta.touched:
+        return
+    from config.celery import app
+
+    if MATCH_TASK_NAME not in app.tasks:
+        return
+    payload = {"created": list(delta.created), "changed": {str(k): v for k, v in delta.changed.items()}}
+    transaction.on_commit(lambda: app.send_task(MATCH_TASK_NAME, kwargs={"delta": payload}))
+
+
+def _run_batches(
+    source: Source, run: FetchRun, batches: Iterable[FetchedBatch], *, persist_cursor: bool, on_batch=None
+) -> IngestDelta:
+    total = IngestDelta()
+    for batch in batches:
+        with transaction.atomic():
+            delta = notices_ingest(records=batch.records)
+            _apply_batch(run, batch, delta)
+            if persist_cursor and batch.cursor is not None:
+                source.cursor = dict(batch.cursor)
+                Source.objects.filter(pk=source.pk).update(cursor=source.cursor)
+            run.save()
+            _enqueue_matching(delta)
+        total = total.merged_with(delta)
+        if on_batch:
+            on_batch(batch)
+    return total
+
+
+def _execute(source: Source, run: FetchRun, produce: Callable[[], Iterable[FetchedBatch]], **kwargs) -> RunOutcome:
+    try:
+        ensure_not_denied(what=f"Run of {source.key!r}", key=source.key, urls=source._denylist_urls())
+        delta = _run_batches(source, run, produce(), **kwargs)
+    except SourceDenied as exc:
+        _finish(run, status=FetchRunStatus.FAILED, reason="denylist", error=str(exc))
+        return RunOutcome(run=run)
+    except Blocked as exc:
+        _finish(run, status=FetchRunStatus.BLOCKED, reason=exc.reason or "blocked", error=str(exc))
+        return RunOutcome(run=run)
+    except (FetchError, AdapterError) as exc:
+        _finish(run, status=FetchRunStatus.FAILED, reason=getattr(exc, "reason", "") or "fetch", error=str(exc))
+        return RunOutcome(run=run)
+    except Exception as exc:
+        _finish(run, status=FetchRunStatus.FAILED, reason="internal", error=f"{type(exc).__name__}: {exc}")
+        raise
+    status = FetchRunStatus.PARTIAL if (run.missing or run.failed) else FetchRunStatus.SUCCEEDED
+    if run.trigger == "schedule" and _low_yield(source, run.fetched):
+        run.low_yield = True
+    _finish(run, status=status)
+    return RunOutcome(run=run, delta=delta)
+
+
+def source_poll(
+    *,
+    source_id: int,
+    trigger: str = "schedule",
+    cursor: Mapping[str, Any] | None = None,
+    settings_overrides: Mapping[str, Any] | None = None,
+    now: datetime | None = None,
+    fetcher_factory: Callable[[FetchPolicy], Fetcher] = Fetcher,
+) -> RunOutcome:
+    """Poll one source now. ``cursor`` replaces the stored cursor for this run only (backfills)."""
+    source = Source.objects.get(pk=source_id)
+    run = _start_run(source, trigger=trigger)
+    adapter_class = get_adapter(source.adapter)
+    config = source_config(source, cursor=cursor, **(settings_overrides or {}))
+    persist_cursor = cursor is None
+
+    def produce():
+        with fetcher_factory(fetch_policy_for(source, adapter_class)) as fetcher:
+            yield from adapter_class().fetch(config=config, fetcher=fetcher, now=now or timezone.now())
+
+    return _execute(source, run, produce, persist_cursor=persist_cursor)
+
+
+def source_ingest_files(*, source_key: str, paths: list[Path], on_batch=None) -> RunOutcome:
+    """Import downloaded or saved material through exactly the polling path (no network)."""
+    source = Source.objects.get(key=source_key)
+    run = _start_run(source, trigger="file", scope=", ".join(p.name for p in paths)[:200])
+    adapter_class = get_adapter(source.adapter)
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        _finish(run, status=FetchRunStatus.FAILED, reason="file_missing", error="Not found: " + ", ".join(missing))
+        return RunOutcome(run=run)
+    config = source_config(source)
+    return _execute(
+        source,
+        run,
+        lambda: adapter_class().parse_files(config=config, paths=paths),
+        persist_cursor=False,
+        on_batch=on_batch,
+    )

@@ -1,0 +1,90 @@
+"""Reads of tenders. The export/API representation is built here, once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+from django.db.models import Prefetch, QuerySet
+
+from sources.normalise import BERLIN, procedure_type_label
+from tenders.models import Tender, TenderSource, TenderVersion
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.astimezone(BERLIN).isoformat() if value else None
+
+
+def tender_representation(tender: Tender) -> dict:
+    """The one public shape of a tender (export, partner API): ISO datetimes with offset, value as string."""
+    return {
+        "id": tender.pk,
+        "ocid": tender.ocid,
+        "procedure_id": tender.procedure_id,
+        "title": tender.title,
+        "description": tender.description,
+        "buyer_name": tender.buyer_name,
+        "buyer_id": tender.buyer_id,
+        "procedure_type": tender.procedure_type,
+        "procedure_type_label": procedure_type_label(tender.procedure_type),
+        "status": tender.status,
+        "cpv_codes": list(tender.cpv_codes),
+        "cpv_divisions": list(tender.cpv_divisions),
+        "nuts": list(tender.nuts_codes),
+        "bundesland": tender.bundesland,
+        "postal_code": tender.postal_code,
+        "town": tender.town,
+        "estimated_value": str(tender.estimated_value) if tender.estimated_value is not None else None,
+        "currency": tender.currency or None,
+        "published_at": _iso(tender.published_at),
+        "deadline": _iso(tender.submission_deadline),
+        "questions_deadline": _iso(tender.questions_deadline),
+        "lots": tender.lots,
+        "documents_url": tender.documents_url or None,
+        "first_seen_at": _iso(tender.first_seen_at),
+        "last_seen_at": _iso(tender.last_seen_at),
+        "sources": [
+            {
+                "portal": source.source,
+                "notice_id": source.source_notice_id,
+                "url": source.url or None,
+                "merge_rule": source.merge_rule,
+                "latest_version": source.latest_version,
+                "first_seen_at": _iso(source.first_seen_at),
+            }
+            for source in tender.sources.all()
+        ],
+        "versions": [
+            {
+                "source": version.source,
+                "notice_id": version.source_notice_id,
+                "version": version.version,
+                "kind": version.kind,
+                "published_at": _iso(version.published_at),
+                "changes": version.changes,
+            }
+            for version in tender.versions.all()
+        ],
+    }
+
+
+def tender_with_history() -> QuerySet[Tender]:
+    return Tender.objects.prefetch_related(
+        Prefetch("sources", queryset=TenderSource.objects.order_by("first_seen_at", "id")),
+        Prefetch("versions", queryset=TenderVersion.objects.order_by("published_at", "id").defer("record")),
+    )
+
+
+def tender_export_iter(*, since: datetime | None = None, chunk_size: int = 2000) -> Iterator[dict]:
+    """Every tender (first seen since ``since``) in id order, in chunks: constant memory, 3 queries per chunk."""
+    queryset = tender_with_history().order_by("id")
+    if since is not None:
+        queryset = queryset.filter(last_seen_at__gte=since)
+    last_id = 0
+    while True:
+        chunk = list(queryset.filter(id__gt=last_id)[:chunk_size])
+        if not chunk:
+            return
+        for tender in chunk:
+            yield tender_representation(tender)
+        last_id = chunk[-1].pk
