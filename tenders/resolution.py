@@ -112,9 +112,15 @@ def _existing_match(record: NoticeRecord, keys: RecordKeys, lookups: Lookups, us
     return None, ""
 
 
-def resolve(records: Sequence[NoticeRecord], lookups: Lookups, *, use_fingerprint: bool) -> list[Assignment]:
-    """Assign every record to an existing tender or to a new-tender group."""
-    keys = [keys_of(record) for record in records]
+def resolve(
+    records: Sequence[NoticeRecord],
+    lookups: Lookups,
+    *,
+    use_fingerprint: bool,
+    keys: Sequence[RecordKeys] | None = None,
+) -> list[Assignment]:
+    """Assign every record to an existing tender or to a new-tender group (``keys``: precomputed keys_of)."""
+    keys = list(keys) if keys is not None else [keys_of(record) for record in records]
     matches = [_existing_match(r, k, lookups, use_fingerprint) for r, k in zip(records, keys, strict=True)]
     uf = _UnionFind(len(records))
     link_rule: dict[int, str] = {}

@@ -7,6 +7,7 @@ are set-based (a fixed number of statements per batch, whatever its size).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from sources.records import NoticeRecord
+from tenders.bulk import copy_rows, next_ids, staged_update, staged_upsert
 from tenders.merging import (
     TenderState,
     compile_tender,
@@ -162,9 +164,8 @@ def _load_known_versions(records) -> dict[tuple[str, str, str], tuple[str, int]]
         return {(s, n, v): (h, t) for s, n, v, h, t in cursor.fetchall()}
 
 
-def _load_lookups(records: Sequence[NoticeRecord], *, use_fingerprint: bool) -> Lookups:
+def _load_lookups(records: Sequence[NoticeRecord], keys, *, use_fingerprint: bool) -> Lookups:
     lookups = Lookups()
-    keys = [keys_of(r) for r in records]
     ocids = sorted({k.ocid for k in keys if k.ocid})
     procedure_ids = sorted({k.procedure_id for k in keys if k.procedure_id})
     notice_ids = sorted({ref for k in keys for ref in k.references} | {r.source_notice_id for r in records})
@@ -238,15 +239,19 @@ def notices_ingest(
         if use_fingerprint is None:
             use_fingerprint = fingerprint_rule_enabled()
         known = _load_known_versions(records)
-        hashes = {id(r): content_hash(r) for r in records}
-        fresh = [r for r in records if known.get((r.source, r.source_notice_id, r.version), ("",))[0] != hashes[id(r)]]
-        seen_again = [r for r in records if r not in fresh]
+        as_json = {id(r): record_to_json(r) for r in records}
+        hashes = {id(r): content_hash(r, as_json=as_json[id(r)]) for r in records}
+        fresh, seen_again = [], []
+        for record in records:
+            stored = known.get((record.source, record.source_notice_id, record.version))
+            (seen_again if stored and stored[0] == hashes[id(record)] else fresh).append(record)
         _touch_seen(seen_again, now)
         if not fresh:
             return IngestDelta(unchanged=len(seen_again))
 
-        lookups = _load_lookups(fresh, use_fingerprint=use_fingerprint)
-        assignments = resolve(fresh, lookups, use_fingerprint=use_fingerprint)
+        keys = [keys_of(record) for record in fresh]
+        lookups = _load_lookups(fresh, keys, use_fingerprint=use_fingerprint)
+        assignments = resolve(fresh, lookups, use_fingerprint=use_fingerprint, keys=keys)
         existing_ids = {a.tender_id for a in assignments if a.tender_id is not None}
         old_rows = {row["id"]: row for row in Tender.objects.filter(id__in=existing_ids).values("id", *_STATE_FIELDS)}
         history = _records_of_tenders(existing_ids)
@@ -260,7 +265,7 @@ def notices_ingest(
         source_ids = _upsert_sources(fresh, assignments, tender_of, lookups, now)
         created = tuple(sorted(set(group_tender.values())))
         changed, updated = _recompile(existing_ids, history, fresh, tender_of, old_rows, now)
-        _insert_versions(fresh, tender_of, source_ids, hashes, changed, now)
+        _insert_versions(fresh, tender_of, source_ids, hashes, as_json, changed, now)
         _touch_tenders(set(tender_of), now)
     return IngestDelta(
         created=created,
@@ -273,12 +278,14 @@ def notices_ingest(
 
 def _create_new_tenders(group_records, assignments: list[Assignment], now) -> dict[int, int]:
     new_groups = sorted({a.group for a in assignments if a.tender_id is None})
+    ids = next_ids(table="tenders_tender", count=len(new_groups))
+    columns = ["id", *_STATE_FIELDS, "first_seen_at", "last_seen_at", "changed_at"]
     rows = []
-    for group in new_groups:
-        state = compile_tender(group_records[group], now=now)
-        rows.append(Tender(**_state_row(state), first_seen_at=now, last_seen_at=now, changed_at=now))
-    created = Tender.objects.bulk_create(rows, batch_size=1000)
-    return {group: tender.pk for group, tender in zip(new_groups, created, strict=True)}
+    for tender_id, group in zip(ids, new_groups, strict=True):
+        row = _state_row(compile_tender(group_records[group], now=now))
+        rows.append([tender_id, *(row[name] for name in _STATE_FIELDS), now, now, now])
+    copy_rows(table="tenders_tender", columns=columns, rows=rows, json_columns=["lots"])
+    return dict(zip(new_groups, ids, strict=True))
 
 
 def _upsert_sources(fresh, assignments, tender_of, lookups: Lookups, now) -> dict[tuple[str, str], int]:
@@ -311,14 +318,27 @@ def _upsert_sources(fresh, assignments, tender_of, lookups: Lookups, now) -> dic
             first_seen_at=current.first_seen_at if current else now,
             last_seen_at=now,
         )
-    saved = TenderSource.objects.bulk_create(
-        list(rows.values()),
-        update_conflicts=True,
-        unique_fields=["source", "source_notice_id"],
-        update_fields=["ocid", "procedure_id", "url", "latest_version", "last_seen_at"],
-        batch_size=1000,
+    columns = [
+        "tender_id",
+        "source",
+        "source_notice_id",
+        "ocid",
+        "procedure_id",
+        "url",
+        "latest_version",
+        "merge_rule",
+        "first_seen_at",
+        "last_seen_at",
+    ]
+    saved = staged_upsert(
+        table="tenders_tendersource",
+        columns=columns,
+        rows=([getattr(row, name) for name in columns] for row in rows.values()),
+        conflict=["source", "source_notice_id"],
+        update=["ocid", "procedure_id", "url", "latest_version", "last_seen_at"],
+        returning=["id", "source", "source_notice_id"],
     )
-    return {(s.source, s.source_notice_id): s.pk for s in saved}
+    return {(source, notice_id): pk for pk, source, notice_id in saved}
 
 
 def _recompile(existing_ids, history, fresh, tender_of, old_rows, now):
@@ -340,35 +360,66 @@ def _recompile(existing_ids, history, fresh, tender_of, old_rows, now):
             changed[tender_id] = tracked
         else:
             updated.add(tender_id)
-        to_update.append(Tender(id=tender_id, **row, changed_at=now))
+        to_update.append([tender_id, *(row[name] for name in _STATE_FIELDS), now])
     if to_update:
-        Tender.objects.bulk_update(to_update, [*_STATE_FIELDS, "changed_at"], batch_size=500)
+        staged_update(
+            table="tenders_tender",
+            key="id",
+            columns=["id", *_STATE_FIELDS, "changed_at"],
+            rows=to_update,
+            json_columns=["lots"],
+        )
     return changed, updated
 
 
-def _insert_versions(fresh, tender_of, source_ids, hashes, changed, now) -> None:
-    rows = [
-        TenderVersion(
-            tender_id=tender_id,
-            tender_source_id=source_ids[(record.source, record.source_notice_id)],
-            source=record.source,
-            source_notice_id=record.source_notice_id,
-            version=record.version,
-            kind=record.kind.value,
-            published_at=record.published_at,
-            record=record_to_json(record),
-            content_hash=hashes[id(record)],
-            changes=changed.get(tender_id, {}),
-            seen_at=now,
-        )
+_VERSION_COLUMNS = [
+    "tender_id",
+    "tender_source_id",
+    "source",
+    "source_notice_id",
+    "version",
+    "kind",
+    "published_at",
+    "record",
+    "content_hash",
+    "changes",
+    "seen_at",
+]
+
+
+def _insert_versions(fresh, tender_of, source_ids, hashes, as_json, changed, now) -> None:
+    rows = (
+        [
+            tender_id,
+            source_ids[(record.source, record.source_notice_id)],
+            record.source,
+            record.source_notice_id,
+            record.version,
+            record.kind.value,
+            record.published_at,
+            json.dumps(as_json[id(record)], ensure_ascii=False),
+            hashes[id(record)],
+            json.dumps(changed.get(tender_id, {}), ensure_ascii=False),
+            now,
+        ]
         for record, tender_id in zip(fresh, tender_of, strict=True)
-    ]
-    TenderVersion.objects.bulk_create(
-        rows,
-        update_conflicts=True,
-        unique_fields=["source", "source_notice_id", "version"],
-        update_fields=["record", "content_hash", "changes", "seen_at", "kind", "published_at"],
-        batch_size=1000,
+    )
+    staged_upsert(
+        table="tenders_tenderversion",
+        columns=_VERSION_COLUMNS,
+        rows=rows,
+        conflict=["source", "source_notice_id", "version"],
+        update=[
+            "tender_id",
+            "tender_source_id",
+            "record",
+            "content_hash",
+            "changes",
+            "seen_at",
+            "kind",
+            "published_at",
+        ],
+        returning=["id"],
     )
 
 

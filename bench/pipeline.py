@@ -1,0 +1,110 @@
+"""Ingest throughput: the real pipeline vs a naive per-row ORM path vs raw COPY of the same rows.
+
+Each path starts from empty tender tables; timings include everything a path
+does for its rows (the real pipeline also resolves merge rules and compiles).
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.db import connection, transaction
+from psycopg.types.json import Jsonb
+from django.utils import timezone
+
+from bench.notices import synthetic_notices
+from tenders.merging import compile_tender, content_hash, record_to_json
+from tenders.models import MergeRule, Tender, TenderSource, TenderVersion
+from tenders.services import _state_row, notices_ingest
+
+BATCH = 2000
+
+
+def _truncate() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE tenders_tenderversion, tenders_tendersource, tenders_tender RESTART IDENTITY CASCADE")
+
+
+def _pipeline(records) -> float:
+    _truncate()
+    start = time.perf_counter()
+    for i in range(0, len(records), BATCH):
+        notices_ingest(records=records[i : i + BATCH], use_fingerprint=True)
+    return time.perf_counter() - start
+
+
+def _naive(records) -> float:
+    """What a first version does: look each notice up, then create or update it row by row."""
+    _truncate()
+    now = timezone.now()
+    start = time.perf_counter()
+    for record in records:
+        with transaction.atomic():
+            source = TenderSource.objects.filter(source=record.source, source_notice_id=record.source_notice_id).first()
+            state = _state_row(compile_tender([record], now=now))
+            if source is None:
+                tender = Tender.objects.filter(procedure_id=record.procedure_id).first() if record.procedure_id else None
+                if tender is None:
+                    tender = Tender.objects.create(**state, first_seen_at=now, last_seen_at=now, changed_at=now)
+                source = TenderSource.objects.create(
+                    tender=tender,
+                    source=record.source,
+                    source_notice_id=record.source_notice_id,
+                    ocid=record.ocid,
+                    procedure_id=record.procedure_id,
+                    url=record.url,
+                    merge_rule=MergeRule.NEW,
+                    first_seen_at=now,
+                    last_seen_at=now,
+                )
+            else:
+                Tender.objects.filter(pk=source.tender_id).update(**state, last_seen_at=now)
+            TenderVersion.objects.update_or_create(
+                source=record.source,
+                source_notice_id=record.source_notice_id,
+                version=record.version,
+                defaults={
+                    "tender_id": source.tender_id,
+                    "tender_source": source,
+                    "kind": record.kind.value,
+                    "published_at": record.published_at,
+                    "record": record_to_json(record),
+                    "content_hash": content_hash(record),
+                    "seen_at": now,
+                },
+            )
+    return time.perf_counter() - start
+
+
+def _copy(records) -> float:
+    """Lower bound: COPY of the finished tender rows alone (no merging, no sources, no versions)."""
+    _truncate()
+    now = timezone.now()
+    rows = [_state_row(compile_tender([record], now=now)) for record in records]  # prepared outside the clock
+    columns = list(rows[0])
+    start = time.perf_counter()
+    with connection.cursor() as cursor:
+        sql = f"COPY tenders_tender ({', '.join(columns)}, first_seen_at, last_seen_at, changed_at) FROM STDIN"
+        with cursor.copy(sql) as copy:
+            for row in rows:
+                copy.write_row([Jsonb(row[c]) if c == "lots" else row[c] for c in columns] + [now, now, now])
+    return time.perf_counter() - start
+
+
+def run(*, n: int | None) -> None:
+    n = n or 20000
+    records = synthetic_notices(n)
+    naive_n = min(n, 3000)  # the naive path is slow; its rate is measured on a slice
+    pipeline_s = _pipeline(records)
+    assert Tender.objects.count() == n, "pipeline lost or duplicated rows"
+    naive_s = _naive(records[:naive_n])
+    copy_s = _copy(records)
+    _truncate()
+    pipeline_rate, naive_rate, copy_rate = n / pipeline_s, naive_n / naive_s, n / copy_s
+    print(f"pipeline: {n} notices in {pipeline_s:.2f}s = {pipeline_rate:,.0f}/s")
+    print(f"naive:    {naive_n} notices in {naive_s:.2f}s = {naive_rate:,.0f}/s")
+    print(f"copy:     {n} rows in {copy_s:.2f}s = {copy_rate:,.0f}/s")
+    print(
+        f"RESULT pipeline pipeline_per_s={pipeline_rate:.0f} naive_per_s={naive_rate:.0f} copy_per_s={copy_rate:.0f} "
+        f"ratio_naive={pipeline_rate / naive_rate:.1f} ratio_copy={pipeline_rate / copy_rate:.2f}"
+    )

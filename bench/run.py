@@ -1,0 +1,72 @@
+"""Benchmarks: ``python bench/run.py <name> [--n N]``. Each ends with one ``RESULT <name> key=value …`` line.
+
+They run against a separate database (``<name>_bench``) on the configured
+server (DATABASE_URL, or the embedded one), never against product data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from pathlib import Path
+
+BENCHMARKS = {
+    "pipeline": "bench.pipeline",
+    "search": "bench.search",
+    "matching": "bench.matching",
+}
+
+
+def _bench_database_url() -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        parts = urlsplit(url)
+        return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "_bench"))
+    from config.embedded import embedded_database_settings
+
+    base = Path(__file__).resolve().parents[1]
+    db = embedded_database_settings(Path(os.environ.get("TENDER_RADAR_DATA_DIR", base / ".local")) / "pgdata")
+    return f"postgres://{db['USER']}@/{db['NAME']}_bench?host={db['HOST']}"
+
+
+def _ensure_database(url: str) -> None:
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    admin_url = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("name", choices=sorted(BENCHMARKS))
+    parser.add_argument("--n", type=int, default=None, help="problem size (benchmark-specific default)")
+    args = parser.parse_args()
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    url = _bench_database_url()
+    _ensure_database(url)
+    os.environ["DATABASE_URL"] = url
+
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate_schemas", shared=True, interactive=False, verbosity=0)
+    module = importlib.import_module(BENCHMARKS[args.name])
+    module.run(n=args.n)
+
+
+if __name__ == "__main__":
+    main()

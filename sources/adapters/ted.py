@@ -1,0 +1,286 @@
+"""TED (Tenders Electronic Daily) Search API v3 -> ``FetchedBatch`` of German notices.
+
+Why the search API: one anonymous ``POST /v3/notices/search`` returns up to 250 notices
+with exactly the fields we parse (``TED_FIELDS``); fetching every notice's XML would cost
+one request per notice. The mapping to ``NoticeRecord`` (German texts first, lots,
+deadlines) lives in :mod:`sources.parsers.ted_json`; this module only decides *what* to
+ask for and how to page.
+
+Window: closed Europe/Berlin days only, like DÖE. A run asks for publication dates from
+the day after the cursor's ``last_day`` (else ``start_day``, else today minus
+``lookback_days``) up to yesterday, so re-running a day is harmless (the ingest upserts)
+and a day is never marked done while TED may still publish to it. The query is
+``ted_query_for_germany``: buyer country DEU OR place of performance country DEU.
+
+Paging: ITERATION mode (no 15,000-result ceiling), following ``iterationNextToken``
+until there is none, a page comes back empty, or ``max_pages`` is reached. Every page is
+one batch; only the last one carries the cursor ``{"last_day": <to_day>}``, so a run that
+fails half-way (the ``FetchError`` propagates) repeats the whole window next time.
+
+Limits and decisions:
+
+* Hitting ``max_pages`` with a token left is reported in the last batch's ``missing``
+  and the cursor still advances: holding it back would re-fetch the same first pages
+  every run while the window keeps growing, starving new notices. The message says how
+  to recover (raise ``max_pages``/``page_size``, reset the cursor).
+* A page is "empty" when it yields neither records nor problems; a page whose notices
+  all fail to parse keeps paging. A token repeated verbatim is a bad response (it would
+  loop until ``max_pages``).
+* ``requests`` is 1 per page; retries of 429/5xx inside the Fetcher are not counted.
+* ``parse_files`` takes TED search JSON (envelope or bare array) and eForms XML. For XML
+  the ``source_notice_id`` is the notice's ``cbc:ID`` (a UUID), for JSON the TED
+  publication number, so the same notice loaded both ways is two source notices (the
+  JSON record lists that UUID in ``referenced_notice_ids``, which tender resolution matches).
+* ``api_url`` must be https; plain http is accepted only for loopback hosts (local test
+  servers - production fetchers refuse loopback addresses anyway).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from django.core.exceptions import ValidationError
+
+from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig
+from sources.fetching import Fetcher, raise_for_wall
+from sources.fetching.policy import normalise_host
+from sources.normalise import BERLIN
+from sources.parsers.eforms import parse_eforms
+from sources.parsers.ted_json import (
+    MAX_PAGE_SIZE,
+    TED_FIELDS,
+    TedParseError,
+    parse_ted_search_response,
+    ted_query_for_germany,
+    ted_search_body,
+)
+from sources.records import NoticeRecord
+from sources.registry import register
+
+__all__ = ["DEFAULT_API_URL", "TedAdapter", "fetch_window"]
+
+DEFAULT_API_URL = "https://api.ted.europa.eu/v3/notices/search"
+DEFAULTS: dict[str, Any] = {"api_url": DEFAULT_API_URL, "page_size": 100, "max_pages": 50, "lookback_days": 2}
+# (minimum, maximum) of the integer settings
+INT_RANGES: dict[str, tuple[int, int]] = {
+    "page_size": (1, MAX_PAGE_SIZE),
+    "max_pages": (1, 1000),
+    "lookback_days": (1, 366),
+}
+KNOWN_SETTINGS = frozenset({*DEFAULTS, "start_day", "allowed_hosts"})
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+FILE_SUFFIXES = frozenset({".json", ".xml"})
+
+
+def fetch_window(
+    *, cursor: Mapping[str, Any], start_day: date | None, lookback_days: int, now: datetime
+) -> tuple[date, date] | None:
+    """(first_day, last_day) of publication dates still to fetch, or None when up to date.
+
+    ``last_day`` is yesterday in Europe/Berlin: today is never closed. Raises AdapterError
+    (reason "bad_cursor") for a cursor whose ``last_day`` is no ISO date.
+    """
+    if now.tzinfo is None:
+        raise ValueError("now must be timezone-aware")
+    today = now.astimezone(BERLIN).date()
+    last_day = today - timedelta(days=1)
+    if cursor.get("last_day"):
+        try:
+            first_day = date.fromisoformat(str(cursor["last_day"])) + timedelta(days=1)
+        except ValueError:
+            raise AdapterError(
+                f"TED cursor last_day {cursor['last_day']!r} is no ISO date (YYYY-MM-DD)", reason="bad_cursor"
+            ) from None
+    elif start_day is not None:
+        first_day = start_day
+    else:
+        first_day = today - timedelta(days=lookback_days)
+    return (first_day, last_day) if first_day <= last_day else None
+
+
+@register
+class TedAdapter(Adapter):
+    type: ClassVar[str] = "ted"
+    label: ClassVar[str] = "TED (Tenders Electronic Daily) API v3"
+    known_hosts: ClassVar[tuple[str, ...]] = ("api.ted.europa.eu",)
+
+    @classmethod
+    def validate_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults filled in; every problem is reported at once, each message naming its setting."""
+        values = super().validate_settings(settings)
+        errors: list[str] = []
+        unknown = sorted(set(values) - KNOWN_SETTINGS)
+        if unknown:
+            errors.append(f"Unknown TED setting(s): {', '.join(unknown)}; known: {', '.join(sorted(KNOWN_SETTINGS))}.")
+        result: dict[str, Any] = {}
+        hosts = _validate_allowed_hosts(values.get("allowed_hosts"), errors)
+        if hosts:
+            result["allowed_hosts"] = hosts
+        result["api_url"] = _validate_api_url(
+            values.get("api_url", DEFAULTS["api_url"]), frozenset(hosts or cls.known_hosts), errors
+        )
+        for name, (low, high) in INT_RANGES.items():
+            value = values.get(name, DEFAULTS[name])
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                errors.append(f"{name} must be a whole number from {low} to {high}, got {value!r}.")
+            result[name] = value
+        start_day = values.get("start_day")
+        if start_day not in (None, ""):
+            try:
+                result["start_day"] = date.fromisoformat(str(start_day)).isoformat()
+            except ValueError:
+                errors.append(f"start_day must be an ISO date (YYYY-MM-DD), got {start_day!r}.")
+        if errors:
+            raise ValidationError(errors)
+        return result
+
+    def fetch(self, *, config: SourceConfig, fetcher: Fetcher, now: datetime) -> Iterator[FetchedBatch]:
+        settings = self._settings(config)
+        start_day = date.fromisoformat(settings["start_day"]) if settings.get("start_day") else None
+        window = fetch_window(
+            cursor=config.cursor or {}, start_day=start_day, lookback_days=settings["lookback_days"], now=now
+        )
+        if window is None:
+            return
+        first_day, last_day = window
+        days = f"{first_day.isoformat()}..{last_day.isoformat()}"
+        query = ted_query_for_germany(published_from=first_day, published_to=last_day)
+        page_size, max_pages = settings["page_size"], settings["max_pages"]
+        token: str | None = None
+        for page in range(1, max_pages + 1):
+            scope = f"{days} page {page}"
+            body = ted_search_body(query=query, page_size=page_size, iteration_token=token, fields=TED_FIELDS)
+            result = fetcher.post_json(settings["api_url"], body)
+            raise_for_wall(result, expected_marker=None)  # a redirect to a login/error page is no result
+            try:
+                records, next_token, errors = parse_ted_search_response(result.body)
+            except TedParseError as exc:
+                raise AdapterError(
+                    f"TED search {scope}: unusable response from {result.final_url}: {exc}", reason="bad_response"
+                ) from exc
+            if next_token is not None and next_token == token:
+                raise AdapterError(
+                    f"TED search {scope}: iterationNextToken repeated the one just sent; paging would loop",
+                    reason="bad_response",
+                )
+            more = next_token is not None and bool(records or errors)
+            missing: tuple[str, ...] = ()
+            if more and page == max_pages:
+                missing = (_max_pages_message(days, page_size, max_pages, result.body),)
+            is_last = not more or page == max_pages
+            yield FetchedBatch(
+                records=tuple(records),
+                problems=tuple(errors),
+                missing=missing,
+                bytes=len(result.body),
+                requests=1,
+                scope=scope,
+                cursor={"last_day": last_day.isoformat()} if is_last else None,
+            )
+            if is_last:
+                return
+            token = next_token
+
+    def parse_files(self, *, config: SourceConfig, paths: list[Path]) -> Iterator[FetchedBatch]:
+        """One batch per file; folders are searched recursively for ``*.json`` and ``*.xml``."""
+        for path in _expand(paths):
+            yield _parse_file(Path(path))
+
+    def _settings(self, config: SourceConfig) -> dict[str, Any]:
+        try:
+            return self.validate_settings(config.settings or {})
+        except ValidationError as exc:
+            raise AdapterError(
+                f"Source {config.key!r}: invalid TED settings: {' '.join(exc.messages)}", reason="invalid_settings"
+            ) from exc
+
+
+def _validate_allowed_hosts(value: Any, errors: list[str]) -> list[str]:
+    if value in (None, [], ()):
+        return []
+    if not isinstance(value, (list, tuple)) or not all(isinstance(h, str) and h.strip() for h in value):
+        errors.append(f"allowed_hosts must be a list of host names, got {value!r}.")
+        return []
+    return list(dict.fromkeys(normalise_host(h) for h in value))
+
+
+def _validate_api_url(value: Any, hosts: frozenset[str], errors: list[str]) -> Any:
+    if not isinstance(value, str) or not value.strip():
+        errors.append(f"api_url must be a URL, got {value!r}.")
+        return value
+    value = value.strip()
+    try:
+        parts = urlsplit(value)
+        host = normalise_host(parts.hostname or "")
+        parts.port  # noqa: B018 - raises ValueError for a malformed port
+    except ValueError as exc:
+        errors.append(f"api_url {value!r} is no valid URL: {exc}.")
+        return value
+    if not host:
+        errors.append(f"api_url {value!r} has no host.")
+    elif parts.username is not None or parts.password is not None:
+        errors.append("api_url must not contain credentials (TED search is anonymous).")
+    elif not (parts.scheme == "https" or (parts.scheme == "http" and host in LOOPBACK_HOSTS)):
+        errors.append(f"api_url must use https, got {parts.scheme or 'no'} scheme in {value!r}.")
+    elif host not in hosts:
+        errors.append(f"api_url host {host!r} is not allowed; allowed: {', '.join(sorted(hosts))}.")
+    return value
+
+
+def _max_pages_message(days: str, page_size: int, max_pages: int, body: bytes) -> str:
+    total = ""
+    try:
+        count = json.loads(body).get("totalNoticeCount")
+    except (ValueError, AttributeError):
+        count = None
+    if isinstance(count, int) and not isinstance(count, bool):
+        total = f" of {count} matching"
+    return (
+        f"TED {days}: stopped at max_pages={max_pages} (page_size={page_size}, "
+        f"{max_pages * page_size} notices{total}); the rest of the window was not fetched. "
+        f"Raise max_pages or page_size and reset the cursor to re-fetch {days}."
+    )
+
+
+def _expand(paths: list[Path]) -> Iterator[Path]:
+    for path in map(Path, paths):
+        if path.is_dir():
+            yield from sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file()
+                and p.suffix.lower() in FILE_SUFFIXES
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+        else:
+            yield path  # a missing file becomes a problem entry, not a silent skip
+
+
+def _parse_file(path: Path) -> FetchedBatch:
+    scope = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return FetchedBatch(problems=(f"{path}: cannot read file: {exc.strerror or exc}",), scope=scope)
+    records: list[NoticeRecord] = []
+    problems: list[str] = []
+    start = data.removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
+    if start in (b"{", b"["):
+        try:
+            records, _token, errors = parse_ted_search_response(data)
+            problems = [f"{path.name}: {error}" for error in errors]
+        except TedParseError as exc:
+            problems = [f"{path}: not a TED search result: {exc}"]
+    elif start == b"<":
+        try:
+            records = [parse_eforms(data, source="ted")]
+        except Exception as exc:  # one broken file must not cost the others; the problem names it
+            problems = [f"{path}: not a usable eForms notice: {type(exc).__name__}: {exc}"]
+    else:
+        problems = [f"{path}: neither a TED search result (JSON) nor an eForms notice (XML)"]
+    return FetchedBatch(records=tuple(records), problems=tuple(problems), bytes=len(data), scope=scope)
