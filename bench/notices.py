@@ -41,7 +41,12 @@ def synthetic_notices(n: int, *, seed: int = 42, source: str = "doe") -> list[No
         published = base + timedelta(minutes=rng.randint(0, 60 * 24 * 60))
         uuid = f"{rng.getrandbits(32):08x}-{rng.getrandbits(16):04x}-4{rng.getrandbits(12):03x}-8{rng.getrandbits(12):03x}-{rng.getrandbits(48):012x}"
         lots = tuple(
-            Lot(lot_id=f"LOT-{k:04d}", title=f"Los {k}: {work}", cpv_codes=(cpv,), estimated_value=Decimal(rng.randint(5, 500) * 1000))
+            Lot(
+                lot_id=f"LOT-{k:04d}",
+                title=f"Los {k}: {work}",
+                cpv_codes=(cpv,),
+                estimated_value=Decimal(rng.randint(5, 500) * 1000),
+            )
             for k in range(1, rng.randint(1, 3) + 1)
         )
         records.append(

@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 
 from django.db import connection, transaction
-from psycopg.types.json import Jsonb
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from bench.notices import synthetic_notices
 from tenders.merging import compile_tender, content_hash, record_to_json
@@ -43,7 +43,9 @@ def _naive(records) -> float:
             source = TenderSource.objects.filter(source=record.source, source_notice_id=record.source_notice_id).first()
             state = _state_row(compile_tender([record], now=now))
             if source is None:
-                tender = Tender.objects.filter(procedure_id=record.procedure_id).first() if record.procedure_id else None
+                tender = (
+                    Tender.objects.filter(procedure_id=record.procedure_id).first() if record.procedure_id else None
+                )
                 if tender is None:
                     tender = Tender.objects.create(**state, first_seen_at=now, last_seen_at=now, changed_at=now)
                 source = TenderSource.objects.create(

@@ -56,6 +56,7 @@ def fetch_policy_for(source: Source, adapter_class) -> FetchPolicy:
         min_delay_seconds=source.politeness_seconds,
         jitter_seconds=min(1.0, source.politeness_seconds / 2),
         allow_loopback=settings.SOURCES_ALLOW_LOOPBACK,
+        max_body_bytes=adapter_class.max_body_bytes,
     )
 
 

@@ -58,6 +58,8 @@ class Adapter(ABC):
     label: ClassVar[str]
     # Hosts this adapter may ever talk to (exact names); Source settings may narrow, never widen.
     known_hosts: ClassVar[tuple[str, ...]] = ()
+    # Largest response the adapter expects; a daily export zip is far larger than a result page.
+    max_body_bytes: ClassVar[int] = 20 * 2**20
 
     @classmethod
     def validate_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,44 @@
+"""DÖE (Datenservice Öffentlicher Einkauf, Bekanntmachungsservice on oeffentlichevergabe.de).
+
+Why this source: German procurement platforms forward their notices (all EU-wide ones and
+many national ones) to the Bekanntmachungsservice, and its OpenData API offers the whole
+output of a day as one download - two requests per day instead of one per notice.
+
+Flow (``fetch``): for each closed Europe/Berlin day (never today; the newest is yesterday
+relative to ``now``) from the cursor's ``last_day`` + 1, else ``start_day``, else yesterday,
+at most ``max_days_per_run`` days: ``GET /api/notice-exports?pubDay=<day>&format=ocds.zip``
+and ``…&format=eforms.zip``, read both ZIPs defensively (:mod:`.archive`), parse every
+member (eForms XML of any profile - legacy ``eforms-sdk-0.1`` and eForms-DE 2.x - and OCDS
+release packages), join the two renditions of each notice version by file name stem
+(:mod:`.join`) and yield ONE batch per day with ``cursor={"last_day": day}``, scope = the day.
+
+Decisions:
+
+* A 404, a 204 or an empty body for a format means "no notices that day" (the spec promises
+  an empty ZIP; both are accepted). Every other fetch error propagates and ends the run; the
+  day is retried next run because its cursor was never stored.
+* A corrupt ZIP (or HTML instead of a ZIP) is ``AdapterError(reason="bad_zip")``: a truncated
+  download must not mark the day done. Broken single files are problems
+  (``"<file>: <reason>"``) and the day still completes.
+* Re-fetching a day is harmless: the ingest upserts by (source, notice id, version).
+* ``parse_files`` applies the same reading and join to saved exports: a ZIP (or a day's two
+  ZIPs), a folder, or loose eForms XML / OCDS JSON files; it never moves the cursor.
+
+Settings: ``base_url`` (default https://oeffentlichevergabe.de; https only, plain http only
+for loopback test servers; host in ``allowed_hosts`` if given, else ``known_hosts``),
+``start_day`` (ISO date, not before 2022-12-01), ``max_days_per_run`` (1-31, default 3),
+``allowed_hosts``. Unknown keys are refused so typos do not pass silently.
+
+Limits: a day's ZIP must fit the Fetcher's ``max_body_bytes`` (the default 20 MiB may be too
+small for a busy day's eForms export; the run then fails with reason "too_large" and
+retries the same day), and is held in memory while read. ``pubMonth`` and ``csv.zip`` are
+not used. Nested archives are not opened. No conditional requests: a closed day's export
+does not change.
+"""
+
+from .adapter import DoeAdapter
+from .archive import ZipLimits
+from .join import NoticeJoiner, join_doe_records, stem_key
+from .options import days_to_fetch, export_url
+
+__all__ = ["DoeAdapter", "NoticeJoiner", "ZipLimits", "days_to_fetch", "export_url", "join_doe_records", "stem_key"]

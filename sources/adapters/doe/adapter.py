@@ -1,0 +1,188 @@
+"""``DoeAdapter``: DÖE OpenData day exports -> one ``FetchedBatch`` per closed day.
+
+The package docstring (:mod:`sources.adapters.doe`) describes the flow and its limits;
+this module wires options, archive reading and the join to the Fetcher and to files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from django.core.exceptions import ValidationError
+
+from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig
+from sources.fetching import Fetcher, HttpStatusError, raise_for_wall
+from sources.registry import register
+
+from .archive import NOTICE_SUFFIXES, Member, ZipLimits, read_members
+from .join import NoticeJoiner
+from .options import EXPORT_FORMATS, days_to_fetch, export_url, validate_doe_settings
+
+__all__ = ["DoeAdapter"]
+
+# "No notices that day": the spec promises an empty ZIP, but a 404/204/empty body means the same.
+_NO_NOTICES_STATUSES = frozenset({404})
+_SCOPE_MAX = 200  # FetchRun.scope max_length
+# Export ZIPs of one day differ only by the format word ("2026-09-14_ocds.zip" / "2026-09-14_eforms.zip").
+_FORMAT_WORD = re.compile(r"(?<![a-z])(ocds|eforms)(?![a-z])", re.IGNORECASE)
+
+
+@register
+class DoeAdapter(Adapter):
+    type: ClassVar[str] = "doe"
+    label: ClassVar[str] = "DÖE / oeffentlichevergabe.de OpenData"
+    known_hosts: ClassVar[tuple[str, ...]] = ("oeffentlichevergabe.de",)
+    # A busy day's export zip runs to well over 20 MiB.
+    max_body_bytes: ClassVar[int] = 300 * 2**20
+    # Class attribute so a deployment (or a test) can tighten the caps without new settings.
+    zip_limits: ClassVar[ZipLimits] = ZipLimits()
+
+    @classmethod
+    def validate_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults filled in; every problem is reported at once, each message naming its setting."""
+        values = super().validate_settings(settings)
+        try:
+            return validate_doe_settings(values, known_hosts=cls.known_hosts)
+        except ValueError as exc:
+            raise ValidationError(exc.args[0]) from None
+
+    def fetch(self, *, config: SourceConfig, fetcher: Fetcher, now: datetime) -> Iterator[FetchedBatch]:
+        settings = self._settings(config)
+        start_day = date.fromisoformat(settings["start_day"]) if settings.get("start_day") else None
+        days = days_to_fetch(now=now, cursor=config.cursor, start_day=start_day, max_days=settings["max_days_per_run"])
+        for day in days:
+            yield self._fetch_day(day, settings["base_url"], fetcher)
+
+    def _fetch_day(self, day: date, base_url: str, fetcher: Fetcher) -> FetchedBatch:
+        joiner = NoticeJoiner()
+        size = requests = 0
+        for export_format in EXPORT_FORMATS:
+            url = export_url(base_url, day, export_format)
+            requests += 1
+            try:
+                result = fetcher.get(url)
+            except HttpStatusError as exc:
+                if exc.status in _NO_NOTICES_STATUSES:
+                    continue
+                raise
+            size += len(result.body)
+            if result.status == 204 or not result.body:
+                continue
+            raise_for_wall(result, expected_marker=None, text="")  # redirect to a login/error page
+            if not result.body.startswith(b"PK"):
+                raise AdapterError(
+                    f"DÖE {day.isoformat()} {export_format}: expected a ZIP archive from {result.final_url}, "
+                    f"got {result.content_type or 'no content type'} starting {result.body[:40]!r}",
+                    reason="bad_zip",
+                )
+            label = f"{day.isoformat()} {export_format}"
+            for member in read_members(result.body, label=label, limits=self.zip_limits, problems=joiner.problems):
+                joiner.add(member)
+        records, problems = joiner.result()
+        return FetchedBatch(
+            records=records,
+            problems=problems,
+            bytes=size,
+            requests=requests,
+            scope=day.isoformat(),
+            cursor={"last_day": day.isoformat()},
+        )
+
+    def parse_files(self, *, config: SourceConfig, paths: list[Path]) -> Iterator[FetchedBatch]:
+        """One batch per folder, per group of export ZIPs of one day, and one for all loose files.
+
+        ZIPs whose names differ only by the word "ocds"/"eforms" are one group, so passing a
+        day's two exports joins them exactly like ``fetch``. Folders are walked recursively for
+        ``*.zip``, ``*.xml`` and ``*.json`` (hidden entries and symlinked folders skipped).
+        Nothing here moves the cursor.
+        """
+        for unit in _units([Path(p) for p in paths]):
+            yield self._parse_unit(unit)
+
+    def _parse_unit(self, unit: _Unit) -> FetchedBatch:
+        joiner = NoticeJoiner()
+        size = 0
+        limit = self.zip_limits.max_member_bytes
+        for path, label in unit.files:
+            if path.suffix.lower() == ".zip":
+                try:
+                    size += path.stat().st_size
+                    for member in read_members(path, label=label, limits=self.zip_limits, problems=joiner.problems):
+                        joiner.add(member)
+                except AdapterError as exc:
+                    joiner.problems.append(str(exc))
+                except OSError as exc:
+                    joiner.problems.append(f"{label}: cannot read file: {exc.strerror or exc}")
+                continue
+            try:
+                with path.open("rb") as handle:
+                    data = handle.read(limit + 1)
+            except OSError as exc:
+                joiner.problems.append(f"{label}: cannot read file: {exc.strerror or exc}")
+                continue
+            size += len(data)
+            if len(data) > limit:
+                joiner.problems.append(f"{label}: larger than the per-file cap of {limit} bytes; skipped")
+                continue
+            joiner.add(Member(label=label, name=path.name, data=data))
+        records, problems = joiner.result()
+        return FetchedBatch(records=records, problems=problems, bytes=size, scope=_truncate(unit.scope))
+
+    def _settings(self, config: SourceConfig) -> dict[str, Any]:
+        try:
+            return self.validate_settings(config.settings or {})
+        except ValidationError as exc:
+            raise AdapterError(
+                f"Source {config.key!r}: invalid DÖE settings: {' '.join(exc.messages)}", reason="invalid_settings"
+            ) from exc
+
+
+@dataclass
+class _Unit:
+    scope: str
+    files: list[tuple[Path, str]] = field(default_factory=list)  # (path, label for messages)
+
+
+def _units(paths: list[Path]) -> list[_Unit]:
+    units: dict[tuple[str, str], _Unit] = {}
+    seen: set[Path] = set()
+    for path in paths:
+        resolved = path.resolve()
+        if resolved in seen:  # the same input twice would only produce "duplicate notice" problems
+            continue
+        seen.add(resolved)
+        if path.is_dir():
+            unit = units.setdefault(("dir", str(resolved)), _Unit(scope=path.name or str(path)))
+            unit.files.extend((file, file.relative_to(path).as_posix()) for file in _walk(path))
+        elif path.suffix.lower() == ".zip":
+            group = str(resolved.parent / _FORMAT_WORD.sub("", path.name).lower())
+            unit = units.setdefault(("zip", group), _Unit(scope=""))
+            unit.files.append((path, path.name))
+            unit.scope = ", ".join(label for _, label in unit.files)
+        else:
+            unit = units.setdefault(("loose", ""), _Unit(scope=""))
+            unit.files.append((path, str(path)))
+            unit.scope = ", ".join(file.name for file, _ in unit.files)
+    return list(units.values())
+
+
+def _walk(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(
+            Path(root) / name
+            for name in sorted(files)
+            if not name.startswith(".") and name.lower().endswith((*NOTICE_SUFFIXES, ".zip"))
+        )
+    return found
+
+
+def _truncate(scope: str) -> str:
+    return scope if len(scope) <= _SCOPE_MAX else scope[: _SCOPE_MAX - 1] + "…"

@@ -1,0 +1,203 @@
+"""One ``NoticeRecord`` per DÖE notice version, joined from its eForms XML and its OCDS release.
+
+Why: the Bekanntmachungsservice exports every notice version twice. The eForms XML is the
+notice as submitted (legally binding) and the only rendition with the submission deadline
+(DÖE's OCDS omits ``tender.tenderPeriod``; eForms has ``TenderSubmissionDeadlinePeriod``),
+the questions deadline, the ContractFolderID and the links to the procurement portal. The
+OCDS release is generated from it and adds the ``ocid``, a buyer id checked for
+plausibility, and national procedure names ("Public announcement") that eForms folds into
+"other". Ingesting both as separate records would make two versions of one notice.
+
+Join key: the file name stem ``<notice id>-<version>`` (``24d29507-…-01.xml`` ↔
+``24d29507-…-01.json``; ``17750180-1.xml`` is version "01"), which is DÖE's own
+``noticeIdentifier``/``noticeVersion``. The stem is trusted only when its id is the id inside
+the file; otherwise (hand-named files) the record's own id and version are the key, so a
+mislabelled file is never joined with a different notice. When the stem is trusted its
+version wins over ``cbc:VersionID``.
+
+Field rules of :func:`join_doe_records` (``e`` = eForms, ``o`` = OCDS; "first" = first non-empty):
+
+* eForms first: submission/questions deadline, procedure_id, referenced_notice_ids, kind and
+  status (they belong together), title/description/buyer_name (German texts), lots,
+  published_at, documents_url, suppliers, country; place (postal code + town) and value
+  (amount + currency) are taken as pairs from the record that has them, never mixed.
+* OCDS first: ocid; procedure_type (national code), unless empty or "other" where eForms is
+  specific; buyer_id (DÖE writes phone numbers as organisation ids; both candidates pass the
+  OCDS parser's plausibility check); url (the DÖE detail page).
+* Union, eForms order first: cpv_codes, nuts_codes, portal_references.
+
+Limits: lots are not merged lot by lot; an OCDS package with several releases joins each
+release by its own id.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sources.normalise import first_nonempty
+from sources.parsers.eforms import EformsParseError, parse_eforms
+from sources.parsers.ocds import DOE_NOTICE_URL, OcdsParseError, parse_ocds_package, resolve_buyer_id
+from sources.records import NoticeRecord
+
+from .archive import Member
+
+__all__ = ["NoticeJoiner", "join_doe_records", "stem_key"]
+
+SOURCE = "doe"
+Key = tuple[str, str]  # (notice id lower-cased, two-digit version)
+_STEM = re.compile(r"^(?P<id>.+?)-(?P<version>\d{1,3})$")
+
+
+def stem_key(file_name: str) -> Key | None:
+    """``"<id>-<version>.<ext>"`` -> ``(id lower-cased, two-digit version)``; None if the name has no version."""
+    stem = file_name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    match = _STEM.match(stem)
+    if not match:
+        return None
+    return match.group("id").lower(), f"{int(match.group('version')):02d}"
+
+
+def _plausible_buyer_id(value: str) -> str:
+    # The OCDS parser's plausibility rules (no phone numbers, no "ORG-0001") applied to one value.
+    return resolve_buyer_id({"buyer": {"id": value}}) if value else ""
+
+
+def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(item for group in groups for item in group if item))
+
+
+def join_doe_records(ocds: NoticeRecord | None, eforms: NoticeRecord | None) -> NoticeRecord:
+    """Join the OCDS and eForms records of one notice version (either may be None; not both).
+
+    Raises ValueError when both are given but name different notice ids or versions.
+    """
+    if ocds is None and eforms is None:
+        raise ValueError("join_doe_records needs at least one record")
+    if (
+        ocds is not None
+        and eforms is not None
+        and (ocds.source_notice_id.lower() != eforms.source_notice_id.lower() or ocds.version != eforms.version)
+    ):
+        raise ValueError(
+            f"cannot join OCDS {ocds.source_notice_id}-{ocds.version} "
+            f"with eForms {eforms.source_notice_id}-{eforms.version}: different notices"
+        )
+    e, o = eforms, ocds
+    main = e or o
+    assert main is not None  # for type checkers; guarded above
+    notice_id = main.source_notice_id
+
+    def first(field: str, *records: NoticeRecord | None):
+        return first_nonempty(*(getattr(r, field) for r in records if r is not None))
+
+    procedure_type = o.procedure_type if o else ""
+    if e and e.procedure_type and procedure_type in ("", "other"):
+        procedure_type = e.procedure_type
+    place = next((r for r in (e, o) if r and (r.postal_code or r.town)), None)
+    priced = next((r for r in (e, o) if r and r.estimated_value is not None), None)
+    payload = {"format": "doe", **({"eforms": e.payload} if e else {}), **({"ocds": o.payload} if o else {})}
+    return NoticeRecord(
+        source=SOURCE,
+        source_notice_id=notice_id,
+        version=main.version,
+        kind=main.kind,
+        ocid=first("ocid", o, e),
+        procedure_id=first("procedure_id", e, o),
+        referenced_notice_ids=first("referenced_notice_ids", e, o) or (),
+        portal_references=_union(*(r.portal_references for r in (e, o) if r)),
+        title=first("title", e, o) or "",
+        description=first("description", e, o) or "",
+        buyer_name=first("buyer_name", e, o) or "",
+        buyer_id=first_nonempty(*(_plausible_buyer_id(r.buyer_id) for r in (o, e) if r)) or "",
+        procedure_type=procedure_type,
+        status=main.status,
+        cpv_codes=_union(*(r.cpv_codes for r in (e, o) if r)),
+        nuts_codes=_union(*(r.nuts_codes for r in (e, o) if r)),
+        bundesland=first("bundesland", e, o) or "",
+        postal_code=place.postal_code if place else "",
+        town=place.town if place else "",
+        country=first("country", e, o) or "",
+        estimated_value=priced.estimated_value if priced else None,
+        currency=priced.currency if priced else "",
+        published_at=first("published_at", e, o),
+        submission_deadline=first("submission_deadline", e, o),
+        questions_deadline=first("questions_deadline", e, o),
+        lots=first("lots", e, o) or (),
+        documents_url=first("documents_url", e, o) or "",
+        url=first("url", o, e) or DOE_NOTICE_URL.format(notice_id),
+        suppliers=first("suppliers", e, o) or (),
+        payload=payload,
+    )
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    label: str
+    record: NoticeRecord
+
+
+class NoticeJoiner:
+    """Collects parsed files of one batch and joins them; parse failures become ``problems``.
+
+    Use: ``add()`` every member, then ``result()`` once. One broken file never costs the
+    others: any exception from a parser is a problem entry naming the file (a notice that
+    crashes the parser would otherwise block its day, and thus the cursor, for ever).
+    """
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self._eforms: dict[Key, _Parsed] = {}
+        self._ocds: dict[Key, _Parsed] = {}
+
+    def add(self, member: Member) -> None:
+        suffix = member.name.lower().rsplit(".", 1)[-1]
+        if suffix == "xml":
+            try:
+                record = parse_eforms(member.data, source=SOURCE)
+            except EformsParseError as exc:
+                self.problems.append(f"{member.label}: not a usable eForms notice: {exc}")
+                return
+            except Exception as exc:  # see class docstring
+                self.problems.append(f"{member.label}: eForms parser failed: {type(exc).__name__}: {exc}")
+                return
+            self._keep(self._eforms, member, [record])
+        elif suffix == "json":
+            try:
+                records = parse_ocds_package(member.data, source=SOURCE)
+            except OcdsParseError as exc:
+                self.problems.append(f"{member.label}: not a usable OCDS release package: {exc}")
+                return
+            except Exception as exc:  # see class docstring
+                self.problems.append(f"{member.label}: OCDS parser failed: {type(exc).__name__}: {exc}")
+                return
+            self._keep(self._ocds, member, records)
+        else:
+            self.problems.append(f"{member.label}: unsupported file type (expected .xml or .json)")
+
+    def _keep(self, target: dict[Key, _Parsed], member: Member, records: list[NoticeRecord]) -> None:
+        from_stem = stem_key(member.name)
+        for record in records:
+            own = (record.source_notice_id.lower(), record.version)
+            if from_stem is not None and from_stem[0] == own[0]:
+                key = from_stem
+                if record.version != key[1]:
+                    record = record.replace(version=key[1])  # DÖE's noticeVersion in the name wins
+            else:
+                key = own
+            if key in target:
+                self.problems.append(
+                    f"{member.label}: notice {record.source_notice_id} version {key[1]} also in "
+                    f"{target[key].label}; the first one is kept"
+                )
+                continue
+            target[key] = _Parsed(member.label, record)
+
+    def result(self) -> tuple[tuple[NoticeRecord, ...], tuple[str, ...]]:
+        """(joined records sorted by notice id and version, problems)."""
+        keys = sorted(self._eforms.keys() | self._ocds.keys())
+        records = []
+        for key in keys:
+            eforms, ocds = self._eforms.get(key), self._ocds.get(key)
+            records.append(join_doe_records(ocds.record if ocds else None, eforms.record if eforms else None))
+        return tuple(records), tuple(self.problems)
