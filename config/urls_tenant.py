@@ -11,7 +11,9 @@ urlpatterns = [
     path("konto/", include("accounts.urls")),
     path("i18n/setlang/", set_language, name="set_language"),
     path("api/v1/", include("config.urls_api")),
-    path("", include("tenders.urls")),
+    path("api/v1/", include("notifications.api.urls")),
+    path("einstellungen/", include("notifications.settings_urls")),
+    path("", include("notifications.urls")),
 ]
 
 if settings.DEBUG:

@@ -97,3 +97,56 @@ class FetchRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_id} {self.started_at:%Y-%m-%d %H:%M} {self.status}"
+
+
+class ConditionalCacheEntry(models.Model):
+    """Validators of the last response per URL, so an unchanged page costs a 304."""
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="cache_entries")
+    url = models.CharField(max_length=2000)
+    etag = models.CharField(max_length=500, blank=True, default="")
+    last_modified = models.CharField(max_length=100, blank=True, default="")
+    body_sha256 = models.CharField(max_length=64, blank=True, default="")
+    fetched_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["source", "url"], name="conditional_cache_unique")]
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class InboundMailStatus(models.TextChoices):
+    PARSED = "parsed", _("ausgewertet")
+    UNPARSED = "unparsed", _("nicht auswertbar")
+    IGNORED = "ignored", _("kein Portal-Alert")
+
+
+class InboundMail(models.Model):
+    """A portal alert e-mail read from a tenant's mailbox; processed once per Message-ID.
+
+    Kept in the public schema so operators see unparsed mails of every tenant
+    in one place; ``tenant_schema`` says whose mailbox it came from.
+    """
+
+    tenant_schema = models.CharField(max_length=63)
+    message_id = models.CharField(max_length=998)
+    portal = models.CharField(max_length=40, blank=True, default="")
+    subject = models.CharField(max_length=998, blank=True, default="")
+    sender = models.CharField(max_length=998, blank=True, default="")
+    received_at = models.DateTimeField(null=True, blank=True)
+    processed_at = models.DateTimeField()
+    status = models.CharField(max_length=10, choices=InboundMailStatus.choices)
+    reason = models.TextField(blank=True, default="")
+    notices_found = models.PositiveIntegerField(default=0)
+    raw = models.BinaryField(blank=True, default=b"")
+
+    class Meta:
+        ordering = ["-processed_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["tenant_schema", "message_id"], name="inbound_mail_unique"),
+        ]
+        indexes = [models.Index(fields=["status", "-processed_at"], name="inbound_mail_status_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.tenant_schema} {self.message_id} ({self.status})"

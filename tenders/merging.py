@@ -221,6 +221,7 @@ class TenderState:
     status: str
     cpv_codes: tuple[str, ...]
     cpv_divisions: tuple[str, ...]
+    cpv_prefixes: tuple[str, ...]
     cpv_labels: str
     nuts_codes: tuple[str, ...]
     bundesland: str
@@ -310,6 +311,7 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
         status=_status(ordered, deadline, now),
         cpv_codes=cpv_codes,
         cpv_divisions=tuple(dict.fromkeys(code[:2] for code in cpv_codes)),
+        cpv_prefixes=tuple(dict.fromkeys(code[:n] for code in cpv_codes for n in range(2, len(code) + 1))),
         cpv_labels=cpv_labels_for(cpv_codes),
         nuts_codes=_union(describing, "nuts_codes"),
         bundesland=_latest(describing, "bundesland"),

@@ -54,6 +54,8 @@ class Tender(models.Model):
     status = models.CharField(max_length=12, choices=TenderStatus.choices, default=TenderStatus.ACTIVE)
     cpv_codes = ArrayField(models.CharField(max_length=8), default=list, blank=True)
     cpv_divisions = ArrayField(models.CharField(max_length=2), default=list, blank=True)
+    # Every prefix (2..8 digits) of every code: a CPV filter at any level is one indexed overlap.
+    cpv_prefixes = ArrayField(models.CharField(max_length=8), default=list, blank=True)
     cpv_labels = models.TextField(blank=True, default="")
     nuts_codes = ArrayField(models.CharField(max_length=5), default=list, blank=True)
     bundesland = models.CharField(max_length=40, blank=True, default="")
@@ -86,6 +88,7 @@ class Tender(models.Model):
             GinIndex(fields=["search_vector"], name="tender_search_gin"),
             GinIndex(fields=["cpv_codes"], name="tender_cpv_gin"),
             GinIndex(fields=["cpv_divisions"], name="tender_cpv_div_gin"),
+            GinIndex(fields=["cpv_prefixes"], name="tender_cpv_prefix_gin"),
             GinIndex(fields=["portal_references"], name="tender_portal_refs_gin"),
             models.Index(fields=["submission_deadline"], name="tender_deadline_idx"),
             models.Index(fields=["published_at"], name="tender_published_idx"),

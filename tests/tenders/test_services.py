@@ -188,14 +188,14 @@ def test_fingerprint_gate_follows_the_number_of_active_sources():
     from sources.models import Source
 
     Source.objects.update(is_active=False)
-    Source.objects.create(key="tender24", name="tender24", adapter="netserver", is_active=True)
+    Source.objects.filter(key="tender24").update(is_active=True)
     first = NoticeRecordFactory(source="tender24", title="Reinigung Rathaus und Bürgerbüro 2027")
     second = NoticeRecordFactory(source="service-bund", title="Reinigung Rathaus und Bürgerbüro 2027")
     notices_ingest(records=[first], now=NOW)
     notices_ingest(records=[second], now=NOW)
     assert Tender.objects.count() == 2  # one active source: the rule stays off
 
-    Source.objects.create(key="service-bund", name="service.bund.de", adapter="rss", is_active=True)
+    Source.objects.filter(key="service-bund").update(is_active=True)
     third = NoticeRecordFactory(source="vergabe-landbw", title="Reinigung Rathaus und Bürgerbüro 2027")
     notices_ingest(records=[third], now=NOW)
     assert Tender.objects.count() == 2

@@ -1,0 +1,3 @@
+"""Partner API v1 endpoints (tenant host, API-key authentication)."""
+
+urlpatterns: list = []

@@ -1,0 +1,274 @@
+"""The one filter builder: search in the portal, the partner API and matching of saved searches.
+
+``TenderFilters`` is a frozen value parsed from query parameters (portal URL,
+API) or from a saved search's JSON; ``filters_q`` turns it into a Django ``Q``
+over ``Tender``. Matching ORs/UNIONs these same Q objects, so a saved search
+finds exactly what the portal shows for the same filters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal, InvalidOperation
+
+from django.contrib.postgres.search import SearchQuery
+from django.db.models import Exists, OuterRef, Q
+
+from sources.normalise import BERLIN, BUNDESLAENDER, normalise_cpv
+
+STATUSES = ("active", "awarded", "cancelled", "expired")
+ORDERS = ("relevance", "deadline", "published")
+MAX_QUERY_LENGTH = 300
+_UMLAUT_SPELLINGS = (("ae", "ä"), ("oe", "ö"), ("ue", "ü"), ("ss", "ß"))
+
+
+class FilterError(ValueError):
+    """Invalid filter input; ``errors`` maps parameter name to a message a user can act on."""
+
+    def __init__(self, errors: dict[str, str]):
+        self.errors = errors
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+
+
+@dataclass(frozen=True)
+class TenderFilters:
+    q: str = ""
+    cpv: tuple[str, ...] = ()  # 8-digit codes, or 2..7-digit prefixes (a division is 2 digits)
+    bundesland: tuple[str, ...] = ()
+    plz: str = ""  # prefix
+    value_min: Decimal | None = None
+    value_max: Decimal | None = None
+    deadline_days: int | None = None  # deadline within N days from now
+    deadline_until: date | None = None
+    published_since: date | None = None
+    status: tuple[str, ...] = ()
+    portal: tuple[str, ...] = ()
+    extra: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def is_empty(self) -> bool:
+        return self == TenderFilters()
+
+    # --- (de)serialisation: URLs and saved searches -------------------------------------------
+
+    def to_params(self) -> list[tuple[str, str]]:
+        """Query parameters that reproduce these filters (for bookmarkable URLs)."""
+        params: list[tuple[str, str]] = []
+        for f in fields(self):
+            if f.name == "extra":
+                continue
+            value = getattr(self, f.name)
+            if value in (None, "", ()):
+                continue
+            if isinstance(value, tuple):
+                params.extend((f.name, str(item)) for item in value)
+            else:
+                params.append((f.name, value.isoformat() if isinstance(value, date) else str(value)))
+        return params
+
+    def to_json(self) -> dict:
+        data = {k: v for k, v in asdict(self).items() if k != "extra" and v not in (None, "", ())}
+        for key, value in list(data.items()):
+            if isinstance(value, (Decimal, date)):
+                data[key] = str(value) if isinstance(value, Decimal) else value.isoformat()
+            elif isinstance(value, tuple):
+                data[key] = list(value)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> TenderFilters:
+        return parse_filters({k: v if isinstance(v, list) else [v] for k, v in (data or {}).items()})
+
+
+def _getlist(params, name: str) -> list[str]:
+    if hasattr(params, "getlist"):
+        values = params.getlist(name)
+    else:
+        raw = params.get(name, [])
+        values = raw if isinstance(raw, list) else [raw]
+    out = []
+    for value in values:
+        out.extend(part.strip() for part in str(value).split(",") if part.strip())
+    return out
+
+
+def _first(params, name: str) -> str:
+    values = _getlist(params, name)
+    return values[0] if values else ""
+
+
+def parse_filters(params) -> TenderFilters:
+    """Parse query parameters (a QueryDict or a dict of lists); raise FilterError listing every problem."""
+    errors: dict[str, str] = {}
+    q = " ".join(str(v) for v in (params.getlist("q") if hasattr(params, "getlist") else _as_list(params.get("q"))))
+    q = q.strip()[:MAX_QUERY_LENGTH]
+
+    cpv = []
+    for raw in _getlist(params, "cpv"):
+        digits = re.sub(r"[^\d]", "", raw.split("-")[0])
+        if len(digits) == 8:
+            cpv.append(normalise_cpv(digits))
+        elif 2 <= len(digits) < 8:
+            cpv.append(digits)
+        else:
+            errors["cpv"] = f"{raw!r} ist kein CPV-Code (8 Ziffern) und keine Abteilung (2 Ziffern)."
+    bundesland = []
+    valid_laender = {name.lower(): name for name in BUNDESLAENDER.values()}
+    for raw in _getlist(params, "bundesland"):
+        name = valid_laender.get(raw.lower())
+        if name is None:
+            errors["bundesland"] = f"Unbekanntes Bundesland {raw!r}."
+        else:
+            bundesland.append(name)
+    plz = _first(params, "plz")
+    if plz and not re.fullmatch(r"\d{1,5}", plz):
+        errors["plz"] = "PLZ-Anfang: 1 bis 5 Ziffern."
+    value_min = _decimal(params, "value_min", errors)
+    value_max = _decimal(params, "value_max", errors)
+    if value_min is not None and value_max is not None and value_min > value_max:
+        errors["value_max"] = "Der Höchstwert ist kleiner als der Mindestwert."
+    deadline_days = None
+    if raw := _first(params, "deadline_days"):
+        if raw.isdigit() and 0 < int(raw) <= 3650:
+            deadline_days = int(raw)
+        else:
+            errors["deadline_days"] = "Frist in Tagen: eine ganze Zahl von 1 bis 3650."
+    deadline_until = _date(params, "deadline_until", errors)
+    published_since = _date(params, "published_since", errors)
+    status = []
+    for raw in _getlist(params, "status"):
+        if raw not in STATUSES:
+            errors["status"] = f"Unbekannter Status {raw!r}; erlaubt: {', '.join(STATUSES)}."
+        else:
+            status.append(raw)
+    portal = [p for p in _getlist(params, "portal") if re.fullmatch(r"[a-z0-9-]{2,40}", p)]
+    if errors:
+        raise FilterError(errors)
+    return TenderFilters(
+        q=q,
+        cpv=tuple(dict.fromkeys(cpv)),
+        bundesland=tuple(dict.fromkeys(bundesland)),
+        plz=plz,
+        value_min=value_min,
+        value_max=value_max,
+        deadline_days=deadline_days,
+        deadline_until=deadline_until,
+        published_since=published_since,
+        status=tuple(dict.fromkeys(status)),
+        portal=tuple(dict.fromkeys(portal)),
+    )
+
+
+def _as_list(value) -> list:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def _decimal(params, name: str, errors: dict) -> Decimal | None:
+    raw = _first(params, name)
+    if not raw:
+        return None
+    try:
+        value = Decimal(raw.replace(".", "").replace(",", ".") if "," in raw else raw)
+    except InvalidOperation:
+        errors[name] = "Bitte eine Zahl angeben (z. B. 100000)."
+        return None
+    if not value.is_finite() or value < 0:
+        errors[name] = "Bitte eine positive Zahl angeben."
+        return None
+    return value
+
+
+def _date(params, name: str, errors: dict) -> date | None:
+    raw = _first(params, name)
+    if not raw:
+        return None
+    try:
+        return date.fromisoformat(raw)
+    except ValueError:
+        errors[name] = "Datum im Format JJJJ-MM-TT angeben."
+        return None
+
+
+# --- keywords --------------------------------------------------------------------------------------
+
+
+def _umlaut_variants(word: str) -> list[str]:
+    """ "Muell" also finds "Müll": the German stemmer folds ü to u, but not ue."""
+    variants = [word]
+    lowered = word.lower()
+    for plain, umlaut in _UMLAUT_SPELLINGS:
+        if plain in lowered:
+            variants.append(lowered.replace(plain, umlaut))
+    return variants
+
+
+def websearch_text(q: str) -> str:
+    """The user's query in PostgreSQL websearch syntax, umlaut spellings expanded with ``or``.
+
+    websearch_to_tsquery already understands ``"phrases"``, ``-exclusion`` and ``or``;
+    it never raises on malformed input, which is why it is used for user text.
+    """
+    tokens = re.findall(r'-?"[^"]*"|\S+', q)
+    out = []
+    for token in tokens:
+        if token.startswith(('"', '-"', "-")) or token.lower() == "or":
+            out.append(token)
+            continue
+        variants = _umlaut_variants(token)
+        out.append(" or ".join(variants) if len(variants) > 1 else token)
+    return " ".join(out)
+
+
+def search_query(q: str) -> SearchQuery:
+    return SearchQuery(websearch_text(q), config="german", search_type="websearch")
+
+
+# --- the builder -------------------------------------------------------------------------------------
+
+
+def cpv_prefix(code: str) -> str:
+    """CPV is hierarchical by trailing zeros: 45000000 is division 45, 45200000 group 452."""
+    stripped = code.rstrip("0")
+    return stripped if len(stripped) >= 2 else code[:2]
+
+
+def _cpv_q(codes: tuple[str, ...]) -> Q:
+    # Tender.cpv_prefixes holds every prefix of every code, so any level is one GIN-indexed overlap.
+    return Q(cpv_prefixes__overlap=sorted({cpv_prefix(code) for code in codes}))
+
+
+def filters_q(filters: TenderFilters, *, now: datetime) -> Q:
+    """A Q over Tender for everything except keywords' ranking (see ``tender_search``)."""
+    condition = Q()
+    if filters.q:
+        condition &= Q(search_vector=search_query(filters.q))
+    if filters.cpv:
+        condition &= _cpv_q(filters.cpv)
+    if filters.bundesland:
+        condition &= Q(bundesland__in=filters.bundesland)
+    if filters.plz:
+        condition &= Q(postal_code__startswith=filters.plz)
+    if filters.value_min is not None:
+        condition &= Q(estimated_value__gte=filters.value_min)
+    if filters.value_max is not None:
+        condition &= Q(estimated_value__lte=filters.value_max)
+    if filters.deadline_days is not None:
+        until = now + timedelta(days=filters.deadline_days)
+        condition &= Q(submission_deadline__gte=now, submission_deadline__lte=until)
+    if filters.deadline_until is not None:
+        end = datetime.combine(filters.deadline_until, time.max, tzinfo=BERLIN)
+        condition &= Q(submission_deadline__gte=now, submission_deadline__lte=end)
+    if filters.published_since is not None:
+        condition &= Q(published_at__gte=datetime.combine(filters.published_since, time.min, tzinfo=BERLIN))
+    if filters.status:
+        condition &= Q(status__in=filters.status)
+    if filters.portal:
+        from tenders.models import TenderSource
+
+        condition &= Q(Exists(TenderSource.objects.filter(tender=OuterRef("pk"), source__in=filters.portal)))
+    return condition
