@@ -1,0 +1,1 @@
+"""Celery edges; each task parses ids and calls one service."""
