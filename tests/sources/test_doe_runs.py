@@ -1,0 +1,117 @@
+"""A DÖE source run end to end: local HTTP server → real fetcher → adapter → ingest → FetchRun."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from sources.fetching import Fetcher
+from sources.models import FetchRun, Source
+from sources.normalise import BERLIN
+from sources.services import source_poll
+from tenders.models import Tender, TenderSource
+
+EXPORTS = Path(__file__).resolve().parents[1] / "data" / "doe" / "exports"
+NOW = datetime(2026, 9, 15, 9, 0, tzinfo=BERLIN)
+
+
+def _no_sleep_fetcher(policy):
+    return Fetcher(policy, sleep=lambda seconds: None)
+
+
+@pytest.fixture
+def doe_server(httpserver):
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    for fmt in ("ocds", "eforms"):
+        httpserver.expect_request(
+            "/api/notice-exports", query_string={"pubDay": "2026-09-14", "format": f"{fmt}.zip"}
+        ).respond_with_data((EXPORTS / f"2026-09-14_{fmt}.zip").read_bytes(), content_type="application/zip")
+    httpserver.expect_request("/api/notice-exports").respond_with_data("", status=404)
+    return httpserver
+
+
+@pytest.fixture
+def doe_source(db, doe_server):
+    source = Source.objects.get(key="doe")
+    source.settings = {
+        "base_url": doe_server.url_for("/").rstrip("/"),
+        "allowed_hosts": ["localhost", "127.0.0.1"],
+    }
+    source.cursor = {"last_day": "2026-09-13"}
+    source.save()
+    return source
+
+
+def test_scheduled_run_fetches_the_closed_day_and_records_it(doe_source):
+    outcome = source_poll(source_id=doe_source.pk, now=NOW, fetcher_factory=_no_sleep_fetcher)
+    run = FetchRun.objects.get(pk=outcome.run.pk)
+    assert run.status == "succeeded", run.error
+    assert (run.fetched, run.new, run.changed, run.failed) == (6, 6, 0, 0)
+    assert run.requests == 2 and run.bytes > 0
+    assert run.scope == "2026-09-14"
+    doe_source.refresh_from_db()
+    assert doe_source.cursor == {"last_day": "2026-09-14"}
+    mpi = Tender.objects.get(submission_deadline=datetime(2026, 10, 20, 12, 0, tzinfo=BERLIN))
+    assert mpi.ocid and mpi.procedure_id
+    assert TenderSource.objects.filter(source="doe").count() == 6
+
+
+def test_rerunning_a_day_is_idempotent(doe_source):
+    source_poll(source_id=doe_source.pk, now=NOW, fetcher_factory=_no_sleep_fetcher)
+    before = list(Tender.objects.order_by("id").values_list("id", "content_hash"))
+    again = source_poll(
+        source_id=doe_source.pk,
+        now=NOW,
+        trigger="backfill",
+        cursor={"last_day": "2026-09-13"},
+        fetcher_factory=_no_sleep_fetcher,
+    ).run
+    assert (again.status, again.new, again.unchanged) == ("succeeded", 0, 6)
+    assert list(Tender.objects.order_by("id").values_list("id", "content_hash")) == before
+
+
+def test_a_failing_export_is_recorded_not_raised(db, httpserver):
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    httpserver.expect_request("/api/notice-exports").respond_with_data("<html>not a zip</html>", status=200)
+    source = Source.objects.get(key="doe")
+    source.settings = {"base_url": httpserver.url_for("/").rstrip("/"), "allowed_hosts": ["localhost", "127.0.0.1"]}
+    source.cursor = {"last_day": "2026-09-13"}
+    source.save()
+    run = source_poll(source_id=source.pk, now=NOW, fetcher_factory=_no_sleep_fetcher).run
+    assert run.status == "failed"
+    assert run.error_reason == "bad_zip" and "zip" in run.error.lower()
+    source.refresh_from_db()
+    assert source.cursor == {"last_day": "2026-09-13"}  # the day is not marked done
+    assert Tender.objects.count() == 0
+
+
+def test_ingest_command_backfills_days_with_a_real_server(doe_source, capsys):
+    call_command("ingest", "doe", "--day", "2026-09-14")
+    out = capsys.readouterr().out
+    assert "succeeded" in out and "fetched 6" in out
+    assert Tender.objects.count() == 6
+
+
+@pytest.mark.django_db
+def test_ingest_command_imports_files_without_network(capsys):
+    call_command(
+        "ingest", "doe", "--file", str(EXPORTS / "2026-09-14_ocds.zip"), str(EXPORTS / "2026-09-14_eforms.zip")
+    )
+    call_command("ingest", "ted", "--file", str(Path(__file__).resolve().parents[1] / "data" / "ted"))
+    out = capsys.readouterr().out
+    assert out.count("succeeded") + out.count("partial") == 2
+    assert Tender.objects.count() >= 8
+    assert FetchRun.objects.filter(trigger="file").count() == 2
+
+
+@pytest.mark.django_db
+def test_ingest_command_rejects_unknown_sources_and_bad_days():
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="unknown source"):
+        call_command("ingest", "nowhere", "--day", "2026-09-14")
+    with pytest.raises(CommandError, match="not a date"):
+        call_command("ingest", "doe", "--day", "14.09.2026")
