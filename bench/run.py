@@ -33,18 +33,20 @@ def _bench_database_url() -> str:
     return f"postgres://{db['USER']}@/{db['NAME']}_bench?host={db['HOST']}"
 
 
-def _ensure_database(url: str) -> None:
+def _fresh_database(url: str) -> None:
+    """The bench database is disposable: recreated each run, so no stale schema or data skews a figure."""
     from urllib.parse import urlsplit, urlunsplit
 
     import psycopg
 
     parts = urlsplit(url)
     name = parts.path.lstrip("/")
+    if not name.endswith("_bench"):
+        raise SystemExit(f"refusing to recreate {name!r}: not a bench database")
     admin_url = urlunsplit(parts._replace(path="/postgres"))
     with psycopg.connect(admin_url, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def main() -> None:
@@ -56,7 +58,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     url = _bench_database_url()
-    _ensure_database(url)
+    _fresh_database(url)
     os.environ["DATABASE_URL"] = url
 
     import django

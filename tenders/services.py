@@ -17,6 +17,7 @@ from datetime import datetime
 from django.db import connection, transaction
 from django.utils import timezone
 
+import tenders.lookups  # noqa: F401  (registers __any)
 from sources.records import NoticeRecord
 from tenders.bulk import copy_rows, next_ids, staged_update, staged_upsert
 from tenders.merging import (
@@ -173,17 +174,17 @@ def _load_lookups(records: Sequence[NoticeRecord], keys, *, use_fingerprint: boo
     notice_ids = sorted({ref for k in keys for ref in k.references} | {r.source_notice_id for r in records})
     portal_refs = sorted({ref for k in keys for ref in k.portal_references})
 
-    source_rows = TenderSource.objects.filter(source_notice_id__in=notice_ids).values_list(
+    source_rows = TenderSource.objects.filter(source_notice_id__any=notice_ids).values_list(
         "source", "source_notice_id", "tender_id"
     )
     for source, notice_id, tender_id in source_rows:
         lookups.by_source_notice[(source, notice_id)] = tender_id
         lookups.by_notice_id.setdefault(notice_id, tender_id)
     if ocids:
-        for ocid, tender_id in TenderSource.objects.filter(ocid__in=ocids).values_list("ocid", "tender_id"):
+        for ocid, tender_id in TenderSource.objects.filter(ocid__any=ocids).values_list("ocid", "tender_id"):
             lookups.by_ocid.setdefault(ocid, tender_id)
     if procedure_ids:
-        rows = TenderSource.objects.filter(procedure_id__in=procedure_ids).values_list("procedure_id", "tender_id")
+        rows = TenderSource.objects.filter(procedure_id__any=procedure_ids).values_list("procedure_id", "tender_id")
         for procedure_id, tender_id in rows:
             lookups.by_procedure_id.setdefault(procedure_id, tender_id)
     if portal_refs:
@@ -194,12 +195,12 @@ def _load_lookups(records: Sequence[NoticeRecord], keys, *, use_fingerprint: boo
     fingerprints = sorted({k.fingerprint for k in keys if k.fingerprint})
     if use_fingerprint and fingerprints:
         rows = list(
-            Tender.objects.filter(fingerprint__in=fingerprints).values_list(
+            Tender.objects.filter(fingerprint__any=fingerprints).values_list(
                 "id", "fingerprint", "cpv_codes", "submission_deadline", "estimated_value"
             )
         )
         sources_of: dict[int, set[str]] = defaultdict(set)
-        for tender_id, source in TenderSource.objects.filter(tender_id__in=[r[0] for r in rows]).values_list(
+        for tender_id, source in TenderSource.objects.filter(tender_id__any=[r[0] for r in rows]).values_list(
             "tender_id", "source"
         ):
             sources_of[tender_id].add(source)
@@ -216,7 +217,7 @@ def _load_lookups(records: Sequence[NoticeRecord], keys, *, use_fingerprint: boo
 
 def _records_of_tenders(tender_ids) -> dict[int, list[NoticeRecord]]:
     grouped: dict[int, list[NoticeRecord]] = defaultdict(list)
-    rows = TenderVersion.objects.filter(tender_id__in=list(tender_ids)).values_list("tender_id", "record")
+    rows = TenderVersion.objects.filter(tender_id__any=list(tender_ids)).values_list("tender_id", "record")
     for tender_id, record in rows:
         grouped[tender_id].append(record_from_json(record))
     return grouped
@@ -255,7 +256,9 @@ def notices_ingest(
         lookups = _load_lookups(fresh, keys, use_fingerprint=use_fingerprint)
         assignments = resolve(fresh, lookups, use_fingerprint=use_fingerprint, keys=keys)
         existing_ids = {a.tender_id for a in assignments if a.tender_id is not None}
-        old_rows = {row["id"]: row for row in Tender.objects.filter(id__in=existing_ids).values("id", *_STATE_FIELDS)}
+        old_rows = {
+            row["id"]: row for row in Tender.objects.filter(id__any=list(existing_ids)).values("id", *_STATE_FIELDS)
+        }
         history = _records_of_tenders(existing_ids)
 
         group_records: dict[int, list[NoticeRecord]] = defaultdict(list)
@@ -293,7 +296,7 @@ def _create_new_tenders(group_records, assignments: list[Assignment], now) -> di
 def _upsert_sources(fresh, assignments, tender_of, lookups: Lookups, now) -> dict[tuple[str, str], int]:
     existing = {
         (s.source, s.source_notice_id): s
-        for s in TenderSource.objects.filter(source_notice_id__in={r.source_notice_id for r in fresh})
+        for s in TenderSource.objects.filter(source_notice_id__any=list({r.source_notice_id for r in fresh}))
     }
     rows: dict[tuple[str, str], TenderSource] = {}
     for record, assignment, tender_id in zip(fresh, assignments, tender_of, strict=True):
@@ -444,7 +447,7 @@ def _touch_seen(records, now) -> None:
 
 
 def _touch_tenders(tender_ids, now) -> None:
-    Tender.objects.filter(id__in=list(tender_ids)).update(last_seen_at=now)
+    Tender.objects.filter(id__any=list(tender_ids)).update(last_seen_at=now)
 
 
 def tender_split_source(*, tender_source_id: int, now: datetime | None = None) -> Tender:

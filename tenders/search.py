@@ -1,0 +1,49 @@
+"""Searching tenders: the result list the portal, the exports and the partner API show.
+
+Which tenders match is decided by ``tenders.filters.filters_q`` alone (the same
+rules saved searches match with); this module only adds what a result list
+needs on top: relevance ranking over the stored German ``search_vector`` and
+the sort orders users can choose.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib.postgres.search import SearchRank
+from django.db.models import F, QuerySet
+
+from tenders.filters import ORDERS, TenderFilters, filters_q, search_query
+from tenders.models import Tender
+from tenders.selectors import tender_with_history
+
+DEFAULT_ORDER = "relevance"
+
+
+def order_or_default(raw: str | None) -> str:
+    """The sort order named in a URL, or the default for anything unknown (never an error: it is cosmetic)."""
+    return raw if raw in ORDERS else DEFAULT_ORDER
+
+
+def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> QuerySet[Tender]:
+    """Tenders matching ``filters``, sorted by ``order`` (relevance, deadline or published).
+
+    Relevance ranks by ``ts_rank`` of the keywords (title weighs most, see
+    ``SEARCH_VECTOR_EXPRESSION``); without keywords there is nothing to rank and
+    the newest publications come first. Every order ends in the id, so pages are
+    stable while paginating.
+    """
+    queryset = Tender.objects.filter(filters_q(filters, now=now))
+    order = order_or_default(order)
+    if order == "relevance" and filters.q:
+        return queryset.annotate(rank=SearchRank(F("search_vector"), search_query(filters.q))).order_by(
+            "-rank", F("submission_deadline").asc(nulls_last=True), "-id"
+        )
+    if order == "deadline":
+        return queryset.order_by(F("submission_deadline").asc(nulls_last=True), "id")
+    return queryset.order_by(F("published_at").desc(nulls_last=True), "-id")
+
+
+def tender_detail(*, tender_id: int) -> Tender:
+    """One tender with its sources (oldest first) and every version; raises ``Tender.DoesNotExist``."""
+    return tender_with_history().get(pk=tender_id)
