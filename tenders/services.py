@@ -267,11 +267,12 @@ def notices_ingest(
         group_tender = _create_new_tenders(group_records, assignments, now)
         tender_of = [a.tender_id if a.tender_id is not None else group_tender[a.group] for a in assignments]
 
-        source_ids = _upsert_sources(fresh, assignments, tender_of, lookups, now)
+        source_ids = _upsert_sources(fresh, assignments, tender_of, now)
         created = tuple(sorted(set(group_tender.values())))
         changed, updated = _recompile(existing_ids, history, fresh, tender_of, old_rows, now)
-        _insert_versions(fresh, tender_of, source_ids, hashes, as_json, changed, now)
-        _touch_tenders(set(tender_of), now)
+        _insert_versions(fresh, tender_of, source_ids, hashes, as_json, changed, now, known=known)
+        # New tenders were written with last_seen_at = now already; rewriting them would churn every index.
+        _touch_tenders(existing_ids, now)
     return IngestDelta(
         created=created,
         changed=changed,
@@ -293,57 +294,60 @@ def _create_new_tenders(group_records, assignments: list[Assignment], now) -> di
     return dict(zip(new_groups, ids, strict=True))
 
 
-def _upsert_sources(fresh, assignments, tender_of, lookups: Lookups, now) -> dict[tuple[str, str], int]:
+_SOURCE_COLUMNS = [
+    "id",
+    "tender_id",
+    "source",
+    "source_notice_id",
+    "ocid",
+    "procedure_id",
+    "url",
+    "latest_version",
+    "merge_rule",
+    "first_seen_at",
+    "last_seen_at",
+]
+
+
+def _upsert_sources(fresh, assignments, tender_of, now) -> dict[tuple[str, str], int]:
+    """New (source, notice id) pairs are COPYed with reserved ids; known ones get one UPDATE … FROM."""
     existing = {
-        (s.source, s.source_notice_id): s
-        for s in TenderSource.objects.filter(source_notice_id__any=list({r.source_notice_id for r in fresh}))
+        (row["source"], row["source_notice_id"]): row
+        for row in TenderSource.objects.filter(source_notice_id__any=list({r.source_notice_id for r in fresh})).values(
+            *_SOURCE_COLUMNS
+        )
     }
-    rows: dict[tuple[str, str], TenderSource] = {}
+    rows: dict[tuple[str, str], dict] = {}
     for record, assignment, tender_id in zip(fresh, assignments, tender_of, strict=True):
         key = (record.source, record.source_notice_id)
-        current = existing.get(key)
-        previous = rows.get(key)
-        latest = max(
-            [
-                v
-                for v in (record.version, current and current.latest_version, previous and previous.latest_version)
-                if v
-            ],
-            key=version_key,
-        )
-        rows[key] = TenderSource(
-            tender_id=current.tender_id if current else tender_id,
-            source=record.source,
-            source_notice_id=record.source_notice_id,
-            ocid=record.ocid or (current.ocid if current else None),
-            procedure_id=record.procedure_id or (current.procedure_id if current else None),
-            url=(record.url or (current.url if current else ""))[:2000],
-            latest_version=latest,
-            merge_rule=current.merge_rule if current else (assignment.rule or MergeRule.NEW),
-            first_seen_at=current.first_seen_at if current else now,
-            last_seen_at=now,
-        )
-    columns = [
-        "tender_id",
-        "source",
-        "source_notice_id",
-        "ocid",
-        "procedure_id",
-        "url",
-        "latest_version",
-        "merge_rule",
-        "first_seen_at",
-        "last_seen_at",
-    ]
-    saved = staged_upsert(
-        table="tenders_tendersource",
-        columns=columns,
-        rows=([getattr(row, name) for name in columns] for row in rows.values()),
-        conflict=["source", "source_notice_id"],
-        update=["ocid", "procedure_id", "url", "latest_version", "last_seen_at"],
-        returning=["id", "source", "source_notice_id"],
+        base = rows.get(key) or existing.get(key)
+        versions = [record.version] + ([base["latest_version"]] if base else [])
+        rows[key] = {
+            "id": base["id"] if base else None,
+            "tender_id": base["tender_id"] if base else tender_id,
+            "source": record.source,
+            "source_notice_id": record.source_notice_id,
+            "ocid": record.ocid or (base["ocid"] if base else None),
+            "procedure_id": record.procedure_id or (base["procedure_id"] if base else None),
+            "url": (record.url or (base["url"] if base else ""))[:2000],
+            "latest_version": max(versions, key=version_key),
+            "merge_rule": base["merge_rule"] if base else (assignment.rule or MergeRule.NEW),
+            "first_seen_at": base["first_seen_at"] if base else now,
+            "last_seen_at": now,
+        }
+    new = [row for key, row in rows.items() if key not in existing]
+    for row, pk in zip(new, next_ids(table="tenders_tendersource", count=len(new)), strict=True):
+        row["id"] = pk
+    copy_rows(
+        table="tenders_tendersource", columns=_SOURCE_COLUMNS, rows=([r[c] for c in _SOURCE_COLUMNS] for r in new)
     )
-    return {(source, notice_id): pk for pk, source, notice_id in saved}
+    known = [row for key, row in rows.items() if key in existing]
+    if known:
+        columns = ["id", "ocid", "procedure_id", "url", "latest_version", "last_seen_at"]
+        staged_update(
+            table="tenders_tendersource", key="id", columns=columns, rows=([r[c] for c in columns] for r in known)
+        )
+    return {key: row["id"] for key, row in rows.items()}
 
 
 def _recompile(existing_ids, history, fresh, tender_of, old_rows, now):
@@ -392,7 +396,8 @@ _VERSION_COLUMNS = [
 ]
 
 
-def _insert_versions(fresh, tender_of, source_ids, hashes, as_json, changed, now) -> None:
+def _insert_versions(fresh, tender_of, source_ids, hashes, as_json, changed, now, *, known) -> None:
+    """New versions cannot conflict (checked under the ingest lock): plain COPY. Re-published ones are upserted."""
     rows = (
         [
             tender_id,
@@ -409,10 +414,17 @@ def _insert_versions(fresh, tender_of, source_ids, hashes, as_json, changed, now
         ]
         for record, tender_id in zip(fresh, tender_of, strict=True)
     )
+    new_rows, republished = [], []
+    for row, record in zip(rows, fresh, strict=True):
+        is_known = (record.source, record.source_notice_id, record.version) in known
+        (republished if is_known else new_rows).append(row)
+    copy_rows(table="tenders_tenderversion", columns=_VERSION_COLUMNS, rows=new_rows)
+    if not republished:
+        return
     staged_upsert(
         table="tenders_tenderversion",
         columns=_VERSION_COLUMNS,
-        rows=rows,
+        rows=republished,
         conflict=["source", "source_notice_id", "version"],
         update=[
             "tender_id",
