@@ -30,7 +30,9 @@ def _snapshot():
     return (
         list(Tender.objects.order_by("id").values_list("id", "title", "submission_deadline", "status", "content_hash")),
         list(TenderSource.objects.order_by("id").values_list("tender_id", "source", "source_notice_id", "merge_rule")),
-        list(TenderVersion.objects.order_by("id").values_list("tender_id", "source_notice_id", "version", "content_hash")),
+        list(
+            TenderVersion.objects.order_by("id").values_list("tender_id", "source_notice_id", "version", "content_hash")
+        ),
     )
 
 
@@ -234,3 +236,26 @@ def test_operator_splits_a_wrongly_merged_source():
     notices_ingest(records=[other.replace(version="02")], now=NOW, use_fingerprint=True)
     assert Tender.objects.count() == 2
     assert TenderSource.objects.get(source="service-bund").tender_id == new_tender.pk
+
+
+@pytest.mark.django_db
+def test_ted_search_result_joins_the_doe_notice_it_names():
+    """TED's v3 search result carries the eForms notice id (DÖE's notice uuid) as notice-identifier."""
+    import json
+
+    from sources.parsers.ted_json import parse_ted_notice
+    from tests.factories.records import DATA
+
+    doe = eforms_record()
+    (ted_obj, _) = json.loads(
+        (DATA / "ted" / "ted_v3_search_notices_DE_cn-standard_479730-2026_can-standard_291981-2026.json").read_text()
+    )
+    ted_obj = {**ted_obj, "notice-identifier": doe.source_notice_id}
+    ted = parse_ted_notice(ted_obj)
+    notices_ingest(records=[doe], now=NOW, use_fingerprint=False)
+    notices_ingest(records=[ted], now=NOW, use_fingerprint=False)
+    tender = Tender.objects.get()
+    assert sorted(tender.sources.values_list("source", "merge_rule")) == [
+        ("doe", MergeRule.NEW),
+        ("ted", MergeRule.NOTICE_REFERENCE),
+    ]
