@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
+from sources.conditional import ConditionalFetcher, conditional_cache_load, conditional_cache_save
 from sources.denylist import SourceDenied, ensure_not_denied
 from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
 from sources.models import FetchRun, FetchRunStatus, Source
@@ -79,9 +80,13 @@ def _apply_batch(run: FetchRun, batch: FetchedBatch, delta: IngestDelta) -> None
         run.scope = batch.scope[:200]
 
 
-def _low_yield(source: Source, fetched: int) -> bool:
+def _low_yield(source: Source, fetched: int, *, not_modified: int = 0) -> bool:
+    """Breakage alarm. A run with pages answered "not modified" re-read only what changed, so its row
+    count says nothing about the portal: it is not judged and does not count in the median."""
+    if not_modified:
+        return False
     history = list(
-        FetchRun.objects.filter(source=source, status=FetchRunStatus.SUCCEEDED, trigger="schedule")
+        FetchRun.objects.filter(source=source, status=FetchRunStatus.SUCCEEDED, trigger="schedule", not_modified=0)
         .order_by("-started_at")
         .values_list("fetched", flat=True)[:LOW_YIELD_HISTORY]
     )
@@ -147,7 +152,7 @@ def _execute(source: Source, run: FetchRun, produce: Callable[[], Iterable[Fetch
         _finish(run, status=FetchRunStatus.FAILED, reason="internal", error=f"{type(exc).__name__}: {exc}")
         raise
     status = FetchRunStatus.PARTIAL if (run.missing or run.failed) else FetchRunStatus.SUCCEEDED
-    if run.trigger == "schedule" and _low_yield(source, run.fetched):
+    if run.trigger == "schedule" and _low_yield(source, run.fetched, not_modified=run.not_modified):
         run.low_yield = True
     _finish(run, status=status)
     return RunOutcome(run=run, delta=delta)
@@ -168,10 +173,15 @@ def source_poll(
     adapter_class = get_adapter(source.adapter)
     config = source_config(source, cursor=cursor, **(settings_overrides or {}))
     persist_cursor = cursor is None
+    cache = conditional_cache_load(source=source) if adapter_class.conditional_requests else None
 
     def produce():
         with fetcher_factory(fetch_policy_for(source, adapter_class)) as fetcher:
-            yield from adapter_class().fetch(config=config, fetcher=fetcher, now=now or timezone.now())
+            client = fetcher if cache is None else ConditionalFetcher(fetcher, cache)
+            yield from adapter_class().fetch(config=config, fetcher=client, now=now or timezone.now())
+        if cache is not None:
+            # Reached only after the last batch was ingested: a failed run remembers no validators.
+            conditional_cache_save(source=source, cache=cache)
 
     return _execute(source, run, produce, persist_cursor=persist_cursor)
 

@@ -99,12 +99,16 @@ def version_key(version: str) -> tuple[int, str]:
 
 
 def latest_versions(records: Iterable[NoticeRecord]) -> list[NoticeRecord]:
-    """Keep only the newest version of each (source, notice id): a correction supersedes its original."""
+    """Keep only the newest version of each (source, notice id): a correction supersedes its original.
+
+    Of two records with the same version the later one wins: portals without versions (NetServer,
+    cosinex) re-publish changed content as the same version, and callers pass stored history first.
+    """
     newest: dict[tuple[str, str], NoticeRecord] = {}
     for record in records:
         key = (record.source, record.source_notice_id)
         current = newest.get(key)
-        if current is None or version_key(record.version) > version_key(current.version):
+        if current is None or version_key(record.version) >= version_key(current.version):
             newest[key] = record
     return list(newest.values())
 

@@ -60,6 +60,9 @@ class Adapter(ABC):
     known_hosts: ClassVar[tuple[str, ...]] = ()
     # Largest response the adapter expects; a daily export zip is far larger than a result page.
     max_body_bytes: ClassVar[int] = 20 * 2**20
+    # True: the run hands ``fetch`` a ``sources.conditional.ConditionalFetcher`` that sends the
+    # ETag/Last-Modified stored by earlier runs (pages that change rarely, polled often).
+    conditional_requests: ClassVar[bool] = False
 
     @classmethod
     def validate_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,67 @@
+"""cosinex Vergabemarktplatz hosts: DTVP, evergabe-online, Niedersachsen, Brandenburg, NRW, VMPs.
+
+Why: the Deutsches Vergabeportal and the state/municipal Vergabemarktplätze all run
+cosinex software; below-threshold notices of many federal and municipal buyers appear
+only there. ONE adapter serves every host; a Source row names it by ``base_url``.
+
+Flow (``fetch``), the first that applies:
+
+1. ``opendata_url`` set: the host's open-data export (a ZIP of eForms-DE XML, licence
+   DL-DE-Zero) is read with the hardened ZIP reader of the DÖE adapter and every member
+   parsed by ``sources.parsers.eforms.parse_eforms``: legally binding data, CPV codes and
+   deadlines with time of day, no HTML at all. A non-ZIP answer is ``AdapterError("bad_zip")``.
+2. ``cpv_codes`` set: one announcement list per CPV category
+   (``company/announcements/categoryOverview.do?method=showTable&cpvCode=…``).
+3. Otherwise the newest announcements: ``company/welcome.do`` (page 1), then
+   ``welcome.do?method=showTable&fromSearch=1&selectedTablePagePROJECT_RESULT=<n>`` up to
+   the "Seite: X von Y" count or ``max_pages``.
+
+List rows (``table.csx-new-table``: Veröffentlicht | Frist ``dd.mm.yyyy[ HH:MM]`` or ``nv`` |
+Kurzbezeichnung | Typ | Veröffentlicher | link) become ``NoticeRecord(source=<Source key>,
+source_notice_id=<CX project id>, url=<base>/notice/<CX>, portal_references=("cosinex:<CX>",))``,
+so a DÖE/TED notice linking the same project merges into the same tender. Rows that link only
+``projectForwarding.do?pid=<n>`` keep the pid as id and carry no portal reference. The "Typ"
+decides the kind: "Vergebener Auftrag"/"Vergabeergebnis"/ex-post are awards, "Aufhebung" a
+cancellation, "Vorinformation" prior information; a leading contracting rule (VOB/A, VgV,
+UVgO, …) is kept in the payload.
+
+Walls and failures: a redirect to ``id.dtvp.de``/``openid-connect``/login, consent or error
+pages, or a page without the list table (and without a "nothing found" text), is ``Blocked``
+(FetchRun "blocked", never "zero tenders"). A failing first page fails the run; later pages
+that fail go into ``missing`` (two in a row stop the walk). A page that repeats the rows of an
+earlier one (hosts that page only within a session) ends the walk with a ``missing`` entry.
+
+Conditional requests (:mod:`sources.conditional`): list pages and the export are requested
+with the validators of the last complete run; an unchanged page (304 or the same bytes)
+yields no records, and after a 304 the walk goes on only to pages the last complete run read.
+The page before a gap (a failed page, a cap) is forgotten, so the next run walks on from there.
+
+Settings: ``base_url`` (``https://<host>/<Satellite|Center|VMPSatellite|VMPCenter>``; host in
+``allowed_hosts`` if given, else ``KNOWN_HOSTS``), ``opendata_url``, ``cpv_codes``,
+``max_pages`` (default 10), ``max_bytes`` (default 50 MiB per run), ``allowed_hosts``.
+
+Limits: every selector and label lives in :mod:`.selectors` ("last known" markup; no live
+page was available when it was written). Project detail pages are not fetched: on DTVP they
+may require a login and their markup is undocumented; ``parse_files`` reads SAVED project
+overview pages (generic label/value rows) and joins them with list rows of the same project.
+No cookies are kept, so the JSON search (token from the page) is not used. DTVP pages are
+``noindex`` and some hosts disallow everything in robots.txt; the Fetcher honours that.
+"""
+
+from .adapter import CosinexAdapter
+from .options import KNOWN_HOSTS, list_url, validate_cosinex_settings
+from .parse import ListPage, ListRow, ProjectPage, notice_kind, notice_record, parse_list_page, parse_project_page
+
+__all__ = [
+    "KNOWN_HOSTS",
+    "CosinexAdapter",
+    "ListPage",
+    "ListRow",
+    "ProjectPage",
+    "list_url",
+    "notice_kind",
+    "notice_record",
+    "parse_list_page",
+    "parse_project_page",
+    "validate_cosinex_settings",
+]

@@ -1,0 +1,231 @@
+"""cosinex announcement lists and saved project pages -> ``NoticeRecord`` values. Pure.
+
+Every selector and label comes from :mod:`.selectors`. A row that cannot be read is a
+problem naming the row and the reason; the other rows go on.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from datetime import datetime
+from urllib.parse import parse_qsl, urlsplit
+
+from bs4 import Tag
+
+from sources.adapters.html import (
+    HtmlPage,
+    LabelValues,
+    NoticeFacts,
+    absolute_url,
+    german_datetime,
+    label_value_pairs,
+    notice_facts,
+    text_of,
+)
+from sources.normalise import bundesland_for_nuts, procedure_type_code
+from sources.records import NoticeKind, NoticeRecord, TenderStatus
+
+from . import selectors
+from .options import notice_url
+
+__all__ = [
+    "ListPage",
+    "ListRow",
+    "ProjectPage",
+    "notice_kind",
+    "notice_record",
+    "parse_list_page",
+    "parse_project_page",
+]
+
+_TITLE_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class ListRow:
+    project_id: str  # "CX…" when the row links one, else the forwarding pid
+    is_cx: bool
+    title: str
+    notice_type: str  # the "Typ" cell as shown
+    buyer_name: str
+    published_at: datetime | None
+    submission_deadline: datetime | None
+    url: str
+
+
+@dataclass(frozen=True)
+class ListPage:
+    rows: tuple[ListRow, ...]
+    problems: tuple[str, ...]
+    has_table: bool
+    says_empty: bool
+    page_count: int | None  # Y of "Seite: X von Y"
+
+
+def parse_list_page(page: HtmlPage, *, base_url: str, page_url: str, label: str) -> ListPage:
+    tables = page.soup.select(selectors.RESULT_TABLE)
+    rows: list[ListRow] = []
+    problems: list[str] = [page.problem] if page.problem else []
+    for table in tables:
+        for number, tr in enumerate(table.find_all("tr"), start=1):
+            cells = tr.find_all("td", recursive=False)
+            if len(cells) < selectors.MIN_CELLS or tr.select_one(selectors.PAGER_IN_ROW) is not None:
+                continue  # header, pager or layout row
+            row, problem = _row(tr, cells, base_url=base_url, page_url=page_url)
+            if row is not None:
+                rows.append(row)
+            else:
+                problems.append(f"{label}: row {number}: {problem}; skipped")
+    text = page.soup.get_text(" ")
+    count = selectors.PAGE_COUNT.search(text)
+    return ListPage(
+        rows=tuple(rows),
+        problems=tuple(problems),
+        has_table=bool(tables),
+        says_empty=bool(selectors.NO_RESULTS_TEXT.search(text)),
+        page_count=int(count.group(2)) if count else None,
+    )
+
+
+def _row(tr: Tag, cells: list[Tag], *, base_url: str, page_url: str) -> tuple[ListRow | None, str]:
+    title = text_of(cells[selectors.CELL_TITLE], limit=_TITLE_LIMIT)
+    hrefs = [absolute_url(page_url, a.get("href")) for a in tr.find_all("a", href=True)]
+    project_id, is_cx, link = _project(hrefs)
+    if not project_id:
+        return None, "no project link (/notice/CX… or projectForwarding.do?pid=…)"
+    if not title:
+        return None, f"project {project_id}: empty title"
+    deadline_cell = cells[selectors.CELL_DEADLINE]
+    no_deadline = text_of(deadline_cell).casefold().startswith(selectors.NO_DEADLINE)
+    return (
+        ListRow(
+            project_id=project_id,
+            is_cx=is_cx,
+            title=title,
+            notice_type=text_of(cells[selectors.CELL_TYPE], limit=200),
+            buyer_name=text_of(cells[selectors.CELL_PUBLISHER], limit=500),
+            published_at=german_datetime(cells[selectors.CELL_PUBLISHED]),
+            submission_deadline=None if no_deadline else german_datetime(deadline_cell, end_of_day=True),
+            url=notice_url(base_url, project_id) if is_cx else link,
+        ),
+        "",
+    )
+
+
+def _project(hrefs: list[str]) -> tuple[str, bool, str]:
+    """(project id, is a CX id, link) from a row's links: a CX id anywhere wins over a numeric pid."""
+    for href in hrefs:
+        parts = urlsplit(href)
+        candidates = [*parts.path.split("/"), *(value for _, value in parse_qsl(parts.query))]
+        for candidate in candidates:
+            if selectors.PROJECT_ID.fullmatch(candidate):
+                return candidate, True, href
+    for href in hrefs:
+        pid = dict(parse_qsl(urlsplit(href).query)).get(selectors.FORWARD_PARAM, "")
+        if pid.isascii() and pid.isalnum() and len(pid) <= 40:
+            return pid, False, href
+    return "", False, ""
+
+
+def notice_kind(notice_type: str) -> NoticeKind:
+    lowered = notice_type.casefold()
+    for markers, kind in (
+        (selectors.AWARD_TYPES, NoticeKind.AWARD),
+        (selectors.CANCELLATION_TYPES, NoticeKind.CANCELLATION),
+        (selectors.CHANGE_TYPES, NoticeKind.CHANGE),
+        (selectors.PRIOR_TYPES, NoticeKind.PRIOR_INFORMATION),
+    ):
+        if any(marker in lowered for marker in markers):
+            return kind
+    return NoticeKind.CONTRACT_NOTICE
+
+
+def _rule_and_procedure(notice_type: str) -> tuple[str, str]:
+    """("VOB/A", "public_tender") from "VOB/A Öffentliche Ausschreibung"; unknown procedures stay ""."""
+    match = selectors.RULE_PREFIX.match(notice_type)
+    rule = match.group(1) if match else ""
+    rest = notice_type[match.end() :] if match else notice_type
+    code = procedure_type_code(rest)
+    return rule, "" if code == "other" else code
+
+
+@dataclass(frozen=True)
+class ProjectPage:
+    project_id: str
+    facts: NoticeFacts
+    notice_type: str
+
+
+def parse_project_page(page: HtmlPage, *, fallback_id: str = "") -> ProjectPage | None:
+    """A saved project overview page, or None when it names no CX project or has no title."""
+    values = LabelValues.of(label_value_pairs([page.soup]))
+    project_id = _page_project_id(page) or fallback_id
+    facts = notice_facts(values, selectors.LABELS)
+    if not facts.title:
+        heading = page.soup.select_one(selectors.DETAIL_HEADING)
+        facts = replace(facts, title=text_of(heading, limit=_TITLE_LIMIT))
+    if not project_id or not facts.title or not values.pairs:
+        return None
+    return ProjectPage(project_id=project_id, facts=facts, notice_type=values.get(selectors.LABELS["type"]))
+
+
+def _page_project_id(page: HtmlPage) -> str:
+    """The page's own CX id: from its canonical link, else the one its links name most often."""
+    for element in page.soup.select(selectors.CANONICAL_LINKS):
+        found = selectors.PROJECT_ID.findall(str(element.get("href") or element.get("content") or ""))
+        if found:
+            return found[0]
+    counts = Counter(
+        found
+        for a in page.soup.find_all(["a", "form"])
+        for found in selectors.PROJECT_ID.findall(str(a.get("href") or a.get("action") or ""))
+    )
+    return counts.most_common(1)[0][0] if counts else ""
+
+
+def notice_record(
+    *, source: str, base_url: str, row: ListRow | None, project: ProjectPage | None = None
+) -> NoticeRecord:
+    """One notice from its list row, a saved project page, or both (the row wins for list fields)."""
+    if row is None and project is None:
+        raise ValueError("notice_record needs a list row or a project page")
+    project_id = row.project_id if row is not None else project.project_id  # type: ignore[union-attr]
+    is_cx = row.is_cx if row is not None else True
+    facts = project.facts if project is not None else NoticeFacts()
+    notice_type = (row.notice_type if row else "") or (project.notice_type if project else "")
+    kind = notice_kind(notice_type)
+    rule, procedure = _rule_and_procedure(notice_type)
+    if not procedure and facts.procedure:
+        procedure = procedure_type_code(facts.procedure)
+    status = {NoticeKind.AWARD: TenderStatus.AWARDED, NoticeKind.CANCELLATION: TenderStatus.CANCELLED}
+    return NoticeRecord(
+        source=source,
+        source_notice_id=project_id,
+        kind=kind,
+        status=status.get(kind, TenderStatus.ACTIVE),
+        portal_references=(f"cosinex:{project_id}",) if is_cx else (),
+        title=(row.title if row else "") or facts.title,
+        description=facts.description,
+        buyer_name=(row.buyer_name if row else "") or facts.buyer_name,
+        procedure_type=procedure,
+        cpv_codes=facts.cpv_codes,
+        nuts_codes=facts.nuts_codes,
+        bundesland=bundesland_for_nuts(facts.nuts_codes),
+        postal_code=facts.postal_code,
+        town=facts.town,
+        country=facts.country,
+        estimated_value=facts.estimated_value,
+        currency=facts.currency if facts.estimated_value is not None else "",
+        published_at=(row.published_at if row else None) or facts.published_at,
+        submission_deadline=(row.submission_deadline if row else None) or facts.submission_deadline,
+        questions_deadline=facts.questions_deadline,
+        url=row.url if row is not None else notice_url(base_url, project_id),
+        payload={
+            "format": "cosinex-html",
+            "type": notice_type,
+            "rule": rule,
+            "reference": facts.reference,
+            "detail": project is not None,
+        },
+    )

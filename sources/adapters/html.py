@@ -1,0 +1,312 @@
+"""What the HTML portal adapters (NetServer, cosinex) share: decoding, parsing, cell texts, settings.
+
+Why one place: portal pages are old Java servlet output in windows-1252/ISO-8859-1,
+often declared only in ``<meta>``, sometimes mislabelled. Decoding goes through
+``sources.decoding.decode_bytes`` (never BeautifulSoup's own guessing), the text is
+parsed with BeautifulSoup + lxml, and every value that reaches a ``NoticeRecord``
+passes :func:`text_of`, so umlauts and "€" survive and no U+FFFD is ever stored.
+
+Mislabelled pages: when the declared (or assumed) encoding is UTF-8 but the bytes are
+not valid UTF-8, the page is re-read as windows-1252 if it contains no valid UTF-8
+multi-byte sequence at all (a legacy single-byte page: nothing is lost, ``declared_by`` is
+"fallback"); otherwise it stays UTF-8, the replacement characters are dropped from values
+and ``HtmlPage.problem`` says so.
+
+Limits: label matching is by normalised text (case, colon and whitespace ignored;
+exact match first, then prefix); a label that a portal renames is not found and the
+field stays empty, it never takes a neighbour's value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from bs4 import BeautifulSoup, Tag
+
+from sources.decoding import Decoded, decode_bytes
+from sources.fetching.policy import normalise_host
+from sources.normalise import (
+    clean_text,
+    normalise_postal_code,
+    nuts_codes_from,
+    parse_decimal,
+    parse_german_datetime,
+    unique_cpv,
+)
+
+__all__ = [
+    "LOOPBACK_HOSTS",
+    "HtmlPage",
+    "LabelValues",
+    "NoticeFacts",
+    "absolute_url",
+    "bounded_int",
+    "german_datetime",
+    "host_list",
+    "label_value_pairs",
+    "money",
+    "notice_facts",
+    "parse_html",
+    "portal_url",
+    "text_of",
+]
+
+REPLACEMENT_CHAR = "\ufffd"
+# Plain http is tolerated only for these (local test servers); production fetchers refuse loopback anyway.
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+_NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
+_LABEL_NOISE = re.compile(r"[\s:]+")
+_CURRENCY = re.compile(r"(EUR|€)", re.IGNORECASE)
+_AMOUNT = re.compile(r"\d[\d.,\s]*\d|\d")
+_TIME = re.compile(r"\d{1,2}:\d{2}")
+
+
+@dataclass(frozen=True)
+class HtmlPage:
+    soup: BeautifulSoup
+    text: str  # the decoded document, for marker checks
+    encoding: str
+    declared_by: str
+    problem: str = ""  # set when characters had to be dropped (undecodable bytes)
+
+
+def parse_html(data: bytes, *, content_type: str | None = None, label: str = "page") -> HtmlPage:
+    """Decode ``data`` like a browser (see module docstring) and parse it with lxml."""
+    decoded = decode_bytes(data, content_type=content_type)
+    problem = ""
+    if decoded.garbled and decoded.encoding == "utf-8" and not _NON_ASCII.search(decoded.text):
+        decoded = Decoded(
+            text=decode_bytes(data, content_type="text/html; charset=windows-1252").text,
+            encoding="windows-1252",
+            declared_by="fallback",
+            garbled=False,
+        )
+    elif decoded.garbled:
+        problem = f"{label}: invalid {decoded.encoding} byte sequences; the affected characters were dropped"
+    soup = BeautifulSoup(decoded.text, "lxml")
+    return HtmlPage(
+        soup=soup, text=decoded.text, encoding=decoded.encoding, declared_by=decoded.declared_by, problem=problem
+    )
+
+
+def text_of(node: Tag | str | None, *, separator: str = " ", limit: int | None = None) -> str:
+    """Visible text of ``node`` (or a string), NFC, whitespace collapsed, never a U+FFFD."""
+    if node is None:
+        return ""
+    raw = node if isinstance(node, str) else node.get_text(separator)
+    return clean_text(raw.replace(REPLACEMENT_CHAR, ""), limit=limit)
+
+
+def german_datetime(node: Tag | str | None, *, end_of_day: bool = False) -> datetime | None:
+    """``dd.mm.yyyy[ HH:MM]`` (Europe/Berlin) from a cell; an ``abbr[title]`` (full date and time) wins.
+
+    ``end_of_day``: a date without time means 23:59 (deadlines: the whole day counts), else 00:00.
+    """
+    candidates = []
+    if isinstance(node, Tag) and (abbr := node.find("abbr", title=True)) is not None:
+        candidates.append(text_of(str(abbr["title"])))
+    candidates.append(text_of(node))
+    for text in candidates:
+        value = parse_german_datetime(text) if text else None
+        if value is not None:
+            return value.replace(hour=23, minute=59) if end_of_day and not _TIME.search(text) else value
+    return None
+
+
+def money(text: str) -> tuple[Decimal | None, str]:
+    """(Decimal amount, "EUR" or "") from e.g. "Wert: 1.234.567,89 EUR"; (None, "") if there is no number."""
+    match = _AMOUNT.search(text or "")
+    amount = parse_decimal(match.group(0).replace(" ", "")) if match else None
+    if amount is None:
+        return None, ""
+    return amount, "EUR" if _CURRENCY.search(text) else ""
+
+
+def absolute_url(base: str, href: str | None) -> str:
+    """``href`` resolved against ``base``; only http(s) results, "" otherwise (javascript:, mailto:)."""
+    if not href:
+        return ""
+    url = urljoin(base, href.strip())
+    return url if urlsplit(url).scheme in ("http", "https") else ""
+
+
+def _label_key(label: str) -> str:
+    return _LABEL_NOISE.sub(" ", label.casefold()).strip()
+
+
+@dataclass(frozen=True)
+class LabelValues:
+    """Label/value pairs of a detail page, looked up by any of several label spellings."""
+
+    pairs: tuple[tuple[str, str], ...] = ()
+    _keys: tuple[str, ...] = field(default=(), repr=False)
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[str, str]]) -> LabelValues:
+        kept = tuple((label, value) for label, value in pairs if label and value)
+        return cls(pairs=kept, _keys=tuple(_label_key(label) for label, _ in kept))
+
+    def all(self, labels: Iterable[str]) -> list[str]:
+        """Values of every row labelled with one of ``labels`` (page order); if none is, of rows whose
+        label starts with one of them."""
+        wanted = [_label_key(label) for label in labels]
+        rows = list(zip(self._keys, (value for _, value in self.pairs), strict=True))
+        exact = [value for key, value in rows if key in wanted]
+        return exact or [value for key, value in rows if any(key.startswith(w) for w in wanted)]
+
+    def get(self, labels: Iterable[str]) -> str:
+        """The value of the first label in ``labels`` (priority order) present exactly, else by prefix."""
+        wanted = [_label_key(label) for label in labels]
+        rows = list(zip(self._keys, (value for _, value in self.pairs), strict=True))
+        for matches in (lambda key, w: key == w, lambda key, w: key.startswith(w)):
+            for w in wanted:
+                for key, value in rows:
+                    if matches(key, w):
+                        return value
+        return ""
+
+
+def label_value_pairs(containers: Iterable[Tag]) -> list[tuple[str, str]]:
+    """Two-cell table rows (``th``/``td``) and ``dt``/``dd`` pairs inside ``containers``.
+
+    Rows with another number of cells (section headings, nested layout) are skipped.
+    Values keep line breaks as single newlines (addresses).
+    """
+    pairs: list[tuple[str, str]] = []
+    for container in containers:
+        for row in container.find_all("tr"):
+            cells = row.find_all(["td", "th"], recursive=False)
+            if len(cells) == 2:
+                pairs.append((text_of(cells[0]), text_of(cells[1], separator="\n")))
+        for term in container.find_all("dt"):
+            definition = term.find_next_sibling("dd")
+            if definition is not None:
+                pairs.append((text_of(term), text_of(definition, separator="\n")))
+    return pairs
+
+
+# -- detail pages: label/value rows -> notice facts ------------------------------------------
+
+_CPV = re.compile(r"\b\d{8}(?:-\d)?\b")
+_NUTS = re.compile(r"\bDE[0-9A-G][0-9A-Z]{0,2}\b")
+
+
+@dataclass(frozen=True)
+class NoticeFacts:
+    """What a portal's detail page says about a notice; empty where its label is absent."""
+
+    title: str = ""
+    description: str = ""
+    buyer_name: str = ""
+    reference: str = ""
+    procedure: str = ""
+    cpv_codes: tuple[str, ...] = ()
+    postal_code: str = ""
+    town: str = ""
+    nuts_codes: tuple[str, ...] = ()
+    estimated_value: Decimal | None = None
+    currency: str = ""
+    published_at: datetime | None = None
+    submission_deadline: datetime | None = None
+    questions_deadline: datetime | None = None
+
+    @property
+    def country(self) -> str:
+        """ "DEU" when the place is German (PLZ or German NUTS code), else unknown."""
+        return "DEU" if self.postal_code or any(code.startswith("DE") for code in self.nuts_codes) else ""
+
+
+def notice_facts(values: LabelValues, labels: Mapping[str, Iterable[str]]) -> NoticeFacts:
+    """Read the fields named in ``labels`` (keys as in the portal selector modules) from ``values``.
+
+    CPV codes are collected from every CPV row (main and additional); a place such as
+    "73033 Göppingen" gives postal code and town; NUTS codes are taken from the NUTS rows and
+    from the place text; the buyer is the first line of its value (the rest is its address).
+    """
+
+    def get(key: str) -> str:
+        return values.get(labels.get(key, ()))
+
+    place = "\n".join(values.all(labels.get("place", ())))
+    postal_code = normalise_postal_code(place)
+    amount, currency = money(get("value"))
+    return NoticeFacts(
+        title=text_of(get("title"), limit=1000),
+        description=text_of(get("description"), limit=20000),
+        buyer_name=get("buyer").split("\n", 1)[0],
+        reference=get("reference"),
+        procedure=get("procedure"),
+        cpv_codes=unique_cpv(_CPV.findall(" ".join(values.all(labels.get("cpv", ()))))),
+        postal_code=postal_code,
+        town=_town(place, postal_code),
+        nuts_codes=nuts_codes_from(_NUTS.findall(" ".join([*values.all(labels.get("nuts", ())), place]))),
+        estimated_value=amount,
+        currency=currency,
+        published_at=parse_german_datetime(get("published")),
+        submission_deadline=german_datetime(get("deadline"), end_of_day=True),
+        questions_deadline=german_datetime(get("questions"), end_of_day=True),
+    )
+
+
+def _town(place: str, postal_code: str) -> str:
+    for line in place.split("\n"):
+        if postal_code and postal_code in line:
+            return text_of(line.split(postal_code, 1)[1].strip(" ,-"), limit=200)
+    return ""
+
+
+# -- settings shared by the portal adapters ---------------------------------------------------
+
+
+def host_list(value: Any, errors: list[str], *, name: str = "allowed_hosts") -> list[str]:
+    if value in (None, [], ()):
+        return []
+    if not isinstance(value, (list, tuple)) or not all(isinstance(h, str) and h.strip() for h in value):
+        errors.append(f"{name} must be a list of host names, got {value!r}.")
+        return []
+    return list(dict.fromkeys(normalise_host(h) for h in value))
+
+
+def bounded_int(settings: Mapping[str, Any], name: str, default: int, low: int, high: int, errors: list[str]) -> int:
+    value = settings.get(name, default)
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        errors.append(f"{name} must be a whole number from {low} to {high}, got {value!r}.")
+        return default
+    return value
+
+
+def portal_url(value: Any, *, name: str, hosts: Iterable[str], errors: list[str], example: str) -> str:
+    """A https URL (http only for loopback) without credentials, query or fragment, on one of ``hosts``."""
+    if not isinstance(value, str) or not value.strip():
+        errors.append(f"{name} must be a URL such as {example}, got {value!r}.")
+        return ""
+    value = value.strip()
+    try:
+        parts = urlsplit(value)
+        host = normalise_host(parts.hostname or "")
+        parts.port  # noqa: B018 - raises ValueError for a malformed port
+    except ValueError as exc:
+        errors.append(f"{name} {value!r} is no valid URL: {exc}.")
+        return ""
+    allowed = set(hosts)
+    if not host:
+        errors.append(f"{name} {value!r} has no host.")
+    elif not (parts.scheme == "https" or (parts.scheme == "http" and host in LOOPBACK_HOSTS)):
+        errors.append(f"{name} must use https, got {parts.scheme or 'no'} scheme in {value!r}.")
+    elif parts.username is not None or parts.password is not None:
+        errors.append(f"{name} must not contain credentials (public pages only).")
+    elif parts.fragment:
+        errors.append(f"{name} must not carry a fragment, got {value!r}.")
+    elif host not in allowed:
+        errors.append(f"{name} host {host!r} is not allowed; allowed: {', '.join(sorted(allowed))}.")
+    else:
+        return value
+    return ""

@@ -1,0 +1,241 @@
+"""One NetServer run: result pages of each category, the detail page behind each row, caps.
+
+See the package docstring for the rules; this module applies them to a Fetcher. One
+``FetchedBatch`` per result page (its rows and their details), no cursor: NetServer
+lists what is online now, newest first, and the ingest upserts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from sources.adapters.base import FetchedBatch
+from sources.adapters.html import parse_html
+from sources.conditional import ConditionalFetcher, fetcher_forget, fetcher_knows
+from sources.fetching import (
+    Blocked,
+    BlockedByRobots,
+    DisallowedHost,
+    Fetcher,
+    FetchError,
+    FetchResult,
+    RetryAfterTooLong,
+    detect_wall,
+    raise_for_wall,
+)
+from sources.records import NoticeRecord
+
+from . import selectors
+from .options import detail_url, search_url
+from .parse import DetailFacts, ResultRow, notice_record, parse_detail_page, parse_result_page
+
+# Errors that say "stop talking to this portal now", whatever page they came from.
+_FATAL = (Blocked, DisallowedHost, RetryAfterTooLong)
+# Two result pages failing in a row: the portal is struggling; stop the category.
+MAX_FAILED_PAGES_IN_ROW = 2
+
+
+@dataclass
+class _PageWork:
+    records: list[NoticeRecord] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    bytes: int = 0
+    requests: int = 0
+    not_modified: int = 0
+    complete: bool = True
+
+    def batch(self, scope: str) -> FetchedBatch:
+        return FetchedBatch(
+            records=tuple(self.records),
+            problems=tuple(self.problems),
+            missing=tuple(self.missing),
+            bytes=self.bytes,
+            requests=self.requests,
+            not_modified=self.not_modified,
+            scope=scope,
+        )
+
+
+class NetServerCrawl:
+    """State of one run: byte and detail budgets, notices already handled."""
+
+    def __init__(self, *, source: str, settings: dict[str, Any], fetcher: Fetcher | ConditionalFetcher) -> None:
+        self.source = source
+        self.settings = settings
+        self.base_url: str = settings["base_url"]
+        self.fetcher = fetcher
+        self.bytes_used = 0
+        self.details_left: int = settings["max_details"]
+        self.details_unavailable = ""  # set when robots.txt forbids detail pages for this run
+        self.seen: set[str] = set()
+
+    def run(self) -> Iterator[FetchedBatch]:
+        for category in self.settings["categories"]:
+            yield from self._category(category)
+
+    # -- result pages -------------------------------------------------------------------------
+
+    def _category(self, category: str) -> Iterator[FetchedBatch]:
+        page_size, max_pages = self.settings["page_size"], self.settings["max_pages"]
+        start, failures_in_row, step_reported = 0, 0, False
+        last_read = ""  # forgotten when the walk leaves a gap after it, so the next run walks on from there
+        for page_number in range(1, max_pages + 1):
+            scope = f"{category} Start={start}"
+            url = search_url(self.base_url, category=category, start=start, page_size=page_size)
+            if self.bytes_used >= self.settings["max_bytes"]:
+                fetcher_forget(self.fetcher, last_read)
+                yield FetchedBatch(missing=(self._cap_message(category, start, "max_bytes"),), scope=scope)
+                return
+            try:
+                result = self.fetcher.get(url)
+            except _FATAL:
+                raise
+            except FetchError as exc:
+                if page_number == 1:
+                    raise  # nothing of this category could be read: a failed run, never "zero notices"
+                fetcher_forget(self.fetcher, last_read)
+                failures_in_row += 1
+                missing = [f"{url}: {exc.reason}: {exc}"]
+                if failures_in_row >= MAX_FAILED_PAGES_IN_ROW:
+                    missing.append(f"{category}: stopped after {failures_in_row} failing result pages in a row")
+                yield FetchedBatch(missing=tuple(missing), requests=1, scope=scope)
+                if failures_in_row >= MAX_FAILED_PAGES_IN_ROW:
+                    return
+                start += page_size
+                continue
+            failures_in_row = 0
+            self.bytes_used += len(result.body)
+            work = _PageWork(bytes=len(result.body), requests=1)
+            if result.not_modified and not result.body:
+                # 304: as after the last complete run, nothing new behind it. That run read the next
+                # offset only if there was one, so an unknown next page means the list ended here.
+                work.not_modified = 1
+                next_start: int | None = start + page_size
+                next_url = search_url(self.base_url, category=category, start=start + page_size, page_size=page_size)
+                if not fetcher_knows(self.fetcher, next_url):
+                    next_start = None
+            else:
+                next_start = self._result_page(result, url, category, work)
+                if next_start is not None and next_start - start != page_size and not step_reported:
+                    step_reported = True
+                    work.problems.append(
+                        f"{category}: the portal pages by {next_start - start} rows, not page_size={page_size}; "
+                        f"set page_size to {next_start - start} so unchanged pages are skipped correctly"
+                    )
+                if not work.complete:
+                    fetcher_forget(self.fetcher, url)
+            last_read = url
+            if next_start is not None and page_number == max_pages:
+                work.missing.append(self._cap_message(category, next_start, "max_pages"))
+                fetcher_forget(self.fetcher, url)
+            yield work.batch(scope)
+            if next_start is None:
+                return
+            start = next_start
+
+    def _result_page(self, result: FetchResult, url: str, category: str, work: _PageWork) -> int | None:
+        page = parse_html(result.body, content_type=result.content_type, label=url)
+        raise_for_wall(result, expected_marker=selectors.RESULT_MARKER, text=page.text)
+        parsed = parse_result_page(page, category=category, label=url)
+        if not parsed.has_table and not parsed.says_empty:
+            raise Blocked(result.final_url, "missing-result-container")
+        if parsed.unmatched_rows and not parsed.rows:
+            raise Blocked(result.final_url, "changed-layout")
+        work.problems.extend(parsed.problems)
+        if result.not_modified:
+            work.not_modified = 1  # same bytes as after the last complete run: skip its details
+        else:
+            self._rows(parsed.rows, work)
+        return parsed.next_start(_start_of(url))
+
+    def _cap_message(self, category: str, start: int, cap: str) -> str:
+        return (
+            f"{category}: stopped at {cap}={self.settings[cap]}; result pages from Start={start} on were not "
+            f"fetched this run. Raise {cap} if this repeats."
+        )
+
+    # -- detail pages -------------------------------------------------------------------------
+
+    def _rows(self, rows: tuple[ResultRow, ...], work: _PageWork) -> None:
+        fresh = [row for row in rows if row.oid not in self.seen]
+        self.seen.update(row.oid for row in fresh)
+        if self.settings["max_details"] == 0:  # list only, by configuration
+            work.records.extend(self._record(row) for row in fresh)
+            return
+        planned = [(row, detail_url(self.base_url, oid=row.oid, category=row.category)) for row in fresh]
+        known = {url for _, url in planned if fetcher_knows(self.fetcher, url)}
+        planned.sort(key=lambda item: item[1] in known)  # never-seen notices get the detail budget first
+        skipped = 0
+        for row, url in planned:
+            reason = self._detail_budget_exhausted()
+            if reason:
+                skipped += 1
+                self._without_detail(row, url in known, work)
+                continue
+            self._detail(row, url, url in known, work)
+        if skipped:
+            reason = self._detail_budget_exhausted()
+            work.missing.append(f"{skipped} detail pages not fetched ({reason}); they are fetched on a later run")
+
+    def _detail_budget_exhausted(self) -> str:
+        if self.details_unavailable:
+            return self.details_unavailable
+        if self.details_left <= 0:
+            return f"max_details={self.settings['max_details']} reached"
+        if self.bytes_used >= self.settings["max_bytes"]:
+            return f"max_bytes={self.settings['max_bytes']} reached"
+        return ""
+
+    def _detail(self, row: ResultRow, url: str, known: bool, work: _PageWork) -> None:
+        self.details_left -= 1
+        try:
+            result = self.fetcher.get(url)
+        except _FATAL:
+            raise
+        except BlockedByRobots as exc:
+            self.details_unavailable = f"robots.txt forbids detail pages: {exc.reason}"
+            work.missing.append(f"{url}: {exc.reason}: {exc}")
+            self._without_detail(row, known, work)
+            return
+        except FetchError as exc:
+            work.missing.append(f"{url}: {exc.reason}: {exc}")
+            self._without_detail(row, known, work)
+            return
+        work.requests += 1
+        work.bytes += len(result.body)
+        self.bytes_used += len(result.body)
+        if result.not_modified:
+            work.not_modified += 1  # the notice is as it was: no new record
+            return
+        page = parse_html(result.body, content_type=result.content_type, label=url)
+        wall = detect_wall(
+            requested_url=url, final_url=result.final_url, text=page.text, expected_marker=selectors.DETAIL_MARKER
+        )
+        facts = None if wall else parse_detail_page(page, page_url=url)
+        if wall or facts is None or facts.oid != row.oid:
+            fetcher_forget(self.fetcher, url)
+            why = f"blocked by a {wall} wall at {result.final_url}" if wall else "not the notice's detail page"
+            work.missing.append(f"{url}: {why}")
+            self._without_detail(row, known, work)
+            return
+        if page.problem:
+            work.problems.append(page.problem)
+        work.records.append(self._record(row, facts, url))
+
+    def _without_detail(self, row: ResultRow, known: bool, work: _PageWork) -> None:
+        """A notice seen for the first time is recorded from its row; a known one keeps its stored details."""
+        work.complete = False
+        if not known:
+            work.records.append(self._record(row))
+
+    def _record(self, row: ResultRow, facts: DetailFacts | None = None, url: str = "") -> NoticeRecord:
+        return notice_record(source=self.source, base_url=self.base_url, row=row, detail=facts, url=url)
+
+
+def _start_of(url: str) -> int:
+    value = dict(parse_qsl(urlsplit(url).query)).get(selectors.START_PARAM, "0")
+    return int(value) if value.isdigit() else 0
