@@ -1,11 +1,25 @@
-"""The portal (tenant host): dashboard, search, detail, saved searches, triage, exports."""
+"""The portal (tenant host): dashboard, search, detail, saved searches, triage, pipeline, exports."""
 
-from django.contrib.auth.decorators import login_required
 from django.urls import path
-from django.views.generic import TemplateView
+
+from notifications.portal.views import overview, profiles, search, tender
 
 app_name = "portal"
 
 urlpatterns = [
-    path("", login_required(TemplateView.as_view(template_name="portal/dashboard.html")), name="dashboard"),
+    path("", overview.dashboard, name="dashboard"),
+    path("suche/", search.search, name="search"),
+    path("suche/export.csv", search.search_export, name="search-export"),
+    path("ausschreibung/<int:tender_id>/", tender.tender_page, name="tender"),
+    path("ausschreibung/<int:tender_id>/bewertung/", tender.tender_triage, name="triage"),
+    path("suchprofile/", profiles.profile_list, name="profiles"),
+    path("suchprofile/neu/", profiles.profile_create, name="profile-create"),
+    path("suchprofile/vorschau/", profiles.profile_preview, name="profile-preview"),
+    path("suchprofile/<int:pk>/", profiles.profile_detail, name="profile"),
+    path("suchprofile/<int:pk>/bearbeiten/", profiles.profile_edit, name="profile-edit"),
+    path("suchprofile/<int:pk>/loeschen/", profiles.profile_delete, name="profile-delete"),
+    path("pipeline/", overview.pipeline, name="pipeline"),
+    path("kalender/neuer-link/", overview.calendar_rotate, name="calendar-rotate"),
+    path("kalender/<str:token>.ics", overview.calendar_feed, name="calendar"),
+    path("sprache/", overview.language_switch, name="language"),
 ]

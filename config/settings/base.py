@@ -93,6 +93,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "notifications.portal.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -204,6 +205,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
+    # Partner API requests per API key (notifications.api.throttling).
+    "DEFAULT_THROTTLE_RATES": {"api_key": env_str("API_KEY_THROTTLE_RATE", "120/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Tender Radar API",
@@ -241,4 +244,17 @@ PLATFORM_PERIODIC_TASKS: dict[str, dict] = {
         "queue": "ingest",
         "description": "Marks tenders whose deadline passed as expired",
     },
+    "notifications: check mailboxes": {
+        "task": "notifications.check_all_mailboxes",
+        "minutes": 15,
+        "queue": "notify",
+        "description": "Reads portal alert e-mails from every tenant's mailbox (one jittered task per tenant)",
+    },
+}
+# Webhook events due for (re)delivery, every tenant; sending starts at once after matching, this catches retries.
+PLATFORM_PERIODIC_TASKS["notifications: send due webhooks"] = {
+    "task": "notifications.webhooks_fanout",
+    "minutes": 1,
+    "queue": "notify",
+    "description": "Queues notifications.send_due_webhooks for every active tenant",
 }

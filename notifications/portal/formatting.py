@@ -1,0 +1,230 @@
+"""Pure presentation rules of the portal: deadline wording, change history, chart geometry, safe links.
+
+No ORM and no request here: these functions take plain values, so every rule
+is tested without a database. Wording is translated at call time (gettext).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from urllib.parse import urlsplit
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from sources.normalise import BERLIN, procedure_type_label
+from tenders.filters import TenderFilters
+from tenders.models import TenderStatus
+
+# --- deadlines ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeadlineDistance:
+    text: str
+    urgency: str  # "past" | "urgent" (≤ 3 days) | "soon" (≤ 7 days) | "later"
+
+
+def deadline_distance(deadline: datetime | None, *, now: datetime) -> DeadlineDistance | None:
+    """ "heute", "morgen", "in N Tagen" or "abgelaufen", counted in Berlin calendar days."""
+    if deadline is None:
+        return None
+    if deadline < now:
+        return DeadlineDistance(_("abgelaufen"), "past")
+    days = (deadline.astimezone(BERLIN).date() - now.astimezone(BERLIN).date()).days
+    if days == 0:
+        text = _("heute")
+    elif days == 1:
+        text = _("morgen")
+    else:
+        text = ngettext("in %(days)d Tag", "in %(days)d Tagen", days) % {"days": days}
+    urgency = "urgent" if days <= 3 else "soon" if days <= 7 else "later"
+    return DeadlineDistance(text, urgency)
+
+
+# --- version history ---------------------------------------------------------------------------------------
+
+CHANGE_LABELS = {
+    "submission_deadline": gettext_lazy("Angebotsfrist"),
+    "questions_deadline": gettext_lazy("Frist für Bieterfragen"),
+    "status": gettext_lazy("Status"),
+    "estimated_value": gettext_lazy("Geschätzter Wert"),
+    "title": gettext_lazy("Titel"),
+}
+_DATETIME_FIELDS = {"submission_deadline", "questions_deadline"}
+NOTICE_KIND_LABELS = {
+    "prior_information": gettext_lazy("Vorinformation"),
+    "contract_notice": gettext_lazy("Auftragsbekanntmachung"),
+    "change": gettext_lazy("Änderungsbekanntmachung"),
+    "award": gettext_lazy("Vergabebekanntmachung"),
+    "cancellation": gettext_lazy("Aufhebung"),
+}
+
+
+def notice_kind_label(kind: str) -> str:
+    return str(NOTICE_KIND_LABELS.get(kind, kind))
+
+
+# The German names of sources.normalise.PROCEDURE_TYPES, marked for translation (shared code has no UI strings).
+PROCEDURE_TYPE_LABELS = {
+    "open": gettext_lazy("Offenes Verfahren"),
+    "restricted": gettext_lazy("Nicht offenes Verfahren"),
+    "negotiated_with_call": gettext_lazy("Verhandlungsverfahren mit Teilnahmewettbewerb"),
+    "negotiated_without_call": gettext_lazy("Verhandlungsverfahren ohne Teilnahmewettbewerb"),
+    "competitive_dialogue": gettext_lazy("Wettbewerblicher Dialog"),
+    "innovation_partnership": gettext_lazy("Innovationspartnerschaft"),
+    "public_tender": gettext_lazy("Öffentliche Ausschreibung"),
+    "limited_tender": gettext_lazy("Beschränkte Ausschreibung"),
+    "negotiated_award": gettext_lazy("Verhandlungsvergabe"),
+    "other": gettext_lazy("Sonstiges Verfahren"),
+}
+
+
+def procedure_type_text(code: str) -> str:
+    """The procedure type in the current language; unknown codes fall back to the shared German label."""
+    if code in PROCEDURE_TYPE_LABELS:
+        return str(PROCEDURE_TYPE_LABELS[code])
+    return procedure_type_label(code) or code
+
+
+@dataclass(frozen=True)
+class ChangeLine:
+    field: str
+    label: str
+    kind: str  # "datetime" | "money" | "text": how the template formats old/new
+    old: object
+    new: object
+
+
+def _change_value(name: str, raw):
+    if raw in (None, ""):
+        return None
+    if name in _DATETIME_FIELDS:
+        try:
+            return datetime.fromisoformat(str(raw))
+        except ValueError:
+            return str(raw)
+    if name == "estimated_value":
+        try:
+            return Decimal(str(raw))
+        except InvalidOperation:
+            return str(raw)
+    if name == "status":
+        return TenderStatus(raw).label if raw in TenderStatus.values else str(raw)
+    return str(raw)
+
+
+def change_lines(changes: Mapping | None) -> list[ChangeLine]:
+    """``TenderVersion.changes`` ({field: [old, new]}) as labelled lines; malformed entries are skipped."""
+    lines = []
+    for name, pair in (changes or {}).items():
+        if not isinstance(pair, list | tuple) or len(pair) != 2:
+            continue
+        kind = "datetime" if name in _DATETIME_FIELDS else "money" if name == "estimated_value" else "text"
+        old, new = _change_value(name, pair[0]), _change_value(name, pair[1])
+        if kind == "datetime" and not all(v is None or isinstance(v, datetime) for v in (old, new)):
+            kind = "text"
+        if kind == "money" and not all(v is None or isinstance(v, Decimal) for v in (old, new)):
+            kind = "text"
+        lines.append(ChangeLine(name, str(CHANGE_LABELS.get(name, name)), kind, old, new))
+    return lines
+
+
+# --- saved search summary -------------------------------------------------------------------------------------
+
+FILTER_LABELS = {
+    "q": gettext_lazy("Suchbegriffe"),
+    "cpv": gettext_lazy("CPV"),
+    "bundesland": gettext_lazy("Bundesland"),
+    "plz": gettext_lazy("PLZ beginnt mit"),
+    "value_min": gettext_lazy("Wert ab"),
+    "value_max": gettext_lazy("Wert bis"),
+    "deadline_days": gettext_lazy("Frist innerhalb (Tage)"),
+    "deadline_until": gettext_lazy("Frist bis"),
+    "published_since": gettext_lazy("Veröffentlicht seit"),
+    "status": gettext_lazy("Status"),
+    "portal": gettext_lazy("Quelle"),
+}
+
+
+def filters_summary(filters: TenderFilters) -> list[tuple[str, str]]:
+    """Readable (label, value) pairs of the set filters, in form order."""
+    rows = []
+    for name, label in FILTER_LABELS.items():
+        value = getattr(filters, name)
+        if value in (None, "", ()):
+            continue
+        if name == "status":
+            value = ", ".join(str(TenderStatus(s).label) for s in value)
+        elif isinstance(value, tuple):
+            value = ", ".join(value)
+        elif isinstance(value, date):
+            value = value.strftime("%d.%m.%Y")
+        rows.append((str(label), str(value)))
+    return rows
+
+
+# --- links ------------------------------------------------------------------------------------------------------
+
+
+def external_url(url: str | None) -> str:
+    """The URL if it is an absolute http(s) link, else "": portals' data must never inject javascript: links."""
+    if not url:
+        return ""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return ""
+    return url.strip() if parts.scheme in ("http", "https") and parts.netloc else ""
+
+
+# --- chart ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bar:
+    day: date
+    count: int
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True)
+class DailyChart:
+    bars: tuple[Bar, ...]
+    width: int
+    height: int
+    max_count: int
+    total: int
+
+
+def daily_chart(
+    counts: Mapping[date, int], *, end: date, days: int = 30, width: int = 600, height: int = 120
+) -> DailyChart:
+    """Bar geometry for ``days`` days ending at ``end`` (days without tenders are zero-height bars)."""
+    series = [(end - timedelta(days=offset), 0) for offset in range(days - 1, -1, -1)]
+    series = [(day, int(counts.get(day, 0))) for day, _zero in series]
+    max_count = max((count for _day, count in series), default=0)
+    slot = width / days
+    gap = min(2.0, slot * 0.2)
+    bars = []
+    for index, (day, count) in enumerate(series):
+        bar_height = round(height * count / max_count, 2) if max_count else 0.0
+        if count and bar_height < 1:
+            bar_height = 1.0  # a day with tenders is never invisible
+        bars.append(
+            Bar(
+                day=day,
+                count=count,
+                x=round(index * slot, 2),
+                y=round(height - bar_height, 2),
+                width=round(slot - gap, 2),
+                height=bar_height,
+            )
+        )
+    return DailyChart(tuple(bars), width, height, max_count, sum(c for _d, c in series))

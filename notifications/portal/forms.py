@@ -1,0 +1,190 @@
+"""Forms of the portal.
+
+The search filters are *rendered* by ``FilterForm`` but *validated* only by
+``tenders.filters.parse_filters``: one rule set for portal, API and matching.
+``parse_search`` returns the parsed filters plus a form carrying the errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django import forms
+from django.conf import settings
+from django.forms.utils import ErrorDict
+from django.http import QueryDict
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+from notifications.models import TriageStatus
+from sources.normalise import BUNDESLAENDER
+from tenders.filters import FilterError, TenderFilters, parse_filters
+from tenders.models import TenderStatus
+
+ORDER_CHOICES = [
+    ("relevance", _("Relevanz")),
+    ("deadline", _("Frist (nächste zuerst)")),
+    ("published", _("Veröffentlichung (neueste zuerst)")),
+]
+
+# Shown instead of the builder's German messages when the page is not German.
+_ERROR_HINTS = {
+    "cpv": _("CPV-Code mit 8 Ziffern oder Abteilung/Gruppe mit 2 bis 7 Ziffern angeben."),
+    "bundesland": _("Bitte ein Bundesland aus der Liste wählen."),
+    "plz": _("PLZ-Anfang: 1 bis 5 Ziffern."),
+    "value_min": _("Bitte eine positive Zahl angeben (z. B. 100000)."),
+    "value_max": _("Bitte eine positive Zahl angeben, nicht kleiner als der Mindestwert."),
+    "deadline_days": _("Frist in Tagen: eine ganze Zahl von 1 bis 3650."),
+    "deadline_until": _("Datum im Format JJJJ-MM-TT angeben."),
+    "published_since": _("Datum im Format JJJJ-MM-TT angeben."),
+    "status": _("Bitte einen Status aus der Liste wählen."),
+    "triage": _("Bitte eine Bewertung aus der Liste wählen."),
+}
+
+
+def _message(name: str, message: str) -> str:
+    if (get_language() or "de").startswith("de") or name not in _ERROR_HINTS:
+        return message
+    return str(_ERROR_HINTS[name])
+
+
+class FilterForm(forms.Form):
+    """The filter fields with the URL parameter names of ``TenderFilters``; never validates by itself."""
+
+    q = forms.CharField(label=_("Suchbegriffe"), required=False)
+    cpv = forms.CharField(label=_("CPV-Codes"), required=False, help_text=_("mehrere durch Komma trennen"))
+    bundesland = forms.MultipleChoiceField(
+        label=_("Bundesland"),
+        required=False,
+        choices=[(name, name) for name in sorted(BUNDESLAENDER.values())],
+        widget=forms.SelectMultiple(attrs={"size": 4}),
+        help_text=_("Strg/⌘ + Klick wählt mehrere"),
+    )
+    plz = forms.CharField(label=_("PLZ beginnt mit"), required=False, max_length=5)
+    value_min = forms.CharField(label=_("Wert ab (€)"), required=False)
+    value_max = forms.CharField(label=_("Wert bis (€)"), required=False)
+    deadline_days = forms.CharField(label=_("Frist in den nächsten … Tagen"), required=False)
+    deadline_until = forms.CharField(
+        label=_("Frist bis"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    published_since = forms.CharField(
+        label=_("Veröffentlicht seit"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    status = forms.MultipleChoiceField(
+        label=_("Status"), required=False, choices=TenderStatus.choices, widget=forms.CheckboxSelectMultiple
+    )
+    portal = forms.MultipleChoiceField(
+        label=_("Quelle"),
+        required=False,
+        choices=[],
+        widget=forms.SelectMultiple(attrs={"size": 4}),
+        help_text=_("Strg/⌘ + Klick wählt mehrere"),
+    )
+
+    def __init__(self, *args, portals: list[tuple[str, str]] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["portal"].choices = list(portals)
+        self.fields["q"].widget.attrs.update({"placeholder": _('z. B. Straßenbau "Los 1" -Planung'), "type": "search"})
+        for name in ("value_min", "value_max", "deadline_days", "plz"):
+            self.fields[name].widget.attrs["inputmode"] = "numeric"
+
+    def full_clean(self):
+        # Validation belongs to tenders.filters.parse_filters; this form only displays values and errors.
+        self._errors = ErrorDict()
+        self.cleaned_data = {}
+
+    def show_errors(self, errors: dict[str, str]) -> None:
+        for name, message in errors.items():
+            self.add_error(name if name in self.fields else None, _message(name, message))
+
+
+class SearchForm(FilterForm):
+    """The filters plus what only the result list has: the user's triage and the sort order."""
+
+    triage = forms.MultipleChoiceField(
+        label=_("Meine Bewertung"), required=False, choices=TriageStatus.choices, widget=forms.CheckboxSelectMultiple
+    )
+    order = forms.ChoiceField(label=_("Sortierung"), required=False, choices=ORDER_CHOICES)
+
+
+@dataclass(frozen=True)
+class ParsedSearch:
+    filters: TenderFilters
+    triage: tuple[str, ...]
+    order: str
+    errors: dict[str, str]
+
+    @property
+    def is_valid(self) -> bool:
+        return not self.errors
+
+
+def parse_triage(params) -> tuple[tuple[str, ...], dict[str, str]]:
+    values = [value for raw in params.getlist("triage") for value in raw.split(",") if value.strip()]
+    unknown = [value for value in values if value not in TriageStatus.values]
+    if unknown:
+        return (), {"triage": f"Unbekannte Bewertung {unknown[0]!r}."}
+    return tuple(dict.fromkeys(values)), {}
+
+
+def parse_search(params) -> ParsedSearch:
+    """Filters, triage and order from a QueryDict; on errors the filters are empty and errors say why."""
+    errors: dict[str, str] = {}
+    try:
+        filters = parse_filters(params)
+    except FilterError as exc:
+        filters, errors = TenderFilters(), dict(exc.errors)
+    triage, triage_errors = parse_triage(params)
+    errors.update(triage_errors)
+    order = params.get("order") or ""
+    return ParsedSearch(filters, triage, order, errors)
+
+
+def search_params(parsed: ParsedSearch) -> list[tuple[str, str]]:
+    """URL parameters reproducing a search (filters, triage, order), for links, pagination and exports."""
+    params = parsed.filters.to_params() + [("triage", value) for value in parsed.triage]
+    if parsed.order:
+        params.append(("order", parsed.order))
+    return params
+
+
+def bound_form(form_class: type[FilterForm], params, *, portals, errors: dict[str, str] | None = None) -> FilterForm:
+    """A filter form showing ``params`` as typed (several CPV parameters become one comma-separated field)."""
+    data = QueryDict(mutable=True)
+    for key in form_class.base_fields:
+        values = params.getlist(key) if hasattr(params, "getlist") else []
+        if values:
+            data.setlist(key, [", ".join(values)] if key == "cpv" else values)
+    form = form_class(data, portals=portals)
+    form.show_errors(errors or {})
+    return form
+
+
+def filters_as_params(filters: TenderFilters) -> QueryDict:
+    data = QueryDict(mutable=True)
+    for key, value in filters.to_params():
+        data.appendlist(key, value)
+    return data
+
+
+class SavedSearchForm(forms.Form):
+    """The profile's own settings; its filters come from a ``FilterForm`` on the same page."""
+
+    name = forms.CharField(label=_("Name des Suchprofils"), max_length=200)
+    is_shared = forms.BooleanField(
+        label=_("Für alle im Unternehmen sichtbar (nur lesen)"), required=False, initial=False
+    )
+    instant_alert = forms.BooleanField(label=_("Sofortmeldung bei neuen Treffern"), required=False, initial=False)
+    email_enabled = forms.BooleanField(
+        label=_("In E-Mails (Sofortmeldung und Zusammenfassung) berücksichtigen"), required=False, initial=True
+    )
+    is_active = forms.BooleanField(label=_("Aktiv"), required=False, initial=True)
+
+
+class TriageForm(forms.Form):
+    status = forms.ChoiceField(label=_("Bewertung"), choices=TriageStatus.choices)
+    note = forms.CharField(label=_("Notiz"), required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class LanguageForm(forms.Form):
+    language = forms.ChoiceField(choices=settings.LANGUAGES)

@@ -1,0 +1,266 @@
+"""Reads of the portal: the user's view of tenders (triage), saved searches, pipeline, dashboard, calendar.
+
+Tenders live in the public schema, triage and saved searches in the tenant's;
+both are on the connection's search path, so one query joins them. Every
+read of a tenant object is scoped to what the user may see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import TruncDate
+
+from accounts.roles import user_is_tenant_admin
+from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference
+from notifications.portal.csv_export import ExportRow
+from sources.models import Source
+from sources.normalise import BERLIN
+from tenders.filters import FilterError, TenderFilters, filters_q
+from tenders.models import Tender
+from tenders.search import tender_detail, tender_search
+
+PREVIEW_DAYS = 30
+CALENDAR_STATUSES = (TriageStatus.INTERESTING, TriageStatus.REVIEWING, TriageStatus.APPLIED)
+
+# --- tenders as one user sees them -----------------------------------------------------------------------
+
+
+def _triage_of(user) -> QuerySet[Triage]:
+    return Triage.objects.filter(user=user)
+
+
+def portal_tender_search(
+    *, user: AbstractBaseUser, filters: TenderFilters, triage: tuple[str, ...], order: str, now: datetime
+) -> QuerySet[Tender]:
+    """``tender_search`` narrowed by the user's own triage and annotated with it (``my_triage``).
+
+    "neu" also covers tenders the user has not triaged yet: that is what "new to me" means.
+    """
+    queryset = tender_search(filters=filters, order=order, now=now)
+    mine = _triage_of(user).filter(tender=OuterRef("pk"))
+    if triage:
+        condition = Q(Exists(mine.filter(status__in=triage)))
+        if TriageStatus.NEW in triage:
+            condition |= ~Q(Exists(mine))
+        queryset = queryset.filter(condition)
+    return queryset.annotate(my_triage=Subquery(mine.values("status")[:1]))
+
+
+# What a result row shows; the stored tsvector and long texts stay in the database.
+RESULT_FIELDS = (
+    "id",
+    "title",
+    "buyer_name",
+    "postal_code",
+    "town",
+    "bundesland",
+    "status",
+    "estimated_value",
+    "currency",
+    "published_at",
+    "submission_deadline",
+    "cpv_codes",
+)
+
+
+@dataclass(frozen=True)
+class TenderView:
+    tender: Tender
+    triage: Triage | None
+    matched_profiles: tuple[SavedSearch, ...]
+
+
+def tender_view(*, user: AbstractBaseUser, tender_id: int) -> TenderView:
+    """A tender with history, the user's triage and which of the user's visible profiles matched it."""
+    tender = tender_detail(tender_id=tender_id)
+    triage = _triage_of(user).filter(tender_id=tender_id).first()
+    profiles = saved_search_visible(user=user).filter(matches__tender_id=tender_id).distinct()
+    return TenderView(tender, triage, tuple(profiles))
+
+
+def triage_for(*, user: AbstractBaseUser, tender_id: int) -> Triage | None:
+    return _triage_of(user).filter(tender_id=tender_id).first()
+
+
+def source_choices() -> list[tuple[str, str]]:
+    """Portals a user can filter by (all configured sources, also paused ones: their tenders remain)."""
+    return list(Source.objects.order_by("name").values_list("key", "name"))
+
+
+def export_rows(queryset: QuerySet[Tender], *, url_for, cap: int) -> Iterator[ExportRow]:
+    """Rows for the CSV, read in chunks; ``url_for(tender_id)`` builds the absolute detail link.
+
+    Labels are translated now, in the request's language, not later while the response streams.
+    """
+    status_labels = {value: str(label) for value, label in Tender._meta.get_field("status").choices}
+    triage_labels = {value: str(label) for value, label in TriageStatus.choices}
+    return _export_rows(queryset[:cap], url_for=url_for, status_labels=status_labels, triage_labels=triage_labels)
+
+
+_EXPORT_COLUMNS = (
+    "id",
+    "title",
+    "buyer_name",
+    "postal_code",
+    "town",
+    "bundesland",
+    "cpv_codes",
+    "estimated_value",
+    "currency",
+    "published_at",
+    "submission_deadline",
+    "status",
+    "my_triage",
+)
+
+
+def _export_rows(queryset, *, url_for, status_labels, triage_labels) -> Iterator[ExportRow]:
+    for values in queryset.values_list(*_EXPORT_COLUMNS).iterator(chunk_size=1000):
+        row = dict(zip(_EXPORT_COLUMNS, values, strict=True))
+        yield ExportRow(
+            tender_id=row["id"],
+            title=row["title"],
+            buyer_name=row["buyer_name"],
+            postal_code=row["postal_code"],
+            town=row["town"],
+            bundesland=row["bundesland"],
+            cpv_codes=tuple(row["cpv_codes"] or ()),
+            estimated_value=row["estimated_value"],
+            currency=row["currency"],
+            published_at=row["published_at"],
+            submission_deadline=row["submission_deadline"],
+            status=status_labels.get(row["status"], row["status"]),
+            triage=triage_labels.get(row["my_triage"], "") if row["my_triage"] else "",
+            url=url_for(row["id"]),
+        )
+
+
+# --- saved searches ------------------------------------------------------------------------------------------
+
+
+def saved_search_visible(*, user: AbstractBaseUser) -> QuerySet[SavedSearch]:
+    """The user's own profiles and those shared with the whole company; nobody else's private ones."""
+    return SavedSearch.objects.filter(Q(owner=user) | Q(is_shared=True)).select_related("owner")
+
+
+def saved_search_list(*, user: AbstractBaseUser, now: datetime) -> QuerySet[SavedSearch]:
+    week_ago = now - timedelta(days=7)
+    return saved_search_visible(user=user).annotate(
+        recent_matches=Count("matches", filter=Q(matches__matched_at__gte=week_ago)),
+    )
+
+
+def saved_search_can_edit(*, user: AbstractBaseUser, saved_search: SavedSearch, is_admin: bool | None = None) -> bool:
+    """The owner edits; a tenant admin also edits profiles shared with the company.
+
+    Pass ``is_admin`` when checking many profiles, to look the role up once.
+    """
+    if saved_search.owner_id == user.pk:
+        return True
+    if not saved_search.is_shared:
+        return False
+    return user_is_tenant_admin(user) if is_admin is None else is_admin
+
+
+def saved_search_filters(saved_search: SavedSearch) -> TenderFilters:
+    """The stored filters; a profile whose JSON no longer parses shows as unfiltered rather than crash."""
+    try:
+        return TenderFilters.from_json(saved_search.filters)
+    except FilterError:
+        return TenderFilters()
+
+
+def saved_search_recent_matches(*, saved_search: SavedSearch, limit: int = 20) -> QuerySet[TenderMatch]:
+    return saved_search.matches.select_related("tender").order_by("-matched_at")[:limit]
+
+
+@dataclass(frozen=True)
+class Preview:
+    count: int
+    sample: tuple[Tender, ...]
+    since: datetime
+
+
+def saved_search_preview(*, filters: TenderFilters, now: datetime, sample_size: int = 5) -> Preview:
+    """How many tenders first seen in the last 30 days these filters match, and the newest few of them."""
+    since = now - timedelta(days=PREVIEW_DAYS)
+    queryset = Tender.objects.filter(filters_q(filters, now=now), first_seen_at__gte=since)
+    count = queryset.count()
+    sample = tuple(queryset.order_by("-first_seen_at", "-id")[:sample_size]) if count else ()
+    return Preview(count, sample, since)
+
+
+# --- pipeline, dashboard, calendar ------------------------------------------------------------------------------
+
+
+def triage_pipeline(*, user: AbstractBaseUser) -> list[tuple[str, str, list[Triage]]]:
+    """(status, label, triage rows) for every status in workflow order, nearest deadline first."""
+    rows = _triage_of(user).select_related("tender").order_by(F("tender__submission_deadline").asc(nulls_last=True))
+    grouped: dict[str, list[Triage]] = {status: [] for status in TriageStatus.values}
+    for row in rows:
+        grouped.setdefault(row.status, []).append(row)
+    return [(status, str(label), grouped[status]) for status, label in TriageStatus.choices]
+
+
+def dashboard_new_matches(*, user: AbstractBaseUser, now: datetime, days: int = 7, limit: int = 10):
+    return (
+        TenderMatch.objects.filter(saved_search__owner=user, matched_at__gte=now - timedelta(days=days))
+        .select_related("tender", "saved_search")
+        .order_by("-matched_at")[:limit]
+    )
+
+
+def dashboard_deadlines(*, user: AbstractBaseUser, now: datetime, days: int = 7, limit: int = 20):
+    """Tenders due within ``days`` that the user triaged (not rejected) or one of the user's profiles matched."""
+    triaged = _triage_of(user).exclude(status=TriageStatus.REJECTED).filter(tender=OuterRef("pk"))
+    matched = TenderMatch.objects.filter(saved_search__owner=user, tender=OuterRef("pk"))
+    rejected = _triage_of(user).filter(status=TriageStatus.REJECTED, tender=OuterRef("pk"))
+    return (
+        Tender.objects.filter(submission_deadline__gte=now, submission_deadline__lte=now + timedelta(days=days))
+        .filter(Q(Exists(triaged)) | Q(Exists(matched)))
+        .exclude(Exists(rejected))
+        .annotate(my_triage=Subquery(_triage_of(user).filter(tender=OuterRef("pk")).values("status")[:1]))
+        .order_by("submission_deadline", "id")[:limit]
+    )
+
+
+def tender_daily_counts(*, since: datetime, until: datetime) -> dict[date, int]:
+    """New tenders (first seen) per Berlin calendar day: one GROUP BY."""
+    rows = (
+        Tender.objects.filter(first_seen_at__gte=since, first_seen_at__lt=until)
+        .annotate(day=TruncDate("first_seen_at", tzinfo=BERLIN))
+        .values("day")
+        .annotate(count=Count("id"))
+        .values_list("day", "count")
+    )
+    return dict(rows)
+
+
+def user_preference_of(*, user: AbstractBaseUser) -> UserPreference | None:
+    return UserPreference.objects.filter(user=user).first()
+
+
+def language_of(*, user_id: int) -> str | None:
+    return UserPreference.objects.filter(user_id=user_id).values_list("language", flat=True).first()
+
+
+def calendar_owner(*, token: str) -> UserPreference | None:
+    """The preference row holding this calendar token (only active users), or None."""
+    if not token or len(token) > 64:
+        return None
+    return UserPreference.objects.filter(calendar_token=token, user__is_active=True).select_related("user").first()
+
+
+def calendar_triage(*, user: AbstractBaseUser, now: datetime) -> QuerySet[Triage]:
+    """Triage rows whose tender deadline belongs in the user's calendar (from 30 days ago on)."""
+    return (
+        _triage_of(user)
+        .filter(status__in=CALENDAR_STATUSES, tender__submission_deadline__gte=now - timedelta(days=30))
+        .select_related("tender")
+        .order_by("tender__submission_deadline", "tender_id")
+    )

@@ -1,0 +1,169 @@
+"""Writes of the portal: saved searches (Suchprofile), triage and a user's preferences.
+
+Each service owns its transaction and checks who may do it; views only parse
+input and call these.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from notifications.models import DigestInterval, SavedSearch, Triage, TriageStatus, UserPreference, new_calendar_token
+from notifications.portal.selectors import saved_search_can_edit
+from tenders.filters import TenderFilters
+from tenders.models import Tender
+
+NAME_MAX_LENGTH = 200
+NOTE_MAX_LENGTH = 5000
+
+# --- saved searches ---------------------------------------------------------------------------------------------
+
+
+def _clean_name(name: str) -> str:
+    name = " ".join((name or "").split())
+    if not name:
+        raise ValidationError({"name": _("Bitte einen Namen angeben.")})
+    if len(name) > NAME_MAX_LENGTH:
+        raise ValidationError({"name": _("Der Name ist zu lang (höchstens 200 Zeichen).")})
+    return name
+
+
+def _require_filters(filters: TenderFilters) -> TenderFilters:
+    # A profile without any filter would alert on every tender in Germany.
+    if filters.is_empty:
+        raise ValidationError({"filters": _("Bitte mindestens einen Filter setzen (z. B. Suchbegriffe oder CPV).")})
+    return filters
+
+
+@transaction.atomic
+def saved_search_create(
+    *,
+    owner: AbstractBaseUser,
+    name: str,
+    filters: TenderFilters,
+    is_shared: bool = False,
+    instant_alert: bool = False,
+    email_enabled: bool = True,
+    now: datetime | None = None,
+) -> SavedSearch:
+    """A new active profile; it matches only tenders first seen from now on (no flood of old tenders)."""
+    return SavedSearch.objects.create(
+        owner=owner,
+        name=_clean_name(name),
+        filters=_require_filters(filters).to_json(),
+        is_shared=is_shared,
+        instant_alert=instant_alert,
+        email_enabled=email_enabled,
+        is_active=True,
+        active_since=now or timezone.now(),
+    )
+
+
+@transaction.atomic
+def saved_search_update(
+    *,
+    saved_search: SavedSearch,
+    actor: AbstractBaseUser,
+    name: str,
+    filters: TenderFilters,
+    is_shared: bool,
+    instant_alert: bool,
+    email_enabled: bool,
+    is_active: bool,
+    now: datetime | None = None,
+) -> SavedSearch:
+    """Change a profile (owner, or a tenant admin for shared ones). Re-activation restarts ``active_since``."""
+    locked = SavedSearch.objects.select_for_update().get(pk=saved_search.pk)
+    if not saved_search_can_edit(user=actor, saved_search=locked):
+        raise PermissionDenied(_("Dieses Suchprofil darf nur sein Eigentümer oder ein Administrator ändern."))
+    if is_active and not locked.is_active:
+        locked.active_since = now or timezone.now()
+    locked.name = _clean_name(name)
+    locked.filters = _require_filters(filters).to_json()
+    locked.is_shared = is_shared
+    locked.instant_alert = instant_alert
+    locked.email_enabled = email_enabled
+    locked.is_active = is_active
+    locked.save()
+    return locked
+
+
+@transaction.atomic
+def saved_search_delete(*, saved_search: SavedSearch, actor: AbstractBaseUser) -> None:
+    """Delete a profile with its matches (same permission as editing)."""
+    if not saved_search_can_edit(user=actor, saved_search=saved_search):
+        raise PermissionDenied(_("Dieses Suchprofil darf nur sein Eigentümer oder ein Administrator löschen."))
+    SavedSearch.objects.filter(pk=saved_search.pk).delete()
+
+
+# --- triage -----------------------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def triage_set(*, user: AbstractBaseUser, tender_id: int, status: str, note: str | None = None) -> Triage:
+    """The user's verdict on a tender (one row per user and tender). ``note=None`` keeps the current note."""
+    if status not in TriageStatus.values:
+        raise ValidationError({"status": _("Unbekannter Status.")})
+    if not Tender.objects.filter(pk=tender_id).exists():
+        raise ValidationError({"tender": _("Diese Ausschreibung gibt es nicht.")})
+    defaults: dict = {"status": status}
+    if note is not None:
+        note = note.strip()
+        if len(note) > NOTE_MAX_LENGTH:
+            raise ValidationError({"note": _("Die Notiz ist zu lang (höchstens 5000 Zeichen).")})
+        defaults["note"] = note
+    triage, _created = Triage.objects.update_or_create(user=user, tender_id=tender_id, defaults=defaults)
+    return triage
+
+
+# --- preferences ----------------------------------------------------------------------------------------------
+
+
+def user_preference_ensure(*, user: AbstractBaseUser) -> UserPreference:
+    """The user's preference row, created with defaults on first use."""
+    preference, _created = UserPreference.objects.get_or_create(user=user)
+    return preference
+
+
+@transaction.atomic
+def user_preference_update(
+    *,
+    user: AbstractBaseUser,
+    language: str | None = None,
+    digest_interval: str | None = None,
+    digest_hour: int | None = None,
+) -> UserPreference:
+    """Change the given preferences; omitted ones stay as they are."""
+    user_preference_ensure(user=user)
+    preference = UserPreference.objects.select_for_update().get(user=user)
+    if language is not None:
+        if language not in dict(settings.LANGUAGES):
+            raise ValidationError({"language": _("Diese Sprache wird nicht unterstützt.")})
+        preference.language = language
+    if digest_interval is not None:
+        if digest_interval not in DigestInterval.values:
+            raise ValidationError({"digest_interval": _("Unbekanntes Intervall.")})
+        preference.digest_interval = digest_interval
+    if digest_hour is not None:
+        if not 0 <= digest_hour <= 23:
+            raise ValidationError({"digest_hour": _("Stunde von 0 bis 23 angeben.")})
+        preference.digest_hour = digest_hour
+    preference.save()
+    return preference
+
+
+@transaction.atomic
+def user_preference_calendar_token_rotate(*, user: AbstractBaseUser) -> UserPreference:
+    """A new secret calendar link; the old one stops working at once (e.g. after it was shared by mistake)."""
+    user_preference_ensure(user=user)
+    preference = UserPreference.objects.select_for_update().get(user=user)
+    preference.calendar_token = new_calendar_token()
+    preference.save(update_fields=["calendar_token"])
+    return preference

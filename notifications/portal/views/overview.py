@@ -1,0 +1,124 @@
+"""Dashboard (Übersicht), Meine Pipeline, the secret calendar feed and the language switch."""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+from django.views.i18n import set_language
+
+from notifications.models import SavedSearch, TriageStatus
+from notifications.portal.formatting import daily_chart
+from notifications.portal.forms import LanguageForm
+from notifications.portal.ical import CalendarEvent, calendar_text, event_uid
+from notifications.portal.selectors import (
+    calendar_owner,
+    calendar_triage,
+    dashboard_deadlines,
+    dashboard_new_matches,
+    tender_daily_counts,
+    triage_pipeline,
+)
+from notifications.portal.services import (
+    user_preference_calendar_token_rotate,
+    user_preference_ensure,
+    user_preference_update,
+)
+from sources.normalise import BERLIN
+
+CHART_DAYS = 30
+
+
+@login_required
+@require_GET
+def dashboard(request):
+    now = timezone.now()
+    today = now.astimezone(BERLIN).date()
+    since = datetime.combine(today - timedelta(days=CHART_DAYS - 1), time.min, tzinfo=BERLIN)
+    chart = daily_chart(tender_daily_counts(since=since, until=now), end=today, days=CHART_DAYS)
+    context = {
+        "matches": list(dashboard_new_matches(user=request.user, now=now)),
+        "deadlines": list(dashboard_deadlines(user=request.user, now=now)),
+        "chart": chart,
+        "has_profiles": SavedSearch.objects.filter(owner=request.user).exists(),
+    }
+    return render(request, "portal/dashboard.html", context)
+
+
+@login_required
+@require_GET
+def pipeline(request):
+    preference = user_preference_ensure(user=request.user)
+    calendar_url = request.build_absolute_uri(reverse("portal:calendar", args=[preference.calendar_token]))
+    columns = triage_pipeline(user=request.user)
+    context = {
+        "columns": columns,
+        "total": sum(len(rows) for _status, _label, rows in columns),
+        "calendar_url": calendar_url,
+        "webcal_url": "webcal://" + calendar_url.split("://", 1)[1],
+    }
+    return render(request, "portal/pipeline.html", context)
+
+
+@login_required
+@require_POST
+def calendar_rotate(request):
+    user_preference_calendar_token_rotate(user=request.user)
+    messages.success(request, _("Neuer Kalender-Link erzeugt; der alte Link funktioniert nicht mehr."))
+    return redirect("portal:pipeline")
+
+
+def _primary_host(request) -> str:
+    tenant = getattr(request, "tenant", None)
+    domain = tenant.get_primary_domain() if tenant is not None else None
+    return domain.domain if domain else request.get_host().split(":")[0]
+
+
+@require_GET
+def calendar_feed(request, token: str):
+    """Deadlines of the tenders the token's owner marked interessant / in Prüfung / beworben (no sign-in)."""
+    preference = calendar_owner(token=token)
+    if preference is None:
+        raise Http404
+    now = timezone.now()
+    host = _primary_host(request)
+    with translation.override(preference.language):
+        statuses = dict(TriageStatus.choices)
+        events = []
+        for triage in calendar_triage(user=preference.user, now=now):
+            tender = triage.tender
+            link = request.build_absolute_uri(reverse("portal:tender", args=[tender.pk]))
+            lines = [tender.buyer_name, _("Bewertung: %(status)s") % {"status": statuses[triage.status]}, link]
+            events.append(
+                CalendarEvent(
+                    uid=event_uid(tender.pk, host),
+                    start=tender.submission_deadline,
+                    summary=_("Frist: %(title)s") % {"title": tender.title},
+                    description="\n".join(line for line in lines if line),
+                    url=link,
+                    location=" ".join(part for part in (tender.postal_code, tender.town) if part),
+                    last_modified=tender.changed_at,
+                )
+            )
+        body = calendar_text(name=_("Tender Radar – Fristen"), events=events, now=now)
+    response = HttpResponse(body, content_type="text/calendar; charset=utf-8")
+    response["Content-Disposition"] = 'inline; filename="fristen.ics"'
+    response["Cache-Control"] = "private, max-age=300"
+    response["X-Robots-Tag"] = "noindex"
+    return response
+
+
+@require_POST
+def language_switch(request):
+    """Store a signed-in user's language, then let Django's set_language set the cookie and redirect."""
+    form = LanguageForm(request.POST)
+    if form.is_valid() and request.user.is_authenticated:
+        user_preference_update(user=request.user, language=form.cleaned_data["language"])
+    return set_language(request)

@@ -1,0 +1,82 @@
+"""The result list (Trefferliste) and its CSV export: same URL parameters, same filter builder."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_GET
+
+from notifications.portal.csv_export import ROW_CAP, csv_lines
+from notifications.portal.forms import SearchForm, bound_form, parse_search, search_params
+from notifications.portal.selectors import RESULT_FIELDS, export_rows, portal_tender_search, source_choices
+
+PAGE_SIZE = 25
+
+
+def wants_fragment(request) -> bool:
+    """An htmx request that swaps part of the page (not a history restore, which needs the whole page)."""
+    htmx = getattr(request, "htmx", None)
+    return bool(htmx) and not htmx.history_restore_request
+
+
+@login_required
+@require_GET
+def search(request):
+    parsed = parse_search(request.GET)
+    form = bound_form(SearchForm, request.GET, portals=source_choices(), errors=parsed.errors)
+    page = None
+    if parsed.is_valid:
+        queryset = portal_tender_search(
+            user=request.user,
+            filters=parsed.filters,
+            triage=parsed.triage,
+            order=parsed.order,
+            now=timezone.now(),
+        ).only(*RESULT_FIELDS)
+        page = Paginator(queryset, PAGE_SIZE).get_page(request.GET.get("page"))
+    query = urlencode(search_params(parsed))
+    context = {
+        "form": form,
+        "parsed": parsed,
+        "page": page,
+        "query": query,
+        "profile_query": urlencode(parsed.filters.to_params()),
+        "has_filters": not parsed.filters.is_empty or bool(parsed.triage),
+        "more_filters": any(name not in ("q", "order") for name, _value in search_params(parsed)),
+    }
+    fragment = wants_fragment(request)
+    # htmx swaps only 2xx responses, so the fragment with the error list is sent as 200.
+    status = 200 if parsed.is_valid or fragment else 400
+    template = "portal/_results.html" if fragment else "portal/search.html"
+    response = render(request, template, context, status=status)
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+@login_required
+@require_GET
+def search_export(request):
+    parsed = parse_search(request.GET)
+    if not parsed.is_valid:
+        return redirect(f"{reverse('portal:search')}?{request.GET.urlencode()}")
+    queryset = portal_tender_search(
+        user=request.user, filters=parsed.filters, triage=parsed.triage, order=parsed.order, now=timezone.now()
+    )
+    total = queryset.count()
+
+    def url_for(tender_id: int) -> str:
+        return request.build_absolute_uri(reverse("portal:tender", args=[tender_id]))
+
+    rows = export_rows(queryset, url_for=url_for, cap=ROW_CAP)
+    response = StreamingHttpResponse(csv_lines(rows, total=total, cap=ROW_CAP), content_type="text/csv; charset=utf-8")
+    stamp = timezone.localtime().strftime("%Y-%m-%d")
+    response["Content-Disposition"] = f'attachment; filename="ausschreibungen-{stamp}.csv"'
+    response["Cache-Control"] = "private, no-store"
+    return response

@@ -1,0 +1,92 @@
+"""A tender's detail page and the user's triage of it (htmx-updated on detail page, list and pipeline)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from notifications.portal.formatting import change_lines, external_url, notice_kind_label, procedure_type_text
+from notifications.portal.forms import TriageForm
+from notifications.portal.selectors import tender_view, triage_for
+from notifications.portal.services import triage_set
+from tenders.models import Tender
+
+
+@login_required
+@require_GET
+def tender_page(request, tender_id: int):
+    try:
+        view = tender_view(user=request.user, tender_id=tender_id)
+    except Tender.DoesNotExist as exc:
+        raise Http404(_("Diese Ausschreibung gibt es nicht.")) from exc
+    tender = view.tender
+    sources = [{"source": source, "url": external_url(source.url)} for source in tender.sources.all()]
+    history = [
+        {"version": version, "kind": notice_kind_label(version.kind), "changes": change_lines(version.changes)}
+        for version in reversed(list(tender.versions.all()))
+    ]
+    context = {
+        "tender": tender,
+        "sources": sources,
+        "history": history,
+        "profiles": view.matched_profiles,
+        "procedure_type": procedure_type_text(tender.procedure_type),
+        "documents_url": external_url(tender.documents_url),
+        "triage": view.triage,
+        "triage_form": TriageForm(
+            initial={
+                "status": view.triage.status if view.triage else "neu",
+                "note": view.triage.note if view.triage else "",
+            }
+        ),
+    }
+    return render(request, "portal/tender.html", context)
+
+
+def _back(request, tender_id: int) -> str:
+    target = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return target
+    return reverse("portal:tender", args=[tender_id])
+
+
+@login_required
+@require_POST
+def tender_triage(request, tender_id: int):
+    form = TriageForm(request.POST)
+    compact = request.POST.get("compact") == "1"
+    saved = False
+    if form.is_valid():
+        # The compact widget (list, pipeline) has no note field: its note stays untouched.
+        note = form.cleaned_data["note"] if "note" in request.POST else None
+        try:
+            triage_set(user=request.user, tender_id=tender_id, status=form.cleaned_data["status"], note=note)
+        except ValidationError as exc:
+            if "tender" in exc.message_dict:
+                raise Http404(exc.message_dict["tender"][0]) from exc
+            for field, errors in exc.message_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
+        else:
+            saved = True
+    if not request.htmx:
+        if saved:
+            messages.success(request, _("Bewertung gespeichert."))
+        else:
+            messages.error(request, _("Bewertung nicht gespeichert: %(errors)s") % {"errors": form.errors.as_text()})
+        return redirect(_back(request, tender_id))
+    triage = triage_for(user=request.user, tender_id=tender_id)
+    context = {
+        "tender_id": tender_id,
+        "triage": triage,
+        "triage_form": form if not saved else TriageForm(initial={"status": triage.status, "note": triage.note}),
+        "compact": compact,
+        "saved": saved,
+    }
+    return render(request, "portal/_triage.html", context, status=200)

@@ -1,0 +1,56 @@
+"""Formatting for portal templates: money and counts per locale, deadline distance, safe external links."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django import template
+from django.utils import timezone
+from django.utils.formats import number_format
+from django.utils.translation import get_language
+
+from notifications.models import TriageStatus
+from notifications.portal.formatting import deadline_distance, external_url
+
+register = template.Library()
+
+_SYMBOLS = {"EUR": "€"}
+
+
+@register.filter
+def money(value, currency: str = "EUR") -> str:
+    """250000 → "250.000 €" (German) or "€250,000" (English); cents only when there are any."""
+    if value in (None, ""):
+        return "–"
+    amount = Decimal(str(value))
+    places = 0 if amount == amount.to_integral_value() else 2
+    number = number_format(amount, decimal_pos=places, use_l10n=True, force_grouping=True)
+    code = (currency or "EUR").upper()
+    symbol = _SYMBOLS.get(code)
+    if symbol and (get_language() or "de").startswith("en"):
+        return f"{symbol}{number}"
+    return f"{number} {symbol or code}"
+
+
+@register.filter
+def grouped(value) -> str:
+    """A count with the locale's thousands separator (1.234 / 1,234)."""
+    if value in (None, ""):
+        return ""
+    return number_format(value, decimal_pos=0, use_l10n=True, force_grouping=True)
+
+
+@register.simple_tag
+def deadline_in(deadline):
+    """DeadlineDistance (``.text``, ``.urgency``) of a deadline from now, or None."""
+    return deadline_distance(deadline, now=timezone.now())
+
+
+@register.filter
+def safe_href(url) -> str:
+    return external_url(url)
+
+
+@register.simple_tag
+def triage_choices() -> list[tuple[str, str]]:
+    return TriageStatus.choices

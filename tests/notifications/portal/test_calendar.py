@@ -1,0 +1,116 @@
+"""The secret iCal feed: only the token's owner's triaged deadlines, stable UIDs, moved deadlines update in place."""
+
+from __future__ import annotations
+
+from datetime import UTC, timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+from django_tenants.utils import schema_context
+
+from notifications.models import UserPreference
+from notifications.portal.services import triage_set, user_preference_ensure
+from sources.records import NoticeKind
+from tenders.models import TenderSource
+from tenders.services import notices_ingest
+from tests.factories.records import NoticeRecordFactory
+
+
+def _feed(test_tenant, token: str) -> str:
+    response = Client(HTTP_HOST=test_tenant.host).get(f"/kalender/{token}.ics")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/calendar; charset=utf-8"
+    return response.content.decode("utf-8").replace("\r\n ", "")
+
+
+def _events(text: str) -> dict[str, dict[str, str]]:
+    events = {}
+    for block in text.split("BEGIN:VEVENT")[1:]:
+        block = block.split("END:VEVENT")[0].split("BEGIN:VALARM")[0]
+        props = dict(line.split(":", 1) for line in block.strip().split("\r\n") if ":" in line)
+        events[props["UID"]] = props
+    return events
+
+
+@pytest.fixture
+def token(alpha, alpha_member) -> str:
+    with schema_context(alpha.schema_name):
+        return user_preference_ensure(user=alpha_member).calendar_token
+
+
+def test_feed_holds_deadlines_of_interesting_reviewed_and_applied_tenders(
+    alpha, alpha_member, alpha_admin, corpus, token
+):
+    with schema_context(alpha.schema_name):
+        triage_set(user=alpha_member, tender_id=corpus["bauarbeit"], status="interessant")
+        triage_set(user=alpha_member, tender_id=corpus["winterdienst"], status="pruefung")
+        triage_set(user=alpha_member, tender_id=corpus["muell"], status="beworben")
+        triage_set(user=alpha_member, tender_id=corpus["planung"], status="abgelehnt")
+        triage_set(user=alpha_member, tender_id=corpus["streugut"], status="neu")
+        triage_set(user=alpha_member, tender_id=corpus["hlf"], status="interessant")  # no deadline
+        triage_set(user=alpha_admin, tender_id=corpus["ortsdurchfahrt"], status="interessant")  # someone else's
+    events = _events(_feed(alpha, token))
+    assert set(events) == {f"tender-{corpus[key]}@alpha.localhost" for key in ("bauarbeit", "winterdienst", "muell")}
+    muell = events[f"tender-{corpus['muell']}@alpha.localhost"]
+    assert muell["SUMMARY"] == "Frist: Abholung von Müll und Wertstoffen"
+    assert "Bewertung: beworben" in muell["DESCRIPTION"]
+    assert muell["URL"] == f"http://alpha.localhost/ausschreibung/{corpus['muell']}/"
+    assert muell["LOCATION"] == "50667 Köln"
+
+
+def test_moved_deadline_updates_the_same_event(alpha, alpha_member, token):
+    now = timezone.now()
+    first = NoticeRecordFactory(source_notice_id="cal-1", submission_deadline=now + timedelta(days=10))
+    notices_ingest(records=[first], now=now - timedelta(hours=3), use_fingerprint=False)
+    tender_id = TenderSource.objects.get(source_notice_id="cal-1").tender_id
+    with schema_context(alpha.schema_name):
+        triage_set(user=alpha_member, tender_id=tender_id, status="interessant")
+    before = _events(_feed(alpha, token))
+    moved = first.replace(version="02", kind=NoticeKind.CHANGE, submission_deadline=now + timedelta(days=17))
+    notices_ingest(records=[moved], now=now - timedelta(hours=1), use_fingerprint=False)
+    after = _events(_feed(alpha, token))
+    uid = f"tender-{tender_id}@alpha.localhost"
+    assert list(before) == list(after) == [uid]
+    assert after[uid]["DTSTART"] != before[uid]["DTSTART"]
+    assert after[uid]["DTSTART"] == (now + timedelta(days=17)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    assert int(after[uid]["SEQUENCE"]) > int(before[uid]["SEQUENCE"])
+    assert after[uid]["LAST-MODIFIED"] > before[uid]["LAST-MODIFIED"]
+
+
+def test_unknown_or_foreign_token_is_404(alpha, beta, token, db):
+    assert Client(HTTP_HOST=alpha.host).get("/kalender/falsch.ics").status_code == 404
+    assert Client(HTTP_HOST=beta.host).get(f"/kalender/{token}.ics").status_code == 404
+
+
+def test_rotating_the_token_retires_the_old_link(alpha, alpha_client, alpha_member, token):
+    response = alpha_client.post("/kalender/neuer-link/")
+    assert response.status_code == 302
+    with schema_context(alpha.schema_name):
+        new_token = UserPreference.objects.get(user=alpha_member).calendar_token
+    assert new_token != token
+    assert Client(HTTP_HOST=alpha.host).get(f"/kalender/{token}.ics").status_code == 404
+    assert Client(HTTP_HOST=alpha.host).get(f"/kalender/{new_token}.ics").status_code == 200
+
+
+def test_feed_of_a_deactivated_user_is_gone(alpha, alpha_member, token):
+    with schema_context(alpha.schema_name):
+        alpha_member.is_active = False
+        alpha_member.save(update_fields=["is_active"])
+    assert Client(HTTP_HOST=alpha.host).get(f"/kalender/{token}.ics").status_code == 404
+
+
+def test_pipeline_shows_the_secret_calendar_link(alpha_client, token):
+    html = alpha_client.get("/pipeline/").content.decode()
+    assert f"http://alpha.localhost/kalender/{token}.ics" in html
+    assert f"webcal://alpha.localhost/kalender/{token}.ics" in html
+
+
+def test_feed_in_the_owners_language(alpha, alpha_member, corpus, token):
+    from notifications.portal.services import user_preference_update
+
+    with schema_context(alpha.schema_name):
+        user_preference_update(user=alpha_member, language="en")
+        triage_set(user=alpha_member, tender_id=corpus["muell"], status="interessant")
+    event = next(iter(_events(_feed(alpha, token)).values()))
+    assert event["SUMMARY"] == "Deadline: Abholung von Müll und Wertstoffen"

@@ -1,0 +1,184 @@
+"""The result list over HTTP: URL filters, form errors, htmx fragments, pagination, triage filter, CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from django_tenants.utils import schema_context
+
+from notifications.portal.services import triage_set
+from tenders.services import notices_ingest
+from tests.factories.records import NoticeRecordFactory
+
+
+def _titles(response) -> list[str]:
+    return [tender.title for tender in response.context["page"].object_list]
+
+
+def test_search_page_lists_tenders_with_total(alpha_client, corpus):
+    response = alpha_client.get("/suche/")
+    assert response.status_code == 200
+    assert response.context["page"].paginator.count == len(corpus)
+    html = response.content.decode()
+    assert f"{len(corpus)} Ausschreibungen gefunden" in html
+    assert "Bauarbeit an der Straße Am Anger" in html
+
+
+def test_filters_come_from_the_url_and_stay_in_the_links(alpha_client, corpus):
+    response = alpha_client.get("/suche/", {"q": "Straßenbau", "bundesland": "Bayern", "order": "deadline"})
+    assert _titles(response) == ["Straßenbau Ortsdurchfahrt B 12", "Planung Straßenbau Ortsumgehung"]
+    html = response.content.decode()
+    assert 'value="Straßenbau"' in html
+    assert "q=Stra%C3%9Fenbau&amp;bundesland=Bayern&amp;order=deadline" in html  # CSV link keeps every filter
+    assert "/suchprofile/neu/?q=Stra%C3%9Fenbau&amp;bundesland=Bayern" in html
+
+
+def test_umlaut_spellings_and_exclusion_through_the_url(alpha_client, corpus):
+    assert _titles(alpha_client.get("/suche/", {"q": "Muell"})) == ["Abholung von Müll und Wertstoffen"]
+    assert _titles(alpha_client.get("/suche/", {"q": "Straßenbau -Planung"})) == ["Straßenbau Ortsdurchfahrt B 12"]
+
+
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"cpv": "abc"}, "cpv"),
+        ({"plz": "8x"}, "plz"),
+        ({"value_min": "viel"}, "value_min"),
+        ({"deadline_days": "-3"}, "deadline_days"),
+        ({"published_since": "31.02.2026"}, "published_since"),
+        ({"status": "geheim"}, "status"),
+        ({"bundesland": "Atlantis"}, "bundesland"),
+        ({"triage": "vielleicht"}, "triage"),
+    ],
+)
+def test_invalid_input_shows_form_errors_not_a_server_error(alpha_client, corpus, params, field):
+    response = alpha_client.get("/suche/", params)
+    assert response.status_code == 400
+    assert field in response.context["form"].errors
+    assert response.context["page"] is None
+    assert "Bitte prüfen Sie die Filter" in response.content.decode()
+
+
+def test_english_page_shows_english_filter_errors(alpha_client, corpus):
+    alpha_client.cookies["django_language"] = "en"
+    response = alpha_client.get("/suche/", {"plz": "8x"})
+    assert response.context["form"].errors["plz"] == ["Postcode prefix: 1 to 5 digits."]
+
+
+def test_htmx_request_gets_only_the_result_list(alpha_client, corpus):
+    response = alpha_client.get("/suche/", {"q": "Winterdienst"}, headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<html" not in html and 'role="search"' not in html
+    assert "Reinigung Strasse und Gehweg" in html
+    assert "HX-Request" in response["Vary"]
+    restore = alpha_client.get(
+        "/suche/", {"q": "Winterdienst"}, headers={"HX-Request": "true", "HX-History-Restore-Request": "true"}
+    )
+    assert "<html" in restore.content.decode()
+
+
+def test_htmx_errors_are_swapped_in_with_status_200(alpha_client, corpus):
+    response = alpha_client.get("/suche/", {"plz": "x"}, headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert "PLZ-Anfang" in response.content.decode()
+
+
+def test_pagination_keeps_the_total_and_the_filters(alpha_client, db):
+    now = timezone.now()
+    notices_ingest(
+        records=[
+            NoticeRecordFactory(
+                title=f"Pflasterarbeiten Bauabschnitt {n}", submission_deadline=now + timedelta(days=n + 1)
+            )
+            for n in range(30)
+        ],
+        now=now,
+        use_fingerprint=False,
+    )
+    first = alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "order": "deadline"})
+    assert first.context["page"].paginator.count == 30
+    assert len(first.context["page"].object_list) == 25
+    assert "Seite 1 von 2" in first.content.decode()
+    assert "q=Pflasterarbeiten&amp;order=deadline&amp;page=2" in first.content.decode()
+    second = alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "order": "deadline", "page": "2"})
+    assert _titles(second) == [f"Pflasterarbeiten Bauabschnitt {n}" for n in range(25, 30)]
+    assert alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "page": "999"}).context["page"].number == 2
+
+
+def test_empty_result_says_what_to_do(alpha_client, corpus):
+    html = alpha_client.get("/suche/", {"q": "Raumfahrtbahnhof"}).content.decode()
+    assert "Keine Treffer" in html and "Alle Filter zurücksetzen" in html
+
+
+def test_triage_filter_uses_the_users_own_verdicts(alpha, alpha_client, alpha_member, alpha_admin, corpus):
+    with schema_context(alpha.schema_name):
+        triage_set(user=alpha_member, tender_id=corpus["muell"], status="interessant")
+        triage_set(user=alpha_member, tender_id=corpus["planung"], status="abgelehnt")
+        triage_set(user=alpha_admin, tender_id=corpus["bauarbeit"], status="interessant")
+    assert _titles(alpha_client.get("/suche/", {"triage": "interessant"})) == ["Abholung von Müll und Wertstoffen"]
+    new_to_me = _titles(alpha_client.get("/suche/", {"triage": "neu"}))
+    assert len(new_to_me) == len(corpus) - 2  # untriaged tenders are "neu"
+    assert "Planung Straßenbau Ortsumgehung" not in new_to_me
+    both = _titles(alpha_client.get("/suche/", {"triage": ["interessant", "abgelehnt"], "order": "deadline"}))
+    assert both == ["Planung Straßenbau Ortsumgehung", "Abholung von Müll und Wertstoffen"]
+
+
+def test_search_requires_sign_in(alpha, corpus):
+    from django.test import Client
+
+    assert Client(HTTP_HOST=alpha.host).get("/suche/").status_code == 302
+
+
+# --- CSV ---------------------------------------------------------------------------------------------------
+
+
+def test_csv_has_bom_semicolons_umlauts_and_the_same_filters(alpha, alpha_client, alpha_member, corpus):
+    with schema_context(alpha.schema_name):
+        triage_set(user=alpha_member, tender_id=corpus["muell"], status="pruefung")
+    response = alpha_client.get("/suche/export.csv", {"bundesland": "Nordrhein-Westfalen"})
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"].startswith('attachment; filename="ausschreibungen-')
+    body = b"".join(response.streaming_content)
+    assert body.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.reader(io.StringIO(body.decode("utf-8")[1:]), delimiter=";"))
+    assert rows[0][:2] == ["ID", "Titel"]
+    assert len(rows) == 2
+    row = dict(zip(rows[0], rows[1], strict=True))
+    assert row["Titel"] == "Abholung von Müll und Wertstoffen"
+    assert row["Ort"] == "Köln"
+    assert row["Geschätzter Wert"] == "1200000,00"
+    assert row["Meine Bewertung"] == "in Prüfung"
+    assert row["Link"] == f"http://alpha.localhost/ausschreibung/{corpus['muell']}/"
+
+
+def test_csv_cap_adds_a_note(alpha_client, corpus, monkeypatch):
+    monkeypatch.setattr("notifications.portal.views.search.ROW_CAP", 3)
+    body = b"".join(alpha_client.get("/suche/export.csv").streaming_content).decode("utf-8")
+    rows = list(csv.reader(io.StringIO(body[1:]), delimiter=";"))
+    assert len(rows) == 1 + 3 + 1
+    assert rows[-1][0].startswith(f"Hinweis: Export auf 3 von {len(corpus)} Zeilen begrenzt")
+
+
+def test_csv_with_invalid_filters_goes_back_to_the_search(alpha_client, corpus):
+    response = alpha_client.get("/suche/export.csv", {"plz": "x"})
+    assert response.status_code == 302
+    assert response["Location"] == "/suche/?plz=x"
+
+
+def test_query_count_does_not_grow_with_the_rows(
+    alpha, alpha_client, alpha_member, corpus, django_assert_max_num_queries
+):
+    with schema_context(alpha.schema_name):
+        for key in ("muell", "planung", "bauarbeit"):
+            triage_set(user=alpha_member, tender_id=corpus[key], status="interessant")
+    alpha_client.get("/suche/")  # warm the session
+    # tenant, session, user, language, sources, admin role, count, page: none per row
+    with django_assert_max_num_queries(10):
+        response = alpha_client.get("/suche/")
+    assert len(response.context["page"].object_list) == len(corpus)

@@ -1,0 +1,173 @@
+"""tender_search on real and worded fixture tenders: German full text, every filter, combinations, sort orders."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from sources.normalise import BERLIN
+from tenders.filters import TenderFilters, parse_filters
+from tenders.search import order_or_default, tender_detail, tender_search
+from tests.tenders.search_corpus import ingest_corpus
+
+NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)
+
+
+@pytest.fixture
+def ids(db) -> dict[str, int]:
+    return ingest_corpus(NOW)
+
+
+def found(ids: dict[str, int], order: str = "relevance", **params) -> list[str]:
+    """Keys of the corpus tenders found for URL-style params, in result order."""
+    filters = parse_filters({k: v if isinstance(v, list) else [v] for k, v in params.items()})
+    by_id = {tender_id: key for key, tender_id in ids.items()}
+    return [by_id[pk] for pk in tender_search(filters=filters, order=order, now=NOW).values_list("id", flat=True)]
+
+
+# --- keywords -------------------------------------------------------------------------------------------
+
+
+def test_stemming_finds_singular_for_plural(ids):
+    # "Bauarbeit" in a title ranks above "Bauarbeiten" in the CPV label of 45233120 (weight B).
+    assert found(ids, q="Bauarbeiten") == ["bauarbeit", "ortsdurchfahrt"]
+    assert set(found(ids, q="Gehwege")) == {"bauarbeit", "winterdienst"}
+
+
+@pytest.mark.parametrize("query", ["Straße", "strasse", "STRASSE"])
+def test_sharp_s_and_ss_find_each_other(ids, query):
+    assert set(found(ids, q=query)) == {"bauarbeit", "winterdienst"}
+
+
+@pytest.mark.parametrize("query", ["Müll", "Muell", "muell"])
+def test_umlaut_and_its_transcription_find_the_umlaut(ids, query):
+    assert found(ids, q=query) == ["muell"]
+
+
+def test_keywords_search_buyer_and_description_too(ids):
+    assert found(ids, q="Passau") == ["ortsdurchfahrt"]
+    assert found(ids, q="Siedlungsabfälle") == ["muell"]
+
+
+def test_all_words_must_match(ids):
+    assert found(ids, q="Straßenbau Passau") == ["ortsdurchfahrt"]
+
+
+def test_phrase_needs_the_words_in_order(ids):
+    assert set(found(ids, q="Los 1 Winterdienst")) == {"winterdienst", "streugut"}
+    assert found(ids, q='"Los 1 Winterdienst"') == ["winterdienst"]
+
+
+def test_minus_excludes_a_word(ids):
+    assert set(found(ids, q="Straßenbau")) == {"planung", "ortsdurchfahrt"}
+    assert found(ids, q="Straßenbau -Planung") == ["ortsdurchfahrt"]
+
+
+def test_hostile_query_syntax_is_harmless(ids):
+    assert found(ids, q="& | ! ( ) : * ' \\ \"") == []
+    assert found(ids, q='-"" or') == []
+
+
+# --- every filter -------------------------------------------------------------------------------------------
+
+
+def test_cpv_exact_code_division_and_several(ids):
+    assert set(found(ids, cpv="45233120")) == {"bauarbeit", "ortsdurchfahrt"}
+    assert set(found(ids, cpv="90")) == {"muell", "winterdienst"}
+    assert set(found(ids, cpv=["38433000", "34144210"])) == {"mpi", "hlf"}
+    assert set(found(ids, cpv="72")) == {"digitalcheck"}
+
+
+def test_bundesland_one_and_several(ids):
+    assert set(found(ids, bundesland="Bayern")) == {"mpi", "aufhebung", "bauarbeit", "planung", "ortsdurchfahrt"}
+    assert set(found(ids, bundesland=["Hessen", "Berlin"])) == {"winterdienst", "digitalcheck"}
+
+
+def test_postal_code_prefix(ids):
+    assert found(ids, plz="80") == ["bauarbeit"]
+    assert set(found(ids, plz="9")) == {"planung", "ortsdurchfahrt"}
+    assert found(ids, plz="24792") == ["hlf"]
+
+
+def test_value_range(ids):
+    assert set(found(ids, value_min="1000000")) == {"muell", "ortsdurchfahrt"}
+    assert found(ids, value_max="100000") == ["winterdienst"]
+    assert set(found(ids, value_min="200000", value_max="500000")) == {"bauarbeit", "planung", "hlf"}
+    assert set(found(ids, value_min="1000000.00")) == {"muell", "ortsdurchfahrt"}
+
+
+def test_deadline_within_days_and_until_date(ids):
+    assert set(found(ids, deadline_days="7")) == {"bauarbeit", "ortsdurchfahrt"}
+    assert set(found(ids, deadline_until="2026-10-02")) == {"bauarbeit", "ortsdurchfahrt", "winterdienst", "streugut"}
+
+
+def test_published_since(ids):
+    assert set(found(ids, published_since="2026-09-17")) == {"bauarbeit", "muell", "ortsdurchfahrt"}
+
+
+def test_status(ids):
+    assert found(ids, status="awarded") == ["digitalcheck"]
+    assert found(ids, status="cancelled") == ["aufhebung"]
+    assert set(found(ids, status=["awarded", "cancelled"])) == {"digitalcheck", "aufhebung"}
+
+
+def test_source_portal(ids):
+    assert found(ids, portal="dtvp") == ["muell"]
+    assert set(found(ids, portal="doe")) == {"mpi", "hlf", "digitalcheck", "aufhebung", "maeher"}
+
+
+def test_filters_combine_with_and(ids):
+    assert set(found(ids, q="Straßenbau", bundesland="Bayern")) == {"planung", "ortsdurchfahrt"}
+    assert found(ids, q="Straßenbau", bundesland="Bayern", value_min="1000000") == ["ortsdurchfahrt"]
+    assert found(ids, cpv="45", bundesland="Bayern", deadline_days="4", portal="tender24") == ["ortsdurchfahrt"]
+    assert found(ids, cpv="45", bundesland="Hessen") == []
+
+
+def test_no_filters_list_everything(ids):
+    assert len(found(ids)) == len(ids)
+
+
+# --- order ----------------------------------------------------------------------------------------------------------
+
+
+def test_order_by_deadline_nearest_first_without_deadline_last(ids):
+    keys = found(ids, order="deadline")
+    assert keys[:4] == ["ortsdurchfahrt", "bauarbeit", "winterdienst", "streugut"]
+    assert set(keys[-4:]) == {"hlf", "digitalcheck", "aufhebung", "maeher"}  # no deadline
+
+
+def test_order_by_published_newest_first(ids):
+    keys = found(ids, order="published")
+    assert keys[:3] == ["ortsdurchfahrt", "muell", "bauarbeit"]
+
+
+def test_relevance_ranks_title_above_description(ids):
+    # "Winterdienst" is in the title of one tender and only in the description of the other.
+    assert found(ids, q="Winterdienst") == ["winterdienst", "streugut"]
+
+
+def test_relevance_without_keywords_is_newest_first(ids):
+    assert found(ids) == found(ids, order="published")
+
+
+def test_unknown_order_falls_back_to_relevance():
+    assert order_or_default("drop table") == "relevance"
+    assert order_or_default("deadline") == "deadline"
+
+
+def test_same_filters_same_results_as_the_builder(ids):
+    from tenders.filters import filters_q
+    from tenders.models import Tender
+
+    filters = TenderFilters(q="Straße", bundesland=("Bayern",))
+    assert set(tender_search(filters=filters, order="deadline", now=NOW).values_list("id", flat=True)) == set(
+        Tender.objects.filter(filters_q(filters, now=NOW)).values_list("id", flat=True)
+    )
+
+
+def test_detail_has_sources_and_versions(ids):
+    tender = tender_detail(tender_id=ids["mpi"])
+    assert [s.source for s in tender.sources.all()] == ["doe"]
+    assert len(tender.versions.all()) == 1
+    assert tender.submission_deadline.astimezone(BERLIN).date() == date(2026, 10, 20)
