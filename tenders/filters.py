@@ -18,6 +18,7 @@ from django.contrib.postgres.search import SearchQuery
 from django.db.models import Exists, OuterRef, Q
 
 from sources.normalise import BERLIN, BUNDESLAENDER, normalise_cpv
+from tenders.cpv import CPV_DIVISIONS
 
 STATUSES = ("active", "awarded", "cancelled", "expired")
 ORDERS = ("relevance", "deadline", "published")
@@ -109,7 +110,9 @@ def parse_filters(params) -> TenderFilters:
     cpv = []
     for raw in _getlist(params, "cpv"):
         digits = re.sub(r"[^\d]", "", raw.split("-")[0])
-        if len(digits) == 8:
+        if 2 <= len(digits) <= 8 and digits[:2] not in CPV_DIVISIONS:
+            errors["cpv"] = f"{raw!r}: {digits[:2]} ist keine CPV-Abteilung."
+        elif len(digits) == 8:
             cpv.append(normalise_cpv(digits))
         elif 2 <= len(digits) < 8:
             cpv.append(digits)
@@ -168,12 +171,22 @@ def _as_list(value) -> list:
     return value if isinstance(value, list) else [value]
 
 
+def _first_raw(params, name: str) -> str:
+    """The first value as typed (no comma splitting: "1.000.000,00" is one number)."""
+    values = params.getlist(name) if hasattr(params, "getlist") else _as_list(params.get(name))
+    return str(values[0]).strip() if values else ""
+
+
 def _decimal(params, name: str, errors: dict) -> Decimal | None:
-    raw = _first(params, name)
+    raw = _first_raw(params, name).replace(" ", "").replace("€", "")
     if not raw:
         return None
+    if "," in raw:
+        raw = raw.replace(".", "").replace(",", ".")  # German: 1.000.000,50
+    elif re.fullmatch(r"\d{1,3}(\.\d{3})+", raw):
+        raw = raw.replace(".", "")  # German thousands without decimals: 100.000
     try:
-        value = Decimal(raw.replace(".", "").replace(",", ".") if "," in raw else raw)
+        value = Decimal(raw)
     except InvalidOperation:
         errors[name] = "Bitte eine Zahl angeben (z. B. 100000)."
         return None
