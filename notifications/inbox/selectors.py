@@ -1,0 +1,53 @@
+"""Reads for the inbox: the tenant's mailbox settings, mails already processed, who has a mailbox."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import connection
+from django.db.models import QuerySet
+
+from notifications.models import MailboxSettings
+from sources.models import InboundMail
+
+
+def mailbox_settings_active() -> MailboxSettings | None:
+    """The current tenant's active mailbox, without decrypting the password (read it on purpose)."""
+    return MailboxSettings.objects.filter(is_active=True).defer("password").order_by("pk").first()
+
+
+def mailbox_password(*, mailbox_id: int) -> str:
+    """The decrypted password; raises ``accounts.secrets.SecretUnreadable`` when no key can read it."""
+    return MailboxSettings.objects.values_list("password", flat=True).get(pk=mailbox_id)
+
+
+def inbound_mail_known_keys(*, tenant_schema: str, message_ids: Iterable[str]) -> set[str]:
+    """Which of ``message_ids`` this tenant's mailbox check has processed already (one query)."""
+    ids = list(dict.fromkeys(message_ids))
+    if not ids:
+        return set()
+    rows = InboundMail.objects.filter(tenant_schema=tenant_schema, message_id__in=ids)
+    return set(rows.values_list("message_id", flat=True))
+
+
+def inbound_mail_list(*, tenant_schema: str, status: str | None = None) -> QuerySet[InboundMail]:
+    """The tenant's processed mails, newest first (without the raw bytes)."""
+    rows = InboundMail.objects.filter(tenant_schema=tenant_schema).defer("raw").order_by("-processed_at")
+    return rows.filter(status=status) if status else rows
+
+
+def tenant_schemas_with_active_mailbox(*, schemas: Iterable[str]) -> list[str]:
+    """Those of ``schemas`` whose tenant has an active mailbox: one UNION ALL query over all schemas."""
+    names = list(dict.fromkeys(schemas))
+    if not names:
+        return []
+    table = connection.ops.quote_name(MailboxSettings._meta.db_table)
+    parts = [
+        f"SELECT %s AS schema_name WHERE EXISTS (SELECT 1 FROM {connection.ops.quote_name(name)}.{table} "  # noqa: S608 - quoted identifiers of existing tenant schemas
+        "WHERE is_active)"
+        for name in names
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), names)
+        found = {row[0] for row in cursor.fetchall()}
+    return [name for name in names if name in found]

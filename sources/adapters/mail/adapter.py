@@ -1,0 +1,74 @@
+"""``MailAdapter`` (type "mail"): alert mails saved as ``.eml`` files -> records.
+
+``manage.py ingest mail --file alert.eml`` (or a folder of ``.eml`` files) runs the same
+parsing as the mailbox check. ``fetch`` yields nothing on purpose: mail is not polled as a
+source - each tenant's mailbox is read in that tenant's schema by the Celery task
+``notifications.check_mailbox`` (fanned out by ``notifications.check_all_mailboxes``),
+which records every mail as ``InboundMail`` and ingests its records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import ClassVar
+
+from sources.adapters.base import Adapter, FetchedBatch, SourceConfig
+from sources.adapters.mail.alerts import PARSED, parse_alert_mail
+from sources.adapters.mail.hosts import host_sources_current
+from sources.fetching import Fetcher
+from sources.registry import register
+
+__all__ = ["MailAdapter"]
+
+FILE_SUFFIXES = frozenset({".eml"})
+MAX_MAIL_BYTES = 25 * 2**20  # larger files are refused (a problem), not read into memory
+
+
+@register
+class MailAdapter(Adapter):
+    type: ClassVar[str] = "mail"
+    label: ClassVar[str] = "Portal-Alert-E-Mails (.eml / IMAP je Mandant)"
+    known_hosts: ClassVar[tuple[str, ...]] = ()
+
+    def fetch(self, *, config: SourceConfig, fetcher: Fetcher, now: datetime) -> Iterator[FetchedBatch]:
+        """Nothing to poll: mailboxes are read per tenant (see the module docstring)."""
+        return iter(())
+
+    def parse_files(self, *, config: SourceConfig, paths: list[Path]) -> Iterator[FetchedBatch]:
+        """One batch per ``.eml`` file; folders are searched recursively. Unparsed mails are problems."""
+        host_sources = host_sources_current()
+        for path in _expand(paths):
+            yield _parse_file(path, host_sources)
+
+
+def _expand(paths: list[Path]) -> Iterator[Path]:
+    for path in map(Path, paths):
+        if path.is_dir():
+            yield from sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file()
+                and p.suffix.lower() in FILE_SUFFIXES
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+        else:
+            yield path  # a missing file becomes a problem entry, not a silent skip
+
+
+def _parse_file(path: Path, host_sources) -> FetchedBatch:
+    scope = str(path)[:200]
+    try:
+        size = path.stat().st_size
+        if size > MAX_MAIL_BYTES:
+            problem = f"{path}: {size} bytes, larger than {MAX_MAIL_BYTES}; not read"
+            return FetchedBatch(problems=(problem,), scope=scope)
+        raw = path.read_bytes()
+    except OSError as exc:
+        return FetchedBatch(problems=(f"{path}: cannot read file: {exc.strerror or exc}",), scope=scope)
+    result = parse_alert_mail(raw, host_sources=host_sources)
+    problems = [f"{path.name}: {problem}" for problem in result.problems]
+    if result.status != PARSED:
+        problems.insert(0, f"{path.name}: {result.status}: {result.reason}")
+    return FetchedBatch(records=result.records, problems=tuple(problems), bytes=len(raw), scope=scope)

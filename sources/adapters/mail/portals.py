@@ -1,0 +1,195 @@
+"""Which portal sent an alert mail, and which links in it are notice links. Every selector lives here.
+
+What is known (no real alert mail was available; see tests/data/portals/README.md):
+NetServer (AI Vergabe@Net) and cosinex portals send one digest per saved search and day
+with a link per project - a NetServer ``TenderOID`` link resp. a cosinex ``/notice/<CX…>``
+link; service.bund.de links its ``/IMPORTE/Ausschreibungen/…/<id>.html`` pages; DTAD-style
+services send "Suchprofilergebnisse" with "Treffer bei", Kategorie, Region, Frist,
+Projektstand, Vergabestelle and a link per notice. Treat all of this as "last known".
+
+Links are unwrapped one level: a tracking redirect whose query carries the real URL
+(``…?url=https%3A%2F%2Fwww.dtvp.de%2F…``) is classified by that URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlsplit
+
+from sources.parsers.eforms import portal_references_from_urls
+
+__all__ = [
+    "ALERT_WORDS",
+    "DEFAULT_HOST_SOURCES",
+    "NoticeLink",
+    "classify_link",
+    "is_portal_sender",
+    "portal_of_sender",
+    "source_for_host",
+    "unwrap_link",
+]
+
+NETSERVER = "netserver"
+COSINEX = "cosinex"
+SERVICE_BUND = "service-bund"
+DTAD = "dtad"
+
+# Hosts (without "www.") whose mails and links belong to a portal family.
+NETSERVER_DOMAINS = (
+    "tender24.de",
+    "vergabe.landbw.de",
+    "vmstart.de",
+    "vergabe.muenchen.de",
+    "vergabe.autobahn.de",
+    "vergabe.hessen.de",
+    "vergabekooperation.berlin",
+    "evergabe.sachsen.de",
+    "vergabe.bremen.de",
+    "ausschreibungen.ls.brandenburg.de",
+    "vergabe.lvr.de",
+    "vergabe.stadt-frankfurt.de",
+    "vergabe.duesseldorf.de",
+    "ai-ag.de",
+)
+COSINEX_DOMAINS = (
+    "dtvp.de",
+    "evergabe-online.de",
+    "vergabe.niedersachsen.de",
+    "vergabemarktplatz.brandenburg.de",
+    "evergabe.nrw.de",
+    "vergabe-westfalen.de",
+    "vmp-rheinland.de",
+    "vergabe.metropoleruhr.de",
+    "vergabe.stadt-koeln.de",
+    "cosinex.de",
+)
+SERVICE_BUND_DOMAINS = ("service.bund.de",)
+DTAD_DOMAINS = ("dtad.de", "dtad.com")
+
+# Source keys of the portals this installation polls (sources migration 0004); the mailbox
+# check extends this from the Source table (see ``sources.adapters.mail.hosts``).
+DEFAULT_HOST_SOURCES: dict[str, str] = {
+    "tender24.de": "tender24",
+    "vergabe.landbw.de": "vergabe-landbw",
+    "lhs-vpbw.vmstart.de": "lhs-vpbw",
+    "dtvp.de": "dtvp",
+    "service.bund.de": "service-bund",
+}
+
+# Subject/body words of alert digests (lower case); a portal mail without them and without notice links is no alert.
+ALERT_WORDS = (
+    "suchprofil",
+    "suchagent",
+    "suchauftrag",
+    "treffer",
+    "neue ausschreibung",
+    "neue bekanntmachung",
+    "neue veröffentlichung",
+    "benachrichtigung",
+)
+DTAD_MARKERS = ("suchprofilergebnisse",)
+DTAD_FIELD_MARKERS = ("treffer bei", "projektstand")
+
+_SERVICE_BUND_LINK = re.compile(r"/IMPORTE/Ausschreibungen/[^/?#]+/\d{4}/\d{2}/([^/?#]+?)\.html?$", re.IGNORECASE)
+_LONG_NUMBER = re.compile(r"(?<!\d)(\d{5,})(?!\d)")
+# Links that are never a notice: unsubscribing, legal pages, settings, images.
+_NON_NOTICE = re.compile(
+    r"abmeld|abbestell|unsubscribe|impressum|datenschutz|privacy|agb|kontakt|einstellungen|settings|"
+    r"profil/bearbeiten|newsletter|\.(?:png|jpe?g|gif|svg|css)(?:$|\?)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class NoticeLink:
+    """A link to one notice: ``portal`` family, the host, the portal's own id and the cross-portal reference."""
+
+    url: str
+    portal: str
+    host: str
+    notice_id: str
+    reference: str = ""  # "netserver:<TenderOID>" / "cosinex:<CX id>" (see portal_references_from_urls)
+
+
+def bare_host(host: str) -> str:
+    host = (host or "").strip().rstrip(".").lower()
+    return host[4:] if host.startswith("www.") else host
+
+
+def _in_domains(host: str, domains: Iterable[str]) -> bool:
+    host = bare_host(host)
+    return any(host == domain or host.endswith("." + domain) for domain in domains)
+
+
+def unwrap_link(url: str) -> str:
+    """The real target of a tracking redirect (one level), else ``url`` itself."""
+    try:
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query)
+    except ValueError:
+        return url
+    for _key, value in query:
+        if value.lower().startswith(("http://", "https://")):
+            return value
+    return url
+
+
+def classify_link(url: str, *, dtad_mode: bool = False) -> NoticeLink | None:
+    """The notice a link points to, or None for every other link.
+
+    ``dtad_mode``: in a DTAD-style digest any remaining http(s) link that is not a legal,
+    settings or image link is taken as the notice link (its id: the longest run of five or
+    more digits, else a hash of the URL).
+    """
+    target = unwrap_link(url.strip().replace("&amp;", "&"))
+    try:
+        parts = urlsplit(target)
+        host = bare_host(parts.hostname or "")
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not host:
+        return None
+    for reference in portal_references_from_urls([target]):
+        portal, _, notice_id = reference.partition(":")
+        return NoticeLink(url=target, portal=portal, host=host, notice_id=notice_id, reference=reference)
+    if _in_domains(host, SERVICE_BUND_DOMAINS):
+        match = _SERVICE_BUND_LINK.search(parts.path)
+        if match:
+            return NoticeLink(url=target, portal=SERVICE_BUND, host=host, notice_id=match.group(1))
+        return None
+    if dtad_mode and parts.path.strip("/") and not _NON_NOTICE.search(target):
+        numbers = _LONG_NUMBER.findall(f"{parts.path}?{parts.query}")
+        notice_id = max(numbers, key=len) if numbers else hashlib.sha256(target.encode()).hexdigest()[:32]
+        return NoticeLink(url=target, portal=DTAD, host=host, notice_id=notice_id)
+    return None
+
+
+def portal_of_sender(address: str) -> str:
+    """Portal family of a sender address ("" when unknown)."""
+    domain = address.rpartition("@")[2]
+    for portal, domains in (
+        (NETSERVER, NETSERVER_DOMAINS),
+        (COSINEX, COSINEX_DOMAINS),
+        (SERVICE_BUND, SERVICE_BUND_DOMAINS),
+        (DTAD, DTAD_DOMAINS),
+    ):
+        if domain and _in_domains(domain, domains):
+            return portal
+    return ""
+
+
+def is_portal_sender(address: str) -> bool:
+    return bool(portal_of_sender(address))
+
+
+def looks_like_dtad(text: str) -> bool:
+    lowered = text.lower()
+    return any(marker in lowered for marker in DTAD_MARKERS) or all(m in lowered for m in DTAD_FIELD_MARKERS)
+
+
+def source_for_host(host: str, host_sources: Mapping[str, str]) -> str:
+    """The Source key polling ``host`` (exact host, "www." ignored), or "" when none does."""
+    return host_sources.get(bare_host(host), "")
