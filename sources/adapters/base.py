@@ -4,12 +4,18 @@
 policy, asks the adapter for batches, hands each batch to the tender ingest
 and records counts on the FetchRun. Adapters never call an HTTP client
 themselves and never write to the database.
+
+Settings: ``validate_settings`` refuses unknown keys and normalises ``allowed_hosts`` for every
+adapter that declares ``known_settings``, then asks the adapter's ``check_settings`` for the rest
+(built from :mod:`sources.adapters.settings`). A run reads them through ``settings_for``, so
+settings that no longer validate fail the run with reason "invalid_settings" before any request.
 """
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -17,6 +23,7 @@ from typing import Any, ClassVar
 
 from django.core.exceptions import ValidationError
 
+from sources.adapters.settings import common_settings, settings_result, url_hosts
 from sources.fetching import Fetcher
 from sources.records import NoticeRecord
 
@@ -56,8 +63,16 @@ class AdapterError(Exception):
 class Adapter(ABC):
     type: ClassVar[str]
     label: ClassVar[str]
+    # The adapter in operator messages ("Unknown TED setting(s)", "invalid DÖE settings"); "" means ``type``.
+    short_name: ClassVar[str] = ""
+    # Keys a Source's settings may have; None: the adapter has no settings and keeps them as given.
+    known_settings: ClassVar[frozenset[str] | None] = None
     # Hosts this adapter may ever talk to (exact names); Source settings may narrow, never widen.
     known_hosts: ClassVar[tuple[str, ...]] = ()
+    # Set where one adapter serves many hosts (portal software): a run may talk only to the hosts
+    # these URL settings name, ``allowed_hosts`` merely admits them. Empty: ``allowed_hosts``,
+    # else ``known_hosts`` (so redirects between a service's own hosts keep working).
+    url_settings: ClassVar[tuple[str, ...]] = ()
     # Largest response the adapter expects; a daily export zip is far larger than a result page.
     max_body_bytes: ClassVar[int] = 20 * 2**20
     # True: the run hands ``fetch`` a ``sources.conditional.ConditionalFetcher`` that sends the
@@ -66,14 +81,60 @@ class Adapter(ABC):
 
     @classmethod
     def validate_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
-        """Return normalised settings or raise ValidationError with a clear message."""
+        """Normalised settings, or ValidationError listing every problem, each naming its setting."""
         if not isinstance(settings, Mapping):
             raise ValidationError("Adapter settings must be a JSON object.")
-        return dict(settings)
+        if cls.known_settings is None:
+            return dict(settings)
+        errors: list[str] = []
+        result = common_settings(settings, name=cls.short_name or cls.type, known=cls.known_settings, errors=errors)
+        hosts = result.get("allowed_hosts") or cls.known_hosts
+        result.update(cls.check_settings(settings, hosts=hosts, errors=errors))
+        return settings_result(result, errors)
+
+    @staticmethod
+    def check_settings(values: Mapping[str, Any], *, hosts: Sequence[str], errors: list[str]) -> dict[str, Any]:
+        """The adapter's own settings, normalised and with defaults; problems are appended to ``errors``.
+
+        Called only for adapters with ``known_settings``, after unknown keys and ``allowed_hosts``
+        were checked; ``hosts`` are the hosts its URL settings may name (``allowed_hosts``, else
+        ``known_hosts``). Pure: no I/O.
+        """
+        return {}
 
     @classmethod
     def allowed_hosts(cls, config: SourceConfig) -> frozenset[str]:
-        return frozenset(config.settings.get("allowed_hosts") or cls.known_hosts)
+        """Hosts a run of this source may talk to; settings that do not validate allow none.
+
+        Allowing none is safe: ``settings_for`` then fails the run before its first request.
+        """
+        try:
+            settings = cls.validate_settings(config.settings or {})
+        except ValidationError:
+            return frozenset()
+        return cls.settings_hosts(settings)
+
+    @classmethod
+    def settings_hosts(cls, settings: Mapping[str, Any]) -> frozenset[str]:
+        """Hosts allowed by validated settings (see ``url_settings``)."""
+        if cls.url_settings:
+            return url_hosts(settings, cls.url_settings)
+        return frozenset(settings.get("allowed_hosts") or cls.known_hosts)
+
+    @classmethod
+    def settings_for(cls, config: SourceConfig) -> dict[str, Any]:
+        """Validated settings of ``config``, or AdapterError(reason="invalid_settings") naming the source.
+
+        Settings are validated when a Source is saved, but a code change can tighten the rules
+        after that: the run then fails with every problem listed instead of guessing.
+        """
+        try:
+            return cls.validate_settings(config.settings or {})
+        except ValidationError as exc:
+            raise AdapterError(
+                f"Source {config.key!r}: invalid {cls.short_name or cls.type} settings: {' '.join(exc.messages)}",
+                reason="invalid_settings",
+            ) from exc
 
     @abstractmethod
     def fetch(self, *, config: SourceConfig, fetcher: Fetcher, now: datetime) -> Iterator[FetchedBatch]:
@@ -82,3 +143,60 @@ class Adapter(ABC):
     @abstractmethod
     def parse_files(self, *, config: SourceConfig, paths: list[Path]) -> Iterator[FetchedBatch]:
         """The same parsing for downloaded or saved material (``manage.py ingest <key> --file``)."""
+
+
+# -- saved material (``parse_files``) ----------------------------------------------------------
+
+SCOPE_MAX = 200  # FetchRun.scope max_length
+
+
+def scope_text(text: str) -> str:
+    """``text`` as a FetchRun scope: cut to ``SCOPE_MAX`` characters, ending in "…" when cut."""
+    return text if len(text) <= SCOPE_MAX else text[: SCOPE_MAX - 1] + "…"
+
+
+@dataclass(frozen=True)
+class SavedFile:
+    """A file read for ``parse_files``: its bytes, or why they are not used."""
+
+    data: bytes = b""
+    size: int = 0  # bytes read, for FetchedBatch.bytes (also when the file is refused as too large)
+    problem: str = ""  # "<label>: cannot read file: …" / "<label>: larger than N bytes; skipped"
+
+
+def read_saved(path: Path, *, limit: int, label: str = "") -> SavedFile:
+    """At most ``limit`` bytes of ``path``; a larger or unreadable file is a problem, never a failed run.
+
+    Reads ``limit + 1`` bytes at most, so a huge file is not loaded to find out it is too large.
+    ``label`` names the file in the problem (default: the path).
+    """
+    label = label or str(path)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        return SavedFile(problem=f"{label}: cannot read file: {exc.strerror or exc}")
+    if len(data) > limit:
+        return SavedFile(size=len(data), problem=f"{label}: larger than {limit} bytes; skipped")
+    return SavedFile(data=data, size=len(data))
+
+
+def walk_files(paths: Iterable[Path], suffixes: tuple[str, ...]) -> Iterator[Path]:
+    """The files ``parse_files`` reads: folders walked recursively, other paths as given.
+
+    In a folder: names ending in one of ``suffixes`` (lower case, compared case-insensitively),
+    sorted per folder, files before subfolders; hidden files and folders and symlinked folders
+    are skipped. A path that is no folder is yielded even if it is missing or has another
+    suffix, so the caller reports it as a problem instead of skipping it silently.
+    """
+    for path in map(Path, paths):
+        if not path.is_dir():
+            yield path
+            continue
+        for root, dirs, files in os.walk(path, followlinks=False):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            yield from (
+                Path(root) / name
+                for name in sorted(files)
+                if not name.startswith(".") and name.lower().endswith(suffixes)
+            )

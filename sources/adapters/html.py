@@ -1,4 +1,4 @@
-"""What the HTML portal adapters (NetServer, cosinex) share: decoding, parsing, cell texts, settings.
+"""What the HTML portal adapters (NetServer, cosinex) share: decoding, parsing, cell texts, saved-page joins.
 
 Why one place: portal pages are old Java servlet output in windows-1252/ISO-8859-1,
 often declared only in ``<meta>``, sometimes mislabelled. Decoding goes through
@@ -20,17 +20,16 @@ field stays empty, it never takes a neighbour's value.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from bs4 import BeautifulSoup, Tag
 
 from sources.decoding import Decoded, decode_bytes
-from sources.fetching.policy import normalise_host
 from sources.normalise import (
     clean_text,
     normalise_postal_code,
@@ -41,25 +40,20 @@ from sources.normalise import (
 )
 
 __all__ = [
-    "LOOPBACK_HOSTS",
     "HtmlPage",
     "LabelValues",
     "NoticeFacts",
     "absolute_url",
-    "bounded_int",
     "german_datetime",
-    "host_list",
     "label_value_pairs",
     "money",
     "notice_facts",
     "parse_html",
-    "portal_url",
+    "rows_with_pages",
     "text_of",
 ]
 
 REPLACEMENT_CHAR = "\ufffd"
-# Plain http is tolerated only for these (local test servers); production fetchers refuse loopback anyway.
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 _NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
 _LABEL_NOISE = re.compile(r"[\s:]+")
 _CURRENCY = re.compile(r"(EUR|€)", re.IGNORECASE)
@@ -261,52 +255,21 @@ def _town(place: str, postal_code: str) -> str:
     return ""
 
 
-# -- settings shared by the portal adapters ---------------------------------------------------
+# -- saved pages (``parse_files``) ------------------------------------------------------------
+
+Row = TypeVar("Row")
+Page = TypeVar("Page")
+Record = TypeVar("Record")
 
 
-def host_list(value: Any, errors: list[str], *, name: str = "allowed_hosts") -> list[str]:
-    if value in (None, [], ()):
-        return []
-    if not isinstance(value, (list, tuple)) or not all(isinstance(h, str) and h.strip() for h in value):
-        errors.append(f"{name} must be a list of host names, got {value!r}.")
-        return []
-    return list(dict.fromkeys(normalise_host(h) for h in value))
+def rows_with_pages(
+    rows: Mapping[str, Row], pages: Mapping[str, Page], record: Callable[[Row | None, Page | None], Record]
+) -> list[Record]:
+    """Saved list rows joined with saved detail pages of the same notice id: ``record(row, page)``.
 
-
-def bounded_int(settings: Mapping[str, Any], name: str, default: int, low: int, high: int, errors: list[str]) -> int:
-    value = settings.get(name, default)
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        errors.append(f"{name} must be a whole number from {low} to {high}, got {value!r}.")
-        return default
-    return value
-
-
-def portal_url(value: Any, *, name: str, hosts: Iterable[str], errors: list[str], example: str) -> str:
-    """A https URL (http only for loopback) without credentials, query or fragment, on one of ``hosts``."""
-    if not isinstance(value, str) or not value.strip():
-        errors.append(f"{name} must be a URL such as {example}, got {value!r}.")
-        return ""
-    value = value.strip()
-    try:
-        parts = urlsplit(value)
-        host = normalise_host(parts.hostname or "")
-        parts.port  # noqa: B018 - raises ValueError for a malformed port
-    except ValueError as exc:
-        errors.append(f"{name} {value!r} is no valid URL: {exc}.")
-        return ""
-    allowed = set(hosts)
-    if not host:
-        errors.append(f"{name} {value!r} has no host.")
-    elif not (parts.scheme == "https" or (parts.scheme == "http" and host in LOOPBACK_HOSTS)):
-        errors.append(f"{name} must use https, got {parts.scheme or 'no'} scheme in {value!r}.")
-    elif parts.username is not None or parts.password is not None:
-        errors.append(f"{name} must not contain credentials (public pages only).")
-    elif parts.fragment:
-        errors.append(f"{name} must not carry a fragment, got {value!r}.")
-    elif host not in allowed:
-        errors.append(f"{name} host {host!r} is not allowed; allowed: {', '.join(sorted(allowed))}.")
-    else:
-        return value
-    return ""
+    A record per row (with its page, if one was saved), then one per page whose notice has
+    no row, each in the order the files were read.
+    """
+    records = [record(row, pages.get(key)) for key, row in rows.items()]
+    records.extend(record(None, page) for key, page in pages.items() if key not in rows)
+    return records

@@ -38,18 +38,17 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import feedparser
 from bs4 import BeautifulSoup
-from django.core.exceptions import ValidationError
 
-from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig
+from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, walk_files
 from sources.adapters.mail.fields import (
     bundesland_named,
     html_to_text,
@@ -58,9 +57,9 @@ from sources.adapters.mail.fields import (
     parse_field_date,
     split_place,
 )
+from sources.adapters.settings import endpoint_url
 from sources.decoding import Decoded, decode_bytes
 from sources.fetching import Fetcher, raise_for_wall
-from sources.fetching.policy import normalise_host
 from sources.normalise import clean_text, procedure_type_code
 from sources.parsers.eforms import portal_references_from_urls
 from sources.records import NoticeRecord
@@ -70,8 +69,7 @@ __all__ = ["FeedError", "FeedParse", "RssAdapter", "decode_feed", "parse_feed"]
 
 SERVICE_BUND_FEED = "https://www.service.bund.de/Content/Globals/Functions/RSSFeed/RSSGenerator_Ausschreibungen.xml"
 KNOWN_SETTINGS = frozenset({"feed_url", "allowed_hosts"})
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
-FILE_SUFFIXES = frozenset({".xml", ".rss", ".atom"})
+FILE_SUFFIXES = (".xml", ".rss", ".atom")
 MAX_NOTICE_ID = 200  # TenderSource.source_notice_id
 _SERVICE_BUND_LINK = re.compile(r"/IMPORTE/Ausschreibungen/([^/?#]+)/(\d{4})/(\d{2})/([^/?#]+?)\.html?(?:[?#]|$)")
 _XML_DECLARATION_ENCODING = re.compile(r"""^(\s*<\?xml\b[^>]*?\bencoding\s*=\s*)(["'])[^"']*\2""")
@@ -240,29 +238,27 @@ def _published(entry: dict[str, Any]) -> datetime | None:
 class RssAdapter(Adapter):
     type: ClassVar[str] = "rss"
     label: ClassVar[str] = "RSS-/Atom-Feed (z. B. service.bund.de)"
+    short_name: ClassVar[str] = "RSS"
     known_hosts: ClassVar[tuple[str, ...]] = ("www.service.bund.de", "service.bund.de")
+    known_settings: ClassVar[frozenset[str]] = KNOWN_SETTINGS
     max_body_bytes: ClassVar[int] = 10 * 2**20
     conditional_requests: ClassVar[bool] = True
 
-    @classmethod
-    def validate_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
-        """Normalised settings; every problem is reported at once, each message naming its setting."""
-        values = super().validate_settings(settings)
-        errors: list[str] = []
-        unknown = sorted(str(key) for key in values if key not in KNOWN_SETTINGS)
-        if unknown:
-            errors.append(f"Unknown RSS setting(s): {', '.join(unknown)}; known: {', '.join(sorted(KNOWN_SETTINGS))}.")
-        result: dict[str, Any] = {}
-        hosts = _allowed_hosts(values.get("allowed_hosts"), errors)
-        if hosts:
-            result["allowed_hosts"] = hosts
-        result["feed_url"] = _feed_url(values.get("feed_url"), frozenset(hosts or cls.known_hosts), errors)
-        if errors:
-            raise ValidationError(errors)
-        return result
+    @staticmethod
+    def check_settings(values: Mapping[str, Any], *, hosts: Sequence[str], errors: list[str]) -> dict[str, Any]:
+        """``feed_url`` (required)."""
+        feed_url = endpoint_url(
+            values.get("feed_url"),
+            setting="feed_url",
+            hosts=hosts,
+            errors=errors,
+            missing=f"feed_url is required (the feed's address, e.g. {SERVICE_BUND_FEED}).",
+            hint="To add a feed on another host, list that host in allowed_hosts.",
+        )
+        return {"feed_url": feed_url}
 
     def fetch(self, *, config: SourceConfig, fetcher: Fetcher, now: datetime) -> Iterator[FetchedBatch]:
-        settings = self._settings(config)
+        settings = self.settings_for(config)
         feed_url = settings["feed_url"]
         result = fetcher.get(feed_url)
         if result.not_modified:
@@ -288,65 +284,8 @@ class RssAdapter(Adapter):
         Relative item links are resolved against the source's ``feed_url`` when it has one.
         """
         base_url = str((config.settings or {}).get("feed_url") or "")
-        for path in _expand(paths):
+        for path in walk_files(paths, FILE_SUFFIXES):
             yield _parse_file(path, source=config.key, base_url=base_url)
-
-    def _settings(self, config: SourceConfig) -> dict[str, Any]:
-        try:
-            return self.validate_settings(config.settings or {})
-        except ValidationError as exc:
-            raise AdapterError(
-                f"Source {config.key!r}: invalid RSS settings: {' '.join(exc.messages)}", reason="invalid_settings"
-            ) from exc
-
-
-def _allowed_hosts(value: Any, errors: list[str]) -> list[str]:
-    if value in (None, [], ()):
-        return []
-    if not isinstance(value, (list, tuple)) or not all(isinstance(h, str) and h.strip() for h in value):
-        errors.append(f"allowed_hosts must be a list of host names, got {value!r}.")
-        return []
-    return list(dict.fromkeys(normalise_host(h) for h in value))
-
-
-def _feed_url(value: Any, hosts: frozenset[str], errors: list[str]) -> Any:
-    if not isinstance(value, str) or not value.strip():
-        errors.append(f"feed_url is required (the feed's address, e.g. {SERVICE_BUND_FEED}).")
-        return value
-    value = value.strip()
-    try:
-        parts = urlsplit(value)
-        host = normalise_host(parts.hostname or "")
-        parts.port  # noqa: B018 - raises ValueError for a malformed port
-    except ValueError as exc:
-        errors.append(f"feed_url {value!r} is no valid URL: {exc}.")
-        return value
-    if not host:
-        errors.append(f"feed_url {value!r} has no host.")
-    elif parts.username is not None or parts.password is not None:
-        errors.append("feed_url must not contain credentials.")
-    elif not (parts.scheme == "https" or (parts.scheme == "http" and host in LOOPBACK_HOSTS)):
-        errors.append(f"feed_url must use https, got {parts.scheme or 'no'} scheme in {value!r}.")
-    elif host not in hosts:
-        errors.append(
-            f"feed_url host {host!r} is not allowed; allowed: {', '.join(sorted(hosts))}. "
-            "To add a feed on another host, list that host in allowed_hosts."
-        )
-    return value
-
-
-def _expand(paths: list[Path]) -> Iterator[Path]:
-    for path in map(Path, paths):
-        if path.is_dir():
-            yield from sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file()
-                and p.suffix.lower() in FILE_SUFFIXES
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
-        else:
-            yield path  # a missing file becomes a problem entry, not a silent skip
 
 
 def _parse_file(path: Path, *, source: str, base_url: str) -> FetchedBatch:

@@ -38,17 +38,14 @@ Limits and decisions:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
 
-from django.core.exceptions import ValidationError
-
-from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig
+from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, walk_files
+from sources.adapters.settings import bounded_ints, endpoint_url, iso_day
 from sources.fetching import Fetcher, raise_for_wall
-from sources.fetching.policy import normalise_host
 from sources.normalise import BERLIN
 from sources.parsers.eforms import parse_eforms
 from sources.parsers.ted_json import (
@@ -73,8 +70,7 @@ INT_RANGES: dict[str, tuple[int, int]] = {
     "lookback_days": (1, 366),
 }
 KNOWN_SETTINGS = frozenset({*DEFAULTS, "start_day", "allowed_hosts"})
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
-FILE_SUFFIXES = frozenset({".json", ".xml"})
+FILE_SUFFIXES = (".json", ".xml")
 
 
 def fetch_window(
@@ -107,40 +103,26 @@ def fetch_window(
 class TedAdapter(Adapter):
     type: ClassVar[str] = "ted"
     label: ClassVar[str] = "TED (Tenders Electronic Daily) API v3"
+    short_name: ClassVar[str] = "TED"
     known_hosts: ClassVar[tuple[str, ...]] = ("api.ted.europa.eu",)
+    known_settings: ClassVar[frozenset[str]] = KNOWN_SETTINGS
 
-    @classmethod
-    def validate_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
-        """Defaults filled in; every problem is reported at once, each message naming its setting."""
-        values = super().validate_settings(settings)
-        errors: list[str] = []
-        unknown = sorted(set(values) - KNOWN_SETTINGS)
-        if unknown:
-            errors.append(f"Unknown TED setting(s): {', '.join(unknown)}; known: {', '.join(sorted(KNOWN_SETTINGS))}.")
-        result: dict[str, Any] = {}
-        hosts = _validate_allowed_hosts(values.get("allowed_hosts"), errors)
-        if hosts:
-            result["allowed_hosts"] = hosts
-        result["api_url"] = _validate_api_url(
-            values.get("api_url", DEFAULTS["api_url"]), frozenset(hosts or cls.known_hosts), errors
-        )
-        for name, (low, high) in INT_RANGES.items():
-            value = values.get(name, DEFAULTS[name])
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                errors.append(f"{name} must be a whole number from {low} to {high}, got {value!r}.")
-            result[name] = value
-        start_day = values.get("start_day")
-        if start_day not in (None, ""):
-            try:
-                result["start_day"] = date.fromisoformat(str(start_day)).isoformat()
-            except ValueError:
-                errors.append(f"start_day must be an ISO date (YYYY-MM-DD), got {start_day!r}.")
-        if errors:
-            raise ValidationError(errors)
+    @staticmethod
+    def check_settings(values: Mapping[str, Any], *, hosts: Sequence[str], errors: list[str]) -> dict[str, Any]:
+        """``api_url`` and the numbers with their defaults, ``start_day`` when given."""
+        result: dict[str, Any] = {
+            "api_url": endpoint_url(
+                values.get("api_url", DEFAULTS["api_url"]), setting="api_url", hosts=hosts, errors=errors
+            )
+        }
+        result.update(bounded_ints(values, ranges=INT_RANGES, defaults=DEFAULTS, errors=errors, digit_strings=False))
+        start_day = iso_day(values.get("start_day"), setting="start_day", errors=errors)
+        if start_day:
+            result["start_day"] = start_day
         return result
 
     def fetch(self, *, config: SourceConfig, fetcher: Fetcher, now: datetime) -> Iterator[FetchedBatch]:
-        settings = self._settings(config)
+        settings = self.settings_for(config)
         start_day = date.fromisoformat(settings["start_day"]) if settings.get("start_day") else None
         window = fetch_window(
             cursor=config.cursor or {}, start_day=start_day, lookback_days=settings["lookback_days"], now=now
@@ -188,48 +170,8 @@ class TedAdapter(Adapter):
 
     def parse_files(self, *, config: SourceConfig, paths: list[Path]) -> Iterator[FetchedBatch]:
         """One batch per file; folders are searched recursively for ``*.json`` and ``*.xml``."""
-        for path in _expand(paths):
-            yield _parse_file(Path(path))
-
-    def _settings(self, config: SourceConfig) -> dict[str, Any]:
-        try:
-            return self.validate_settings(config.settings or {})
-        except ValidationError as exc:
-            raise AdapterError(
-                f"Source {config.key!r}: invalid TED settings: {' '.join(exc.messages)}", reason="invalid_settings"
-            ) from exc
-
-
-def _validate_allowed_hosts(value: Any, errors: list[str]) -> list[str]:
-    if value in (None, [], ()):
-        return []
-    if not isinstance(value, (list, tuple)) or not all(isinstance(h, str) and h.strip() for h in value):
-        errors.append(f"allowed_hosts must be a list of host names, got {value!r}.")
-        return []
-    return list(dict.fromkeys(normalise_host(h) for h in value))
-
-
-def _validate_api_url(value: Any, hosts: frozenset[str], errors: list[str]) -> Any:
-    if not isinstance(value, str) or not value.strip():
-        errors.append(f"api_url must be a URL, got {value!r}.")
-        return value
-    value = value.strip()
-    try:
-        parts = urlsplit(value)
-        host = normalise_host(parts.hostname or "")
-        parts.port  # noqa: B018 - raises ValueError for a malformed port
-    except ValueError as exc:
-        errors.append(f"api_url {value!r} is no valid URL: {exc}.")
-        return value
-    if not host:
-        errors.append(f"api_url {value!r} has no host.")
-    elif parts.username is not None or parts.password is not None:
-        errors.append("api_url must not contain credentials (TED search is anonymous).")
-    elif not (parts.scheme == "https" or (parts.scheme == "http" and host in LOOPBACK_HOSTS)):
-        errors.append(f"api_url must use https, got {parts.scheme or 'no'} scheme in {value!r}.")
-    elif host not in hosts:
-        errors.append(f"api_url host {host!r} is not allowed; allowed: {', '.join(sorted(hosts))}.")
-    return value
+        for path in walk_files(paths, FILE_SUFFIXES):
+            yield _parse_file(path)
 
 
 def _max_pages_message(days: str, page_size: int, max_pages: int, body: bytes) -> str:
@@ -245,20 +187,6 @@ def _max_pages_message(days: str, page_size: int, max_pages: int, body: bytes) -
         f"{max_pages * page_size} notices{total}); the rest of the window was not fetched. "
         f"Raise max_pages or page_size and reset the cursor to re-fetch {days}."
     )
-
-
-def _expand(paths: list[Path]) -> Iterator[Path]:
-    for path in map(Path, paths):
-        if path.is_dir():
-            yield from sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file()
-                and p.suffix.lower() in FILE_SUFFIXES
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
-        else:
-            yield path  # a missing file becomes a problem entry, not a silent skip
 
 
 def _parse_file(path: Path) -> FetchedBatch:

@@ -49,7 +49,7 @@ No cookies are kept, so the JSON search (token from the page) is not used. DTVP 
 """
 
 from .adapter import CosinexAdapter
-from .options import KNOWN_HOSTS, list_url, validate_cosinex_settings
+from .options import KNOWN_HOSTS, check_cosinex_settings, list_url
 from .parse import ListPage, ListRow, ProjectPage, notice_kind, notice_record, parse_list_page, parse_project_page
 
 __all__ = [
@@ -63,5 +63,5 @@ __all__ = [
     "notice_record",
     "parse_list_page",
     "parse_project_page",
-    "validate_cosinex_settings",
+    "check_cosinex_settings",
 ]

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
-from django.core.exceptions import ValidationError
-
-from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig
+from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, read_saved, scope_text, walk_files
 from sources.adapters.doe.archive import ZipLimits, read_members
-from sources.adapters.html import parse_html
+from sources.adapters.html import parse_html, rows_with_pages
 from sources.conditional import ConditionalFetcher, fetcher_forget, fetcher_knows
 from sources.fetching import (
     Blocked,
@@ -30,7 +27,7 @@ from sources.records import NoticeRecord
 from sources.registry import register
 
 from . import selectors
-from .options import KNOWN_HOSTS, category_url, fetch_hosts, list_url, validate_cosinex_settings
+from .options import KNOWN_HOSTS, KNOWN_SETTINGS, category_url, check_cosinex_settings, list_url
 from .parse import ListRow, ProjectPage, notice_record, parse_list_page, parse_project_page
 
 __all__ = ["CosinexAdapter"]
@@ -40,37 +37,24 @@ FILE_SUFFIXES = (*HTML_SUFFIXES, ".zip", ".xml")
 MAX_FILE_BYTES = 20 * 2**20
 _FATAL = (Blocked, DisallowedHost, RetryAfterTooLong)
 MAX_FAILED_PAGES_IN_ROW = 2
-_SCOPE_MAX = 200
 
 
 @register
 class CosinexAdapter(Adapter):
     type: ClassVar[str] = "cosinex"
     label: ClassVar[str] = "cosinex Vergabemarktplatz (DTVP and others)"
+    short_name: ClassVar[str] = "cosinex"
     known_hosts: ClassVar[tuple[str, ...]] = KNOWN_HOSTS
+    known_settings: ClassVar[frozenset[str]] = KNOWN_SETTINGS
+    check_settings = staticmethod(check_cosinex_settings)
+    url_settings: ClassVar[tuple[str, ...]] = ("base_url", "opendata_url")
     # The open-data export of a busy host is a ZIP of several thousand notices.
     max_body_bytes: ClassVar[int] = 200 * 2**20
     conditional_requests: ClassVar[bool] = True
     zip_limits: ClassVar[ZipLimits] = ZipLimits()
 
-    @classmethod
-    def validate_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
-        values = super().validate_settings(settings)
-        try:
-            return validate_cosinex_settings(values)
-        except ValueError as exc:
-            raise ValidationError(exc.args[0]) from None
-
-    @classmethod
-    def allowed_hosts(cls, config: SourceConfig) -> frozenset[str]:
-        """Only the configured hosts; invalid settings allow nothing (the run then fails clearly)."""
-        try:
-            return fetch_hosts(cls.validate_settings(config.settings or {}))
-        except ValidationError:
-            return frozenset()
-
     def fetch(self, *, config: SourceConfig, fetcher: Fetcher, now: datetime) -> Iterator[FetchedBatch]:
-        settings = self._settings(config)
+        settings = self.settings_for(config)
         if settings.get("opendata_url"):
             yield self._opendata(config.key, settings["opendata_url"], fetcher)
             return
@@ -113,7 +97,7 @@ class CosinexAdapter(Adapter):
         One batch for all files; a list row and a saved project page of the same project are
         joined (the row wins for the list fields). Folders are walked for the same suffixes.
         """
-        settings = self._settings(config)
+        settings = self.settings_for(config)
         base_url = settings["base_url"]
         rows: dict[str, ListRow] = {}
         projects: dict[str, ProjectPage] = {}
@@ -121,57 +105,41 @@ class CosinexAdapter(Adapter):
         problems: list[str] = []
         size = 0
         names: list[str] = []
-        for path in _expand([Path(p) for p in paths]):
+        for path in walk_files(paths, FILE_SUFFIXES):
             names.append(path.name)
             suffix = path.suffix.lower()
-            try:
-                if suffix == ".zip":
+            if suffix == ".zip":
+                try:
                     size += path.stat().st_size
                     found, trouble = self._zip_records(config.key, path, label=path.name)
-                    records.extend(found)
-                    problems.extend(trouble)
+                except AdapterError as exc:
+                    problems.append(str(exc))
                     continue
-                with path.open("rb") as handle:
-                    data = handle.read(MAX_FILE_BYTES + 1)
-            except AdapterError as exc:
-                problems.append(str(exc))
+                except OSError as exc:
+                    problems.append(f"{path}: cannot read file: {exc.strerror or exc}")
+                    continue
+                records.extend(found)
+                problems.extend(trouble)
                 continue
-            except OSError as exc:
-                problems.append(f"{path}: cannot read file: {exc.strerror or exc}")
-                continue
-            size += len(data)
-            if len(data) > MAX_FILE_BYTES:
-                problems.append(f"{path}: larger than {MAX_FILE_BYTES} bytes; skipped")
+            saved = read_saved(path, limit=MAX_FILE_BYTES)
+            size += saved.size
+            if saved.problem:
+                problems.append(saved.problem)
             elif suffix == ".xml":
-                parsed = _eforms(config.key, data, str(path))
+                parsed = _eforms(config.key, saved.data, str(path))
                 (problems.append if isinstance(parsed, str) else records.append)(parsed)  # type: ignore[arg-type]
             else:
-                _parse_page(path, data, base_url, rows, projects, problems)
+                _parse_page(path, saved.data, base_url, rows, projects, problems)
         records.extend(
-            notice_record(source=config.key, base_url=base_url, row=row, project=projects.get(pid))
-            for pid, row in rows.items()
+            rows_with_pages(
+                rows,
+                projects,
+                lambda row, project: notice_record(source=config.key, base_url=base_url, row=row, project=project),
+            )
         )
-        records.extend(
-            notice_record(source=config.key, base_url=base_url, row=None, project=project)
-            for pid, project in projects.items()
-            if pid not in rows
-        )
-        scope = ", ".join(names)
         yield FetchedBatch(
-            records=tuple(records),
-            problems=tuple(problems),
-            bytes=size,
-            scope=scope if len(scope) <= _SCOPE_MAX else scope[: _SCOPE_MAX - 1] + "…",
+            records=tuple(records), problems=tuple(problems), bytes=size, scope=scope_text(", ".join(names))
         )
-
-    def _settings(self, config: SourceConfig) -> dict[str, Any]:
-        try:
-            return self.validate_settings(config.settings or {})
-        except ValidationError as exc:
-            raise AdapterError(
-                f"Source {config.key!r}: invalid cosinex settings: {' '.join(exc.messages)}",
-                reason="invalid_settings",
-            ) from exc
 
 
 class _ListCrawl:
@@ -324,17 +292,3 @@ def _parse_page(
         problems.append(f"{path}: neither a cosinex announcement list nor a project page (markup not recognised)")
     else:
         projects.setdefault(project.project_id, project)
-
-
-def _expand(paths: list[Path]) -> Iterator[Path]:
-    for path in paths:
-        if path.is_dir():
-            for root, dirs, files in os.walk(path, followlinks=False):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                yield from (
-                    Path(root) / name
-                    for name in sorted(files)
-                    if not name.startswith(".") and name.lower().endswith(FILE_SUFFIXES)
-                )
-        else:
-            yield path

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
-from sources.adapters.html import bounded_int, host_list, portal_url
-from sources.fetching.policy import normalise_host
+from sources.adapters.settings import application_url, bounded_ints, endpoint_url
 
 from . import selectors
 
@@ -36,31 +35,33 @@ KNOWN_SETTINGS = frozenset({"base_url", "allowed_hosts", "opendata_url", "cpv_co
 _CPV_CODE = re.compile(r"\d{8}-\d")
 
 
-def validate_cosinex_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """Normalised settings, or ``ValueError(list of messages)`` naming every bad setting at once.
+def check_cosinex_settings(settings: Mapping[str, Any], *, hosts: Sequence[str], errors: list[str]) -> dict[str, Any]:
+    """The cosinex settings, defaults filled in; problems appended to ``errors``. URLs must be on one of ``hosts``.
 
     ``base_url`` is ``https://<host>/<Satellite|Center|VMPSatellite|VMPCenter>`` (no trailing
-    slash); ``opendata_url`` (optional) is the host's eForms export, on an allowed host;
-    ``cpv_codes`` (optional) lists ``NNNNNNNN-N`` categories read instead of the newest list.
+    slash, no query or fragment); ``opendata_url`` (optional) is the host's eForms export, on an
+    allowed host; ``cpv_codes`` (optional) lists ``NNNNNNNN-N`` categories read instead of the
+    newest list.
     """
-    errors: list[str] = []
-    unknown = sorted(str(key) for key in settings if key not in KNOWN_SETTINGS)
-    if unknown:
-        errors.append(f"Unknown cosinex setting(s): {', '.join(unknown)}; known: {', '.join(sorted(KNOWN_SETTINGS))}.")
-    result: dict[str, Any] = {}
-    hosts = host_list(settings.get("allowed_hosts"), errors)
-    if hosts:
-        result["allowed_hosts"] = hosts
-    allowed = hosts or list(KNOWN_HOSTS)
-    result["base_url"] = _base_url(settings.get("base_url"), allowed, errors)
+    result: dict[str, Any] = {
+        "base_url": application_url(
+            settings.get("base_url"),
+            hosts=hosts,
+            errors=errors,
+            paths=BASE_PATHS,
+            application="cosinex",
+            example="https://www.dtvp.de/Satellite",
+        )
+    }
     opendata = settings.get("opendata_url")
     if opendata not in (None, ""):
-        url = portal_url(
+        url = endpoint_url(
             opendata,
-            name="opendata_url",
-            hosts=allowed,
+            setting="opendata_url",
+            hosts=hosts,
             errors=errors,
             example="https://vergabe.example.de/VMPSatellite/opendata?id=<uuid>",
+            allow_fragment=False,
         )
         if url:
             result["opendata_url"] = url
@@ -71,32 +72,8 @@ def validate_cosinex_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
             errors.append(f"cpv_codes must be a list of CPV codes with check digit (e.g. 72000000-5), got {codes!r}.")
         else:
             result["cpv_codes"] = list(dict.fromkeys(codes))
-    for name, (low, high) in INT_RANGES.items():
-        result[name] = bounded_int(settings, name, DEFAULTS[name], low, high, errors)
-    if errors:
-        raise ValueError(errors)
+    result.update(bounded_ints(settings, ranges=INT_RANGES, defaults=DEFAULTS, errors=errors))
     return result
-
-
-def _base_url(value: Any, hosts: list[str], errors: list[str]) -> str:
-    url = portal_url(value, name="base_url", hosts=hosts, errors=errors, example="https://www.dtvp.de/Satellite")
-    if not url:
-        return ""
-    parts = urlsplit(url)
-    path = parts.path.rstrip("/")
-    if parts.query:
-        errors.append(f"base_url must not carry a query, got {url!r}.")
-        return ""
-    if path not in BASE_PATHS:
-        errors.append(f"base_url must end in one of {', '.join(BASE_PATHS)} (the cosinex application), got {url!r}.")
-        return ""
-    return f"{parts.scheme}://{parts.netloc}{path}"
-
-
-def fetch_hosts(settings: Mapping[str, Any]) -> frozenset[str]:
-    """The hosts of ``base_url`` and ``opendata_url``: the only ones a run talks to."""
-    urls = (settings.get("base_url"), settings.get("opendata_url"))
-    return frozenset(normalise_host(urlsplit(str(u)).hostname or "") for u in urls if u) - {""}
 
 
 def list_url(base_url: str, page: int) -> str:

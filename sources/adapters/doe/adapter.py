@@ -6,29 +6,25 @@ this module wires options, archive reading and the join to the Fetcher and to fi
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from django.core.exceptions import ValidationError
-
-from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig
+from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, read_saved, scope_text, walk_files
 from sources.fetching import Fetcher, HttpStatusError, raise_for_wall
 from sources.registry import register
 
 from .archive import NOTICE_SUFFIXES, Member, ZipLimits, read_members
 from .join import NoticeJoiner
-from .options import EXPORT_FORMATS, days_to_fetch, export_url, validate_doe_settings
+from .options import EXPORT_FORMATS, KNOWN_SETTINGS, check_doe_settings, days_to_fetch, export_url
 
 __all__ = ["DoeAdapter"]
 
 # "No notices that day": the spec promises an empty ZIP, but a 404/204/empty body means the same.
 _NO_NOTICES_STATUSES = frozenset({404})
-_SCOPE_MAX = 200  # FetchRun.scope max_length
 # Export ZIPs of one day differ only by the format word ("2026-09-14_ocds.zip" / "2026-09-14_eforms.zip").
 _FORMAT_WORD = re.compile(r"(?<![a-z])(ocds|eforms)(?![a-z])", re.IGNORECASE)
 
@@ -37,23 +33,17 @@ _FORMAT_WORD = re.compile(r"(?<![a-z])(ocds|eforms)(?![a-z])", re.IGNORECASE)
 class DoeAdapter(Adapter):
     type: ClassVar[str] = "doe"
     label: ClassVar[str] = "DÖE / oeffentlichevergabe.de OpenData"
+    short_name: ClassVar[str] = "DÖE"
     known_hosts: ClassVar[tuple[str, ...]] = ("oeffentlichevergabe.de",)
+    known_settings: ClassVar[frozenset[str]] = KNOWN_SETTINGS
+    check_settings = staticmethod(check_doe_settings)
     # A busy day's export zip runs to well over 20 MiB.
     max_body_bytes: ClassVar[int] = 300 * 2**20
     # Class attribute so a deployment (or a test) can tighten the caps without new settings.
     zip_limits: ClassVar[ZipLimits] = ZipLimits()
 
-    @classmethod
-    def validate_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
-        """Defaults filled in; every problem is reported at once, each message naming its setting."""
-        values = super().validate_settings(settings)
-        try:
-            return validate_doe_settings(values, known_hosts=cls.known_hosts)
-        except ValueError as exc:
-            raise ValidationError(exc.args[0]) from None
-
     def fetch(self, *, config: SourceConfig, fetcher: Fetcher, now: datetime) -> Iterator[FetchedBatch]:
-        settings = self._settings(config)
+        settings = self.settings_for(config)
         start_day = date.fromisoformat(settings["start_day"]) if settings.get("start_day") else None
         days = days_to_fetch(now=now, cursor=config.cursor, start_day=start_day, max_days=settings["max_days_per_run"])
         for day in days:
@@ -120,27 +110,14 @@ class DoeAdapter(Adapter):
                 except OSError as exc:
                     joiner.problems.append(f"{label}: cannot read file: {exc.strerror or exc}")
                 continue
-            try:
-                with path.open("rb") as handle:
-                    data = handle.read(limit + 1)
-            except OSError as exc:
-                joiner.problems.append(f"{label}: cannot read file: {exc.strerror or exc}")
-                continue
-            size += len(data)
-            if len(data) > limit:
-                joiner.problems.append(f"{label}: larger than the per-file cap of {limit} bytes; skipped")
-                continue
-            joiner.add(Member(label=label, name=path.name, data=data))
+            saved = read_saved(path, limit=limit, label=label)
+            size += saved.size
+            if saved.problem:
+                joiner.problems.append(saved.problem)
+            else:
+                joiner.add(Member(label=label, name=path.name, data=saved.data))
         records, problems = joiner.result()
-        return FetchedBatch(records=records, problems=problems, bytes=size, scope=_truncate(unit.scope))
-
-    def _settings(self, config: SourceConfig) -> dict[str, Any]:
-        try:
-            return self.validate_settings(config.settings or {})
-        except ValidationError as exc:
-            raise AdapterError(
-                f"Source {config.key!r}: invalid DÖE settings: {' '.join(exc.messages)}", reason="invalid_settings"
-            ) from exc
+        return FetchedBatch(records=records, problems=problems, bytes=size, scope=scope_text(unit.scope))
 
 
 @dataclass
@@ -159,7 +136,8 @@ def _units(paths: list[Path]) -> list[_Unit]:
         seen.add(resolved)
         if path.is_dir():
             unit = units.setdefault(("dir", str(resolved)), _Unit(scope=path.name or str(path)))
-            unit.files.extend((file, file.relative_to(path).as_posix()) for file in _walk(path))
+            files = walk_files([path], (*NOTICE_SUFFIXES, ".zip"))
+            unit.files.extend((file, file.relative_to(path).as_posix()) for file in files)
         elif path.suffix.lower() == ".zip":
             group = str(resolved.parent / _FORMAT_WORD.sub("", path.name).lower())
             unit = units.setdefault(("zip", group), _Unit(scope=""))
@@ -170,19 +148,3 @@ def _units(paths: list[Path]) -> list[_Unit]:
             unit.files.append((path, str(path)))
             unit.scope = ", ".join(file.name for file, _ in unit.files)
     return list(units.values())
-
-
-def _walk(folder: Path) -> list[Path]:
-    found: list[Path] = []
-    for root, dirs, files in os.walk(folder, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(
-            Path(root) / name
-            for name in sorted(files)
-            if not name.startswith(".") and name.lower().endswith((*NOTICE_SUFFIXES, ".zip"))
-        )
-    return found
-
-
-def _truncate(scope: str) -> str:
-    return scope if len(scope) <= _SCOPE_MAX else scope[: _SCOPE_MAX - 1] + "…"

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
-from sources.adapters.base import Adapter, FetchedBatch, SourceConfig
+from sources.adapters.base import Adapter, FetchedBatch, SourceConfig, walk_files
 from sources.adapters.mail.alerts import PARSED, parse_alert_mail
 from sources.adapters.mail.hosts import host_sources_current
 from sources.fetching import Fetcher
@@ -22,7 +22,7 @@ from sources.registry import register
 
 __all__ = ["MailAdapter"]
 
-FILE_SUFFIXES = frozenset({".eml"})
+FILE_SUFFIXES = (".eml",)
 MAX_MAIL_BYTES = 25 * 2**20  # larger files are refused (a problem), not read into memory
 
 
@@ -39,22 +39,8 @@ class MailAdapter(Adapter):
     def parse_files(self, *, config: SourceConfig, paths: list[Path]) -> Iterator[FetchedBatch]:
         """One batch per ``.eml`` file; folders are searched recursively. Unparsed mails are problems."""
         host_sources = host_sources_current()
-        for path in _expand(paths):
+        for path in walk_files(paths, FILE_SUFFIXES):
             yield _parse_file(path, host_sources)
-
-
-def _expand(paths: list[Path]) -> Iterator[Path]:
-    for path in map(Path, paths):
-        if path.is_dir():
-            yield from sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file()
-                and p.suffix.lower() in FILE_SUFFIXES
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
-        else:
-            yield path  # a missing file becomes a problem entry, not a silent skip
 
 
 def _parse_file(path: Path, host_sources) -> FetchedBatch:

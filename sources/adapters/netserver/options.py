@@ -6,12 +6,11 @@ how search, detail and document URLs are built from it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
-from sources.adapters.html import bounded_int, host_list, portal_url
-from sources.fetching.policy import normalise_host
+from sources.adapters.settings import application_url, bounded_ints
 
 from . import selectors
 
@@ -50,44 +49,25 @@ INT_RANGES: dict[str, tuple[int, int]] = {
 KNOWN_SETTINGS = frozenset({"base_url", "allowed_hosts", *DEFAULTS})
 
 
-def validate_netserver_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """Normalised settings, or ``ValueError(list of messages)`` naming every bad setting at once.
+def check_netserver_settings(settings: Mapping[str, Any], *, hosts: Sequence[str], errors: list[str]) -> dict[str, Any]:
+    """The NetServer settings, defaults filled in; problems appended to ``errors``.
 
-    ``base_url`` must be ``https://<host>/NetServer/`` (trailing slash added) on a host of
-    ``allowed_hosts`` if given, else of :data:`KNOWN_HOSTS`.
+    ``base_url`` must be ``https://<host>/NetServer/`` (trailing slash added; no query or
+    fragment) on one of ``hosts`` (``allowed_hosts`` if given, else :data:`KNOWN_HOSTS`).
     """
-    errors: list[str] = []
-    unknown = sorted(str(key) for key in settings if key not in KNOWN_SETTINGS)
-    if unknown:
-        errors.append(
-            f"Unknown NetServer setting(s): {', '.join(unknown)}; known: {', '.join(sorted(KNOWN_SETTINGS))}."
+    result: dict[str, Any] = {
+        "base_url": application_url(
+            settings.get("base_url"),
+            hosts=hosts,
+            errors=errors,
+            paths=(BASE_PATH,),
+            application="public NetServer",
+            example="https://www.tender24.de/NetServer/",
         )
-    result: dict[str, Any] = {}
-    hosts = host_list(settings.get("allowed_hosts"), errors)
-    if hosts:
-        result["allowed_hosts"] = hosts
-    result["base_url"] = _base_url(settings.get("base_url"), hosts or KNOWN_HOSTS, errors)
+    }
     result["categories"] = _categories(settings.get("categories", DEFAULTS["categories"]), errors)
-    for name, (low, high) in INT_RANGES.items():
-        result[name] = bounded_int(settings, name, DEFAULTS[name], low, high, errors)
-    if errors:
-        raise ValueError(errors)
+    result.update(bounded_ints(settings, ranges=INT_RANGES, defaults=DEFAULTS, errors=errors))
     return result
-
-
-def _base_url(value: Any, hosts: tuple[str, ...] | list[str], errors: list[str]) -> str:
-    url = portal_url(value, name="base_url", hosts=hosts, errors=errors, example="https://www.tender24.de/NetServer/")
-    if not url:
-        return ""
-    parts = urlsplit(url)
-    if parts.query:
-        errors.append(f"base_url must not carry a query, got {url!r}.")
-        return ""
-    path = parts.path.rstrip("/") + "/"
-    if path.lower() != BASE_PATH.lower():
-        errors.append(f"base_url must end in {BASE_PATH} (the public NetServer application), got {url!r}.")
-        return ""
-    return f"{parts.scheme}://{parts.netloc}{path}"
 
 
 def _categories(value: Any, errors: list[str]) -> list[str]:
@@ -102,12 +82,6 @@ def _categories(value: Any, errors: list[str]) -> list[str]:
         errors.append(f"Unknown NetServer categories {wrong!r}; known: {', '.join(known)}.")
         return list(DEFAULTS["categories"])
     return list(dict.fromkeys(value))
-
-
-def fetch_hosts(settings: Mapping[str, Any]) -> frozenset[str]:
-    """The one host a run talks to: the base URL's (redirects elsewhere are refused by the Fetcher)."""
-    host = normalise_host(urlsplit(str(settings.get("base_url") or "")).hostname or "")
-    return frozenset({host}) if host else frozenset()
 
 
 def search_url(base_url: str, *, category: str, start: int, page_size: int) -> str:
