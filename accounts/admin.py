@@ -18,12 +18,21 @@ class DomainInline(admin.TabularInline):
 
 @admin.register(Tenant)
 class TenantAdmin(admin.ModelAdmin):
-    list_display = ("name", "schema_name", "is_active", "created_at")
+    list_display = ("name", "schema_name", "domain_list", "is_active", "created_at")
     list_filter = ("is_active",)
     search_fields = ("name", "schema_name", "domains__domain")
     readonly_fields = ("schema_name", "created_at")
     inlines = [DomainInline]
     show_full_result_count = False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("domains")
+
+    @admin.display(description="Domains")
+    def domain_list(self, obj) -> str:
+        # Primary domain first; prefetched, so one query for the whole page.
+        domains = sorted(obj.domains.all(), key=lambda d: (not d.is_primary, d.domain))
+        return ", ".join(d.domain for d in domains) or "—"
 
     def add_view(self, request, form_url="", extra_context=None):
         """Creating a tenant is more than a row (schema, domain, first admin): a form that calls the service."""

@@ -1,5 +1,22 @@
 """Settings pages (tenant host): alert preferences, SMTP, mailbox, delivery log, webhooks."""
 
+from django.urls import path
+
+from notifications.preferences import views
+from notifications.webhooks import views as webhook_views
+
 app_name = "settings"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.SettingsIndexView.as_view(), name="index"),
+    path("benachrichtigungen/", views.PreferencesView.as_view(), name="preferences"),
+    path("benachrichtigungen/sofortmeldungen/", views.InstantAlertsView.as_view(), name="instant-alerts"),
+    path("smtp/", views.SmtpSettingsView.as_view(), name="smtp"),
+    path("smtp/testmail/", views.SmtpTestView.as_view(), name="smtp-test"),
+    path("postfach/", views.MailboxSettingsView.as_view(), name="mailbox"),
+    path("zustellungen/", views.DeliveryLogView.as_view(), name="deliveries"),
+    path("webhooks/", webhook_views.WebhookListView.as_view(), name="webhooks"),
+    path("webhooks/<int:pk>/", webhook_views.WebhookDetailView.as_view(), name="webhook-detail"),
+    path("webhooks/<int:pk>/aktiv/", webhook_views.WebhookActiveView.as_view(), name="webhook-active"),
+    path("webhooks/<int:pk>/loeschen/", webhook_views.WebhookDeleteView.as_view(), name="webhook-delete"),
+]

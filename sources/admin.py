@@ -6,15 +6,27 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.http import Http404
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.views.decorators.http import require_POST
 
 from sources.denylist import DENIED_PORTALS
-from sources.models import FetchRun, Source
+from sources.models import FetchRun, InboundMail, Source
 from sources.registry import adapter_types
 from sources.schedules import schedules_sync
 from sources.selectors import source_health_list
+from tenders.admin import EstimatedCountPaginator
+
+
+def _enqueue_polls(source_ids: list[int]) -> None:
+    """After commit, so a rolled-back request never starts a run; the task records its own FetchRun."""
+    from sources.tasks import source_poll_now_task
+
+    for source_id in source_ids:
+        transaction.on_commit(lambda source_id=source_id: source_poll_now_task.delay(source_id))
 
 
 class SourceForm(forms.ModelForm):
@@ -38,14 +50,17 @@ class SourceAdmin(admin.ModelAdmin):
         "adapter",
         "is_active",
         "health",
+        "last_run_at",
         "last_success_at",
         "last_counts",
         "failures_in_row",
+        "runs_link",
     )
     list_filter = ("is_active", "adapter")
     search_fields = ("key", "name")
     actions = ["fetch_now", "write_schedules"]
     change_list_template = "admin/sources/source/change_list.html"
+    change_form_template = "admin/sources/source/change_form.html"
 
     def get_queryset(self, request):
         return source_health_list()
@@ -60,6 +75,15 @@ class SourceAdmin(admin.ModelAdmin):
         return format_html(
             '<span style="color:{}" title="{}">{}{}</span>', colour, obj.last_run_error or "", status, extra
         )
+
+    @admin.display(description="Letzter Lauf", ordering="last_run_at")
+    def last_run_at(self, obj):
+        return obj.last_run_at
+
+    @admin.display(description="Läufe")
+    def runs_link(self, obj):
+        url = reverse("admin:sources_fetchrun_changelist") + f"?source__id__exact={obj.pk}"
+        return format_html('<a href="{}">ansehen</a>', url)
 
     @admin.display(description="Letzter Erfolg", ordering="last_success_at")
     def last_success_at(self, obj):
@@ -77,12 +101,21 @@ class SourceAdmin(admin.ModelAdmin):
 
     @admin.action(description="Jetzt abrufen")
     def fetch_now(self, request, queryset):
-        from sources.tasks import source_poll_now_task
-
         ids = list(queryset.filter(is_active=True).values_list("pk", flat=True))
-        for source_id in ids:
-            transaction.on_commit(lambda source_id=source_id: source_poll_now_task.delay(source_id))
+        _enqueue_polls(ids)
         self.message_user(request, f"{len(ids)} Abruf(e) eingeplant.", messages.SUCCESS)
+
+    def fetch_now_view(self, request, object_id: int):
+        """The "fetch now" button on a source's page (POST only)."""
+        source = Source.objects.filter(pk=object_id).first()
+        if source is None or not self.has_change_permission(request, source):
+            raise Http404
+        if not source.is_active:
+            self.message_user(request, f"{source} ist deaktiviert; nichts eingeplant.", messages.WARNING)
+        else:
+            _enqueue_polls([source.pk])
+            self.message_user(request, f"Abruf von {source} eingeplant.", messages.SUCCESS)
+        return redirect("admin:sources_source_change", source.pk)
 
     @admin.action(description="Zeitpläne schreiben (Celery Beat)")
     def write_schedules(self, request, queryset):
@@ -98,6 +131,11 @@ class SourceAdmin(admin.ModelAdmin):
     def get_urls(self):
         return [
             path("denylist/", self.admin_site.admin_view(self.denylist_view), name="sources_denylist"),
+            path(
+                "<int:object_id>/jetzt-abrufen/",
+                self.admin_site.admin_view(require_POST(self.fetch_now_view)),
+                name="sources_source_fetch_now",
+            ),
             *super().get_urls(),
         ]
 
@@ -115,7 +153,7 @@ class SourceAdmin(admin.ModelAdmin):
 class FetchRunAdmin(admin.ModelAdmin):
     list_display = (
         "started_at",
-        "source",
+        "source_link",
         "trigger",
         "scope",
         "status",
@@ -127,10 +165,11 @@ class FetchRunAdmin(admin.ModelAdmin):
         "low_yield",
         "error_reason",
     )
-    list_filter = ("status", "trigger", "low_yield", "source")
+    list_filter = ("status", "trigger", "low_yield", "source", ("started_at", admin.DateFieldListFilter))
     list_select_related = ("source",)
-    search_fields = ("scope", "error")
+    search_fields = ("=scope", "error_reason")
     show_full_result_count = False
+    paginator = EstimatedCountPaginator
     readonly_fields = [f.name for f in FetchRun._meta.fields]
 
     def has_add_permission(self, request):
@@ -139,8 +178,38 @@ class FetchRunAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="Quelle")
+    @admin.display(description="Quelle", ordering="source__key")
     def source_link(self, obj):
         return format_html(
             '<a href="{}">{}</a>', reverse("admin:sources_source_change", args=[obj.source_id]), obj.source
         )
+
+
+@admin.register(InboundMail)
+class InboundMailAdmin(admin.ModelAdmin):
+    """Portal alert mails of every tenant; the unparsed ones are where a portal changed its mail format."""
+
+    list_display = ("processed_at", "tenant_schema", "status", "portal", "subject_short", "notices_found", "reason")
+    list_filter = ("status", "portal", "tenant_schema")
+    search_fields = ("subject", "sender", "=message_id")
+    show_full_result_count = False
+    paginator = EstimatedCountPaginator
+    exclude = ("raw",)
+    readonly_fields = [f.name for f in InboundMail._meta.fields if f.name != "raw"] + ["raw_preview"]
+
+    @admin.display(description="Betreff")
+    def subject_short(self, obj):
+        return obj.subject[:80]
+
+    @admin.display(description="Rohdaten (Anfang)")
+    def raw_preview(self, obj):
+        # Mail text is foreign input: shown as escaped text only, never rendered as HTML.
+        return format_html(
+            "<pre style='white-space:pre-wrap'>{}</pre>", bytes(obj.raw[:20000]).decode("utf-8", "replace")
+        )
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

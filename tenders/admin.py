@@ -1,14 +1,112 @@
-"""Operator console for tenders: fast on millions of rows (no full counts, no N+1, full-text search)."""
+"""Operator console for tenders: fast on millions of rows (no full counts, no N+1, full-text search).
+
+List pages never run an unbounded ``COUNT(*)`` (see ``EstimatedCountPaginator``),
+never ask the database for the distinct values of a big column (filters list
+fixed choices), and load related rows in one query per page.
+"""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from django.contrib import admin, messages
 from django.contrib.postgres.search import SearchQuery
-from django.urls import reverse
-from django.utils.html import format_html
+from django.core.paginator import Paginator
+from django.db import connection
+from django.db.models import Count, F, Prefetch, QuerySet, Window
+from django.http import Http404
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
 
+from sources.normalise import BUNDESLAENDER
+from sources.records import NoticeKind
 from tenders.models import Tender, TenderSource, TenderVersion
 from tenders.services import tender_split_source
+
+
+class EstimatedCountPaginator(Paginator):
+    """Counts exactly up to ``exact_up_to`` rows, estimates beyond.
+
+    The exact part is ``COUNT(*)`` over ``LIMIT exact_up_to + 1`` rows, so it never
+    costs more than reading that many. Beyond, the planner's estimate is used:
+    ``pg_class.reltuples`` for the whole table, the row estimate of ``EXPLAIN``
+    for a filtered list. Page numbers near the end are approximate; operators
+    narrow a big list with filters and search, not by paging to its end.
+    """
+
+    exact_up_to = 10_000
+
+    @cached_property
+    def count(self) -> int:
+        queryset = self.object_list
+        if not isinstance(queryset, QuerySet):
+            return super().count
+        unordered = queryset.order_by()
+        bounded = unordered[: self.exact_up_to + 1].count()
+        if bounded <= self.exact_up_to:
+            return bounded
+        return max(self._estimate(unordered), self.exact_up_to + 1)
+
+    @staticmethod
+    def _estimate(queryset: QuerySet) -> int:
+        with connection.cursor() as cursor:
+            if not queryset.query.where.children:
+                table = queryset.model._meta.db_table
+                cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(%s)", [table])
+                row = cursor.fetchone()
+                if row and row[0] > 0:  # -1 or 0: never analysed, ask the planner instead
+                    return int(row[0])
+            sql, params = queryset.query.sql_with_params()
+            cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+            plan = cursor.fetchone()[0]
+        plan = plan[0] if isinstance(plan, list) else plan
+        return int(plan["Plan"]["Plan Rows"])
+
+
+def _is_changelist(request) -> bool:
+    match = getattr(request, "resolver_match", None)
+    return bool(match and match.url_name and match.url_name.endswith("_changelist"))
+
+
+class BundeslandFilter(admin.SimpleListFilter):
+    """Fixed choices: the default filter would scan the whole table for distinct values on every page view."""
+
+    title = "Bundesland"
+    parameter_name = "bundesland"
+
+    def lookups(self, request, model_admin):
+        return [(name, name) for name in sorted(BUNDESLAENDER.values())]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(bundesland=self.value()) if self.value() else queryset
+
+
+class PortalFilter(admin.SimpleListFilter):
+    """Portal keys from the (small) source table instead of DISTINCT over every notice."""
+
+    title = "Portal"
+    parameter_name = "portal"
+
+    def lookups(self, request, model_admin):
+        from sources.models import Source
+
+        return [(key, key) for key in Source.objects.order_by("key").values_list("key", flat=True)]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(source=self.value()) if self.value() else queryset
+
+
+class NoticeKindFilter(admin.SimpleListFilter):
+    title = "Art"
+    parameter_name = "kind"
+
+    def lookups(self, request, model_admin):
+        return [(kind.value, kind.value) for kind in NoticeKind]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(kind=self.value()) if self.value() else queryset
 
 
 class TenderSourceInline(admin.TabularInline):
@@ -17,6 +115,15 @@ class TenderSourceInline(admin.TabularInline):
     can_delete = False
     fields = ("source", "source_notice_id", "link", "merge_rule", "latest_version", "first_seen_at", "split")
     readonly_fields = fields
+
+    def get_queryset(self, request):
+        # How many sources the tender has, per row in the same query: the split link needs it.
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(siblings=Window(Count("id"), partition_by=[F("tender_id")]))
+            .order_by("first_seen_at", "id")
+        )
 
     @admin.display(description="URL")
     def link(self, obj):
@@ -28,7 +135,9 @@ class TenderSourceInline(admin.TabularInline):
 
     @admin.display(description="Abtrennen")
     def split(self, obj):
-        url = reverse("admin:tenders_tendersource_changelist") + f"?id={obj.pk}"
+        if getattr(obj, "siblings", 2) < 2:
+            return "einzige Quelle"
+        url = reverse("admin:tenders_tender_split", args=[obj.tender_id, obj.pk])
         return format_html('<a href="{}">als eigene Ausschreibung abtrennen…</a>', url)
 
     def has_add_permission(self, request, obj=None):
@@ -51,26 +160,85 @@ class TenderVersionInline(admin.TabularInline):
 
 @admin.register(Tender)
 class TenderAdmin(admin.ModelAdmin):
-    list_display = ("title_short", "buyer_name", "status", "submission_deadline", "published_at", "bundesland")
-    list_filter = ("status", "bundesland")
+    list_display = (
+        "title_short",
+        "buyer_name",
+        "status",
+        "submission_deadline",
+        "published_at",
+        "bundesland",
+        "portals",
+    )
+    list_filter = ("status", BundeslandFilter)
     search_fields = ("=ocid", "=procedure_id")
+    search_help_text = "Wörter (Volltext), OCID, Verfahrens-ID oder #ID"
     show_full_result_count = False
+    paginator = EstimatedCountPaginator
     list_per_page = 50
     inlines = [TenderSourceInline, TenderVersionInline]
     readonly_fields = [f.name for f in Tender._meta.fields if f.name != "search_vector"]
     exclude = ("search_vector",)
 
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if not _is_changelist(request):
+            return queryset
+        sources = Prefetch("sources", queryset=TenderSource.objects.only("id", "tender_id", "source").order_by("id"))
+        return queryset.defer("description", "lots", "search_vector").prefetch_related(sources)
+
     @admin.display(description="Titel")
     def title_short(self, obj):
         return obj.title[:90]
 
+    @admin.display(description="Portale")
+    def portals(self, obj):
+        return ", ".join(dict.fromkeys(source.source for source in obj.sources.all())) or "—"
+
     def get_search_results(self, request, queryset, search_term):
-        """Words go through the GIN-indexed tsvector; ids (OCID, procedure id) stay exact."""
+        """Words go through the GIN-indexed tsvector; ids (OCID, procedure id, #pk) stay exact."""
+        search_term = search_term.strip()
         if not search_term:
             return queryset, False
+        if search_term.lstrip("#").isdigit() and len(search_term) < 19:
+            return queryset.filter(pk=int(search_term.lstrip("#"))), False
         exact, _ = super().get_search_results(request, queryset, search_term)
         words = queryset.filter(search_vector=SearchQuery(search_term, config="german", search_type="websearch"))
         return exact | words, False
+
+    def get_urls(self):
+        split = self.admin_site.admin_view(self.split_view)
+        return [
+            path("<int:tender_id>/abtrennen/<int:source_id>/", split, name="tenders_tender_split"),
+            *super().get_urls(),
+        ]
+
+    def split_view(self, request, tender_id: int, source_id: int):
+        """Confirm, then move one wrongly merged source into a tender of its own (tenders.services)."""
+        if not self.has_change_permission(request):
+            raise Http404
+        source = TenderSource.objects.select_related("tender").filter(pk=source_id, tender_id=tender_id).first()
+        if source is None:
+            raise Http404("Diese Quelle gehört nicht (mehr) zu dieser Ausschreibung.")
+        back = reverse("admin:tenders_tender_change", args=[tender_id])
+        if request.method == "POST":
+            try:
+                new_tender = tender_split_source(tender_source_id=source.pk)
+            except ValueError as exc:
+                self.message_user(request, f"{source}: {exc}", messages.WARNING)
+                return redirect(back)
+            self.message_user(request, f"{source} ist jetzt Ausschreibung #{new_tender.pk}.", messages.SUCCESS)
+            return redirect("admin:tenders_tender_change", new_tender.pk)
+        versions = source.versions.defer("record").order_by("published_at", "id")
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Quelle als eigene Ausschreibung abtrennen",
+            "opts": self.model._meta,
+            "tender": source.tender,
+            "source": source,
+            "versions": versions,
+            "back_url": back,
+        }
+        return TemplateResponse(request, "admin/tenders/tender/split_confirm.html", context)
 
     def has_add_permission(self, request):
         return False
@@ -82,12 +250,16 @@ class TenderAdmin(admin.ModelAdmin):
 @admin.register(TenderSource)
 class TenderSourceAdmin(admin.ModelAdmin):
     list_display = ("source", "source_notice_id", "tender_link", "merge_rule", "latest_version", "last_seen_at")
-    list_filter = ("source", "merge_rule")
+    list_filter = (PortalFilter, "merge_rule")
     search_fields = ("=source_notice_id", "=id")
     list_select_related = ("tender",)
     show_full_result_count = False
+    paginator = EstimatedCountPaginator
     actions = ["split_into_own_tender"]
     readonly_fields = [f.name for f in TenderSource._meta.fields]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("tender__description", "tender__lots", "tender__search_vector")
 
     @admin.display(description="Ausschreibung")
     def tender_link(self, obj):
@@ -105,6 +277,43 @@ class TenderSourceAdmin(admin.ModelAdmin):
                 self.message_user(request, f"{source} ist jetzt Ausschreibung #{new_tender.pk}.", messages.SUCCESS)
 
     def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(TenderVersion)
+class TenderVersionAdmin(admin.ModelAdmin):
+    """Every version of every notice; the parsed record is shown only on a version's own page."""
+
+    list_display = ("source", "source_notice_id", "version", "kind", "published_at", "tender_link", "changed_fields")
+    list_filter = (PortalFilter, NoticeKindFilter)
+    search_fields = ("=source_notice_id", "=tender__id")
+    list_select_related = ("tender",)
+    show_full_result_count = False
+    paginator = EstimatedCountPaginator
+    readonly_fields = [f.name for f in TenderVersion._meta.fields]
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if _is_changelist(request):
+            queryset = queryset.defer("record", "tender__description", "tender__lots", "tender__search_vector")
+        return queryset
+
+    @admin.display(description="Ausschreibung")
+    def tender_link(self, obj):
+        url = reverse("admin:tenders_tender_change", args=[obj.tender_id])
+        return format_html('<a href="{}">#{} {}</a>', url, obj.tender_id, obj.tender.title[:60])
+
+    @admin.display(description="Änderungen")
+    def changed_fields(self, obj):
+        return format_html_join(", ", "{}", ((name,) for name in (obj.changes or {}))) or "—"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
         return False
 
     def has_delete_permission(self, request, obj=None):

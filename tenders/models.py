@@ -94,6 +94,16 @@ class Tender(models.Model):
             models.Index(fields=["published_at"], name="tender_published_idx"),
             models.Index(fields=["first_seen_at"], name="tender_first_seen_idx"),
             models.Index(fields=["bundesland", "submission_deadline"], name="tender_land_deadline_idx"),
+            # Most searches ask for open tenders by deadline; without these, "active ORDER BY deadline LIMIT 50"
+            # walks the deadline index past every expired tender first (seconds on a million rows).
+            models.Index(
+                fields=["submission_deadline"], name="tender_active_deadline_idx", condition=Q(status="active")
+            ),
+            models.Index(
+                fields=["bundesland", "submission_deadline"],
+                name="tender_active_land_dl_idx",
+                condition=Q(status="active"),
+            ),
             models.Index(fields=["postal_code"], name="tender_plz_idx", opclasses=["varchar_pattern_ops"]),
             models.Index(fields=["fingerprint"], name="tender_fingerprint_idx", condition=Q(fingerprint__isnull=False)),
             # Identity is kept by the ingest service under its lock, not by unique constraints: an operator's

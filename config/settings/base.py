@@ -5,6 +5,7 @@ Configuration comes from environment variables only (see ``config.env``).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -44,6 +45,7 @@ SHARED_APPS = [
     "django_celery_beat",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_filters",
     "django_htmx",
     "sources",
@@ -212,6 +214,10 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Tender Radar API",
     "DESCRIPTION": "German public tenders, saved searches and matches of one tenant.",
     "VERSION": "1.0.0",
+    # Swagger UI assets are served by the app (drf-spectacular-sidecar), never from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Product -----------------------------------------------------------------------
@@ -258,3 +264,26 @@ PLATFORM_PERIODIC_TASKS["notifications: send due webhooks"] = {
     "queue": "notify",
     "description": "Queues notifications.send_due_webhooks for every active tenant",
 }
+# Alert e-mails (notifications.alerts): digests are due per user; the outbox sends and retries every minute.
+PLATFORM_PERIODIC_TASKS["notifications: digests"] = {
+    "task": "notifications.digest_fanout",
+    "minutes": 15,
+    "queue": "notify",
+    "description": "Queues notifications.digest_tenant (jittered) for every active tenant; due users get their digest",
+}
+PLATFORM_PERIODIC_TASKS["notifications: send due e-mails"] = {
+    "task": "notifications.send_due_fanout",
+    "minutes": 1,
+    "queue": "notify",
+    "description": "Queues notifications.send_due_deliveries for every active tenant (retries, lost kicks)",
+}
+# A tenant without its own SMTP settings sends through the platform's ESP (django-anymail) only if allowed.
+ALERTS_PLATFORM_ESP_ENABLED = env_bool("ALERTS_PLATFORM_ESP_ENABLED", False)
+ALERTS_PLATFORM_ESP_BACKEND = env_str("ALERTS_PLATFORM_ESP_BACKEND", "")  # e.g. anymail.backends.postmark.EmailBackend
+ALERTS_PLATFORM_FROM_EMAIL = env_str("ALERTS_PLATFORM_FROM_EMAIL", DEFAULT_FROM_EMAIL)
+# django-anymail reads its ESP credentials from here: ANYMAIL_<NAME>=value becomes ANYMAIL["<NAME>"].
+ANYMAIL = {name.removeprefix("ANYMAIL_"): value for name, value in os.environ.items() if name.startswith("ANYMAIL_")}
+ALERTS_SMTP_TIMEOUT = env_int("ALERTS_SMTP_TIMEOUT", 20)  # seconds per SMTP operation
+ALERTS_SENDING_STALE_SECONDS = env_int("ALERTS_SENDING_STALE_SECONDS", 600)  # then "sending" becomes "uncertain"
+ALERTS_MAX_ATTEMPTS = env_int("ALERTS_MAX_ATTEMPTS", 16)  # temporary failures, backoff 1 min doubling to 4 h
+ALERTS_DIGEST_JITTER_SECONDS = env_int("ALERTS_DIGEST_JITTER_SECONDS", 300)

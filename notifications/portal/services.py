@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from notifications.models import DigestInterval, SavedSearch, Triage, TriageStatus, UserPreference, new_calendar_token
+from notifications.models import SavedSearch, Triage, TriageStatus
 from notifications.portal.selectors import saved_search_can_edit
 from tenders.filters import TenderFilters
 from tenders.models import Tender
@@ -51,9 +50,10 @@ def saved_search_create(
     is_shared: bool = False,
     instant_alert: bool = False,
     email_enabled: bool = True,
+    is_active: bool = True,
     now: datetime | None = None,
 ) -> SavedSearch:
-    """A new active profile; it matches only tenders first seen from now on (no flood of old tenders)."""
+    """A new profile; it matches only tenders first seen from now on (no flood of old tenders)."""
     return SavedSearch.objects.create(
         owner=owner,
         name=_clean_name(name),
@@ -61,7 +61,7 @@ def saved_search_create(
         is_shared=is_shared,
         instant_alert=instant_alert,
         email_enabled=email_enabled,
-        is_active=True,
+        is_active=is_active,
         active_since=now or timezone.now(),
     )
 
@@ -71,26 +71,35 @@ def saved_search_update(
     *,
     saved_search: SavedSearch,
     actor: AbstractBaseUser,
-    name: str,
-    filters: TenderFilters,
-    is_shared: bool,
-    instant_alert: bool,
-    email_enabled: bool,
-    is_active: bool,
+    name: str | None = None,
+    filters: TenderFilters | None = None,
+    is_shared: bool | None = None,
+    instant_alert: bool | None = None,
+    email_enabled: bool | None = None,
+    is_active: bool | None = None,
     now: datetime | None = None,
 ) -> SavedSearch:
-    """Change a profile (owner, or a tenant admin for shared ones). Re-activation restarts ``active_since``."""
+    """Change a profile (owner, or a tenant admin for shared ones); arguments left as None stay unchanged.
+
+    Re-activation restarts ``active_since``: tenders seen while the profile was off do not arrive as a burst.
+    """
     locked = SavedSearch.objects.select_for_update().get(pk=saved_search.pk)
     if not saved_search_can_edit(user=actor, saved_search=locked):
         raise PermissionDenied(_("Dieses Suchprofil darf nur sein Eigentümer oder ein Administrator ändern."))
     if is_active and not locked.is_active:
         locked.active_since = now or timezone.now()
-    locked.name = _clean_name(name)
-    locked.filters = _require_filters(filters).to_json()
-    locked.is_shared = is_shared
-    locked.instant_alert = instant_alert
-    locked.email_enabled = email_enabled
-    locked.is_active = is_active
+    if name is not None:
+        locked.name = _clean_name(name)
+    if filters is not None:
+        locked.filters = _require_filters(filters).to_json()
+    for field, value in (
+        ("is_shared", is_shared),
+        ("instant_alert", instant_alert),
+        ("email_enabled", email_enabled),
+        ("is_active", is_active),
+    ):
+        if value is not None:
+            setattr(locked, field, value)
     locked.save()
     return locked
 
@@ -124,46 +133,3 @@ def triage_set(*, user: AbstractBaseUser, tender_id: int, status: str, note: str
 
 
 # --- preferences ----------------------------------------------------------------------------------------------
-
-
-def user_preference_ensure(*, user: AbstractBaseUser) -> UserPreference:
-    """The user's preference row, created with defaults on first use."""
-    preference, _created = UserPreference.objects.get_or_create(user=user)
-    return preference
-
-
-@transaction.atomic
-def user_preference_update(
-    *,
-    user: AbstractBaseUser,
-    language: str | None = None,
-    digest_interval: str | None = None,
-    digest_hour: int | None = None,
-) -> UserPreference:
-    """Change the given preferences; omitted ones stay as they are."""
-    user_preference_ensure(user=user)
-    preference = UserPreference.objects.select_for_update().get(user=user)
-    if language is not None:
-        if language not in dict(settings.LANGUAGES):
-            raise ValidationError({"language": _("Diese Sprache wird nicht unterstützt.")})
-        preference.language = language
-    if digest_interval is not None:
-        if digest_interval not in DigestInterval.values:
-            raise ValidationError({"digest_interval": _("Unbekanntes Intervall.")})
-        preference.digest_interval = digest_interval
-    if digest_hour is not None:
-        if not 0 <= digest_hour <= 23:
-            raise ValidationError({"digest_hour": _("Stunde von 0 bis 23 angeben.")})
-        preference.digest_hour = digest_hour
-    preference.save()
-    return preference
-
-
-@transaction.atomic
-def user_preference_calendar_token_rotate(*, user: AbstractBaseUser) -> UserPreference:
-    """A new secret calendar link; the old one stops working at once (e.g. after it was shared by mistake)."""
-    user_preference_ensure(user=user)
-    preference = UserPreference.objects.select_for_update().get(user=user)
-    preference.calendar_token = new_calendar_token()
-    preference.save(update_fields=["calendar_token"])
-    return preference

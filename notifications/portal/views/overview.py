@@ -26,7 +26,7 @@ from notifications.portal.selectors import (
     tender_daily_counts,
     triage_pipeline,
 )
-from notifications.portal.services import (
+from notifications.preferences.services import (
     user_preference_calendar_token_rotate,
     user_preference_ensure,
     user_preference_update,

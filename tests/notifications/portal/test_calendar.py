@@ -10,7 +10,8 @@ from django.utils import timezone
 from django_tenants.utils import schema_context
 
 from notifications.models import UserPreference
-from notifications.portal.services import triage_set, user_preference_ensure
+from notifications.portal.services import triage_set
+from notifications.preferences.services import user_preference_ensure
 from sources.records import NoticeKind
 from tenders.models import TenderSource
 from tenders.services import notices_ingest
@@ -107,7 +108,7 @@ def test_pipeline_shows_the_secret_calendar_link(alpha_client, token):
 
 
 def test_feed_in_the_owners_language(alpha, alpha_member, corpus, token):
-    from notifications.portal.services import user_preference_update
+    from notifications.preferences.services import user_preference_update
 
     with schema_context(alpha.schema_name):
         user_preference_update(user=alpha_member, language="en")

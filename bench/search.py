@@ -1,0 +1,327 @@
+"""Search latency on N synthetic tenders: German full text + filters, ORDER BY deadline LIMIT 50.
+
+Rows are generated directly (shapes of ``bench.notices``, not the ingest
+pipeline) and COPYed by two processes, with the table's secondary indexes
+dropped during the load and rebuilt from their own definitions afterwards.
+
+Each query is the portal's own (``tenders.search.tender_search`` over
+``tenders.filters.filters_q``, order=deadline, first page of 50), timed on the
+server (EXPLAIN ANALYZE planning + execution time) after one warm-up run. The
+ILIKE baseline asks the same questions with ``title/description ILIKE '%term%'``.
+The RESULT line is the schema as migrated; the proposed changes
+(``PROPOSED_CHANGES``) are measured beside it while the schema lacks them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import random
+import statistics
+import time
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from django.db import connection, connections
+from django.db.models import F, Q
+from django.http import QueryDict
+from django.utils import timezone
+
+from bench.notices import _BUYERS, _PLACES, _PROCEDURES, _TOWNS, _WORKS
+from sources.normalise import BERLIN, BUNDESLAENDER
+from tenders.bulk import copy_rows
+from tenders.cpv import cpv_labels_for
+from tenders.filters import filters_q, parse_filters
+from tenders.models import Tender
+from tenders.search import tender_search
+
+RUNS = 5
+TABLE = "tenders_tender"
+COLUMNS = (
+    "ocid", "procedure_id", "title", "description", "buyer_name", "buyer_id", "procedure_type", "status",
+    "cpv_codes", "cpv_divisions", "cpv_prefixes", "cpv_labels", "nuts_codes", "bundesland", "postal_code", "town",
+    "country", "estimated_value", "currency", "published_at", "submission_deadline", "lots", "documents_url",
+    "portal_references", "suppliers", "content_hash", "first_seen_at", "last_seen_at", "changed_at",
+)  # fmt: skip
+
+# Words with a known share of rows, so "rare" and "medium" mean something at any N.
+RARE_WORDS = {"Glockenstuhl": 0.00005, "Orgelsanierung": 0.0005, "Tiefgaragenbeschichtung": 0.005}
+_TOWN_PARTS = (
+    ["Alt", "Neu", "Ober", "Unter", "Berg", "Wald", "See", "Hoch", "Nieder", "Klein", "Groß", "Bad", "Rosen",
+     "Linden", "Eichen", "Buchen", "Tann", "Sonnen", "Mühl", "Stein"],
+    ["stadt", "dorf", "heim", "hausen", "bach", "feld", "burg", "berg", "au", "tal", "hofen", "ingen", "kirchen",
+     "brück", "walde", "wiesen"],
+)  # fmt: skip
+_FILLER = [
+    "Ausführung nach VOB/B.",
+    "Leistungsbeschreibung siehe Vergabeunterlagen.",
+    "Besichtigung vor Ort wird empfohlen.",
+    "Nebenangebote sind nicht zugelassen.",
+    "Die Vergabe erfolgt in Losen.",
+    "Eignungsnachweise gemäß Bekanntmachung.",
+    "Rahmenvertrag mit einer Laufzeit von zwei Jahren.",
+    "Ausführungsfrist nach Auftragserteilung.",
+]
+
+
+def _rows(start: int, count: int, *, now: datetime, seed: int):
+    rng = random.Random(seed * 1_000_003 + start)
+    towns = [a + b for a in _TOWN_PARTS[0] for b in _TOWN_PARTS[1]] + list(_TOWNS)
+    nuts_prefixes = list(BUNDESLAENDER)
+    rare = list(RARE_WORDS.items())
+    for i in range(start, start + count):
+        work, cpv = rng.choice(_WORKS)
+        town = rng.choice(towns)
+        nuts = rng.choice(nuts_prefixes) + rng.choice("123456789ABC") + str(rng.randint(1, 9))
+        published = now - timedelta(minutes=rng.randint(0, 60 * 24 * 240))
+        deadline = published + timedelta(days=rng.randint(10, 60), hours=rng.randint(0, 8))
+        if deadline >= now:
+            status = "active"
+        else:
+            status = rng.choices(("expired", "awarded", "cancelled"), weights=(85, 12, 3))[0]
+        extra = [word for word, share in rare if rng.random() < share]
+        description = f"{work} für das Objekt in {town}. {rng.choice(_FILLER)} {rng.choice(_FILLER)} {' '.join(extra)}"
+        procedure = f"{rng.getrandbits(64):016x}-{i}"
+        yield (
+            f"ocds-bench-{procedure}",
+            procedure,
+            f"{work} {rng.choice(_PLACES)} {town}",
+            description,
+            f"{rng.choice(_BUYERS)} {town}",
+            f"DE{rng.randint(100000000, 999999999)}",
+            rng.choice(_PROCEDURES),
+            status,
+            [cpv],
+            [cpv[:2]],
+            [cpv[:n] for n in range(2, 9)],
+            cpv_labels_for([cpv]),
+            [nuts],
+            BUNDESLAENDER[nuts[:3]],
+            f"{rng.randint(1000, 99999):05d}",
+            town,
+            "DEU",
+            Decimal(rng.randint(10, 5000) * 1000) if rng.random() < 0.8 else None,
+            "EUR",
+            published,
+            deadline,
+            [],
+            f"https://vergabe.example/{procedure}",
+            [],
+            [],
+            f"{rng.getrandbits(128):032x}",
+            published,
+            now,
+            now,
+        )
+
+
+def _load_part(args) -> int:
+    start, count, now, seed = args
+    connections.close_all()  # a forked child must not share the parent's socket
+    copy_rows(table=TABLE, columns=COLUMNS, rows=_rows(start, count, now=now, seed=seed), json_columns=("lots",))
+    connections.close_all()
+    return count
+
+
+def load(n: int, *, now: datetime, seed: int = 42, workers: int = 2) -> float:
+    """Empty the tender tables and COPY n rows; secondary indexes are rebuilt once at the end."""
+    start = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE tenders_tenderversion, tenders_tendersource, tenders_tender RESTART IDENTITY CASCADE")
+        cursor.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s AND indexname NOT LIKE '%%pkey'", [TABLE]
+        )
+        indexes = cursor.fetchall()
+        for name, _definition in indexes:
+            cursor.execute(f'DROP INDEX IF EXISTS "{name}"')
+    chunk = -(-n // (workers * 4))
+    parts = [(s, min(chunk, n - s), now, seed) for s in range(0, n, chunk)]
+    connections.close_all()
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        assert sum(pool.map(_load_part, parts)) == n
+    copied = time.perf_counter() - start
+    with connection.cursor() as cursor:
+        cursor.execute("SET maintenance_work_mem = '1GB'")
+        for _name, definition in indexes:
+            cursor.execute(definition)
+        cursor.execute(f"ANALYZE {TABLE}")
+    print(f"load: {n:,} rows copied in {copied:.1f}s, indexes + ANALYZE {time.perf_counter() - start - copied:.1f}s")
+    return time.perf_counter() - start
+
+
+# --- queries ---------------------------------------------------------------------------------------------
+
+FREQUENT = "Dacharbeiten"  # one work type of twelve: ~8 % of rows
+MEDIUM = "Tiefgaragenbeschichtung"
+CASES = [
+    # (label, kind, params)
+    ("frequent", "frequent", {"q": FREQUENT}),
+    ("frequent active", "frequent", {"q": FREQUENT, "status": "active"}),
+    ("frequent Bayern active", "frequent", {"q": FREQUENT, "bundesland": "Bayern", "status": "active"}),
+    ("frequent cpv45 30 days", "frequent", {"q": FREQUENT, "cpv": "45", "deadline_days": "30"}),
+    ("two words active", "frequent", {"q": "Reinigung Büroräumen", "status": "active"}),
+    ("medium active", "frequent", {"q": MEDIUM, "status": "active"}),
+    ("medium value", "frequent", {"q": MEDIUM, "value_min": "1000000"}),
+    ("rare", "rare", {"q": "Glockenstuhl"}),
+    ("rare active", "rare", {"q": "Glockenstuhl", "status": "active"}),
+    ("rare Bayern", "rare", {"q": "Orgelsanierung", "bundesland": "Bayern"}),
+    ("rare active plz", "rare", {"q": "Orgelsanierung", "status": "active", "plz": "8"}),
+    ("no keywords Sachsen active", "filter", {"bundesland": "Sachsen", "status": "active"}),
+]
+RELEVANCE_CASES = [case for case in CASES if case[0] in {"frequent", "frequent active", "rare Bayern"}]
+
+# The proposed schema changes, measured on the bench table only (applied, measured, reverted); the product
+# gets them through a migration. Each: (name, is it already there?, apply, revert).
+#  * partial indexes for "active tenders by deadline", the portal's main question: without them the planner
+#    walks the whole deadline index past every expired tender to find 50 active ones;
+#  * a larger statistics target for the tsvector: rare words get real estimates instead of a default guess,
+#    so the planner stops ANDing them with a bitmap over every active tender.
+PROPOSED_CHANGES = [
+    (
+        "tender_active_deadline_idx",
+        "SELECT 1 FROM pg_indexes WHERE indexname = 'tender_active_deadline_idx'",
+        f"CREATE INDEX tender_active_deadline_idx ON {TABLE} (submission_deadline) WHERE status = 'active'",
+        "DROP INDEX tender_active_deadline_idx",
+    ),
+    (
+        "tender_active_land_dl_idx",
+        "SELECT 1 FROM pg_indexes WHERE indexname = 'tender_active_land_dl_idx'",
+        f"CREATE INDEX tender_active_land_dl_idx ON {TABLE} (bundesland, submission_deadline) "
+        "WHERE status = 'active'",
+        "DROP INDEX tender_active_land_dl_idx",
+    ),
+    (
+        "search_vector statistics 1000",
+        f"SELECT 1 FROM pg_attribute WHERE attrelid = '{TABLE}'::regclass AND attname = 'search_vector' "
+        "AND attstattarget >= 1000",
+        f"ALTER TABLE {TABLE} ALTER COLUMN search_vector SET STATISTICS 1000",
+        f"ALTER TABLE {TABLE} ALTER COLUMN search_vector SET STATISTICS -1",
+    ),
+]
+
+
+def _query_dict(params: dict) -> QueryDict:
+    query = QueryDict(mutable=True)
+    for key, value in params.items():
+        query.setlist(key, [value])
+    return query
+
+
+def portal_query(params: dict, *, now: datetime, order: str = "deadline"):
+    """The first result page the portal and the API run for these params (``tenders.search`` on ``filters_q``)."""
+    return tender_search(filters=parse_filters(_query_dict(params)), order=order, now=now)[:50]
+
+
+def relevance_query(params: dict, *, now: datetime):
+    return portal_query(params, now=now, order="relevance")
+
+
+def ilike_query(params: dict, *, now: datetime):
+    """The naive baseline: the same question with ILIKE on every word instead of the tsvector."""
+    rest = {k: v for k, v in params.items() if k != "q"}
+    condition = filters_q(parse_filters(_query_dict(rest)), now=now)
+    for word in params.get("q", "").split():
+        condition &= Q(title__icontains=word) | Q(description__icontains=word)
+    order = (F("submission_deadline").asc(nulls_last=True), "id")
+    return Tender.objects.filter(condition).order_by(*order)[:50]
+
+
+def server_ms(queryset) -> tuple[float, dict]:
+    """Planning + execution time on the server (JIT included, as the server is configured)."""
+    sql, params = queryset.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", params)
+        raw = cursor.fetchone()[0]
+    plan = (json.loads(raw) if isinstance(raw, str) else raw)[0]
+    return plan["Planning Time"] + plan["Execution Time"], plan["Plan"]
+
+
+def _plan_shape(node: dict) -> str:
+    name = node["Node Type"] + (f" {node['Index Name']}" if "Index Name" in node else "")
+    children = node.get("Plans") or []
+    return name + (f" > {', '.join(_plan_shape(child) for child in children)}" if children else "")
+
+
+def measure(build, *, now: datetime, cases=CASES, runs: int = RUNS) -> dict[str, dict]:
+    results = {}
+    for label, kind, params in cases:
+        queryset = build(params, now=now)
+        server_ms(queryset)  # warm-up: pages in cache, as for every repeated search
+        samples, plan = [], None
+        for _ in range(runs):
+            elapsed, plan = server_ms(queryset)
+            samples.append(elapsed)
+        results[label] = {"kind": kind, "samples": samples, "plan": _plan_shape(plan), "rows": plan.get("Actual Rows")}
+    return results
+
+
+def percentile(values: list[float], share: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1))]
+
+
+def summary(results: dict[str, dict]) -> dict[str, float]:
+    every = [s for r in results.values() for s in r["samples"]]
+    rare = [s for r in results.values() if r["kind"] == "rare" for s in r["samples"]]
+    return {"p50": percentile(every, 0.5), "p95": percentile(every, 0.95), "rare_p95": percentile(rare, 0.95)}
+
+
+def _print(title: str, results: dict[str, dict]) -> None:
+    print(f"\n{title}")
+    for label, result in results.items():
+        samples = result["samples"]
+        print(
+            f"  {label:28} p50 {statistics.median(samples):8.2f} ms  max {max(samples):8.2f} ms  "
+            f"rows {result['rows']:>3}  {result['plan']}"
+        )
+
+
+def measure_proposed(*, now: datetime) -> tuple[list[str], dict[str, dict]] | None:
+    """The deadline cases again with the proposed changes; None when the schema already has all of them."""
+    applied = []
+    with connection.cursor() as cursor:
+        for name, present_sql, apply_sql, revert_sql in PROPOSED_CHANGES:
+            cursor.execute(present_sql)
+            if cursor.fetchone() is None:
+                cursor.execute(apply_sql)
+                applied.append((name, revert_sql))
+        if not applied:
+            return None
+        cursor.execute(f"ANALYZE {TABLE}")
+    try:
+        return [name for name, _ in applied], measure(portal_query, now=now)
+    finally:
+        with connection.cursor() as cursor:
+            for _name, revert_sql in applied:
+                cursor.execute(revert_sql)
+            cursor.execute(f"ANALYZE {TABLE}")
+
+
+def run(*, n: int | None) -> None:
+    n = n or 1_000_000
+    now = timezone.now().astimezone(BERLIN).replace(microsecond=0)
+    load(n, now=now)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_size_pretty(pg_total_relation_size(%s))", [TABLE])
+        print(f"table with indexes: {cursor.fetchone()[0]}")
+
+    search = measure(portal_query, now=now)
+    ilike = measure(ilike_query, now=now, runs=2)
+    relevance = measure(relevance_query, now=now, cases=RELEVANCE_CASES, runs=3)
+    proposed = measure_proposed(now=now)
+    _print("full text, schema as migrated (filters_q, ORDER BY deadline LIMIT 50):", search)
+    _print("ILIKE baseline (same filters, ORDER BY deadline LIMIT 50):", ilike)
+    _print("for comparison, order=relevance (ts_rank over every match):", relevance)
+    if proposed is not None:
+        names, proposed_results = proposed
+        _print(f"full text with the proposed changes ({', '.join(names)}):", proposed_results)
+        print("proposed: " + " ".join(f"{k}_ms={v:.1f}" for k, v in summary(proposed_results).items()))
+
+    result = summary(search)
+    ilike_samples = [s for r in ilike.values() if r["kind"] != "filter" for s in r["samples"]]
+    print(
+        f"RESULT search p50_ms={result['p50']:.1f} p95_ms={result['p95']:.1f} "
+        f"rare_p95_ms={result['rare_p95']:.1f} ilike_p95_ms={percentile(ilike_samples, 0.95):.1f}"
+    )

@@ -1,0 +1,82 @@
+"""Pages without a total count.
+
+``COUNT(*)`` over a frequent search term on millions of tenders costs more than
+the page itself; partners need "is there more", not the total. One extra row
+is fetched to answer that.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+from rest_framework.pagination import BasePagination
+from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+
+from notifications.api.errors import FieldErrors
+
+MAX_PAGE = 200  # deep pages are an export job (OFFSET costs grow linearly), not an API call
+
+
+class PageWithoutCount(BasePagination):
+    page_query_param = "page"
+    page_size_query_param = "page_size"
+    page_size = 50
+    max_page_size = 200
+
+    def _positive_int(self, request, name: str, default: int, maximum: int) -> int:
+        raw = request.query_params.get(name)
+        if raw in (None, ""):
+            return default
+        if not raw.isdigit() or not 1 <= int(raw) <= maximum:
+            raise FieldErrors({name: _("Eine ganze Zahl von 1 bis %(max)d.") % {"max": maximum}})
+        return int(raw)
+
+    def paginate_queryset(self, queryset, request, view=None):
+        self.request = request
+        self.page_number = self._positive_int(request, self.page_query_param, 1, MAX_PAGE)
+        self.size = self._positive_int(request, self.page_size_query_param, self.page_size, self.max_page_size)
+        offset = (self.page_number - 1) * self.size
+        rows = list(queryset[offset : offset + self.size + 1])
+        self.has_next = len(rows) > self.size
+        return rows[: self.size]
+
+    def _page_link(self, number: int | None) -> str | None:
+        if number is None:
+            return None
+        url = self.request.build_absolute_uri()
+        if number == 1:
+            return remove_query_param(url, self.page_query_param)
+        return replace_query_param(url, self.page_query_param, number)
+
+    def get_paginated_response(self, data):
+        next_number = self.page_number + 1 if self.has_next and self.page_number < MAX_PAGE else None
+        previous_number = self.page_number - 1 if self.page_number > 1 else None
+        return Response(
+            {"next": self._page_link(next_number), "previous": self._page_link(previous_number), "results": data}
+        )
+
+    def get_paginated_response_schema(self, schema):
+        link = {"type": "string", "nullable": True, "format": "uri"}
+        return {
+            "type": "object",
+            "required": ["next", "previous", "results"],
+            "properties": {"next": link, "previous": link, "results": schema},
+        }
+
+    def get_schema_operation_parameters(self, view):
+        return [
+            {
+                "name": self.page_query_param,
+                "in": "query",
+                "required": False,
+                "description": f"Seite (1 bis {MAX_PAGE})",
+                "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
+            },
+            {
+                "name": self.page_size_query_param,
+                "in": "query",
+                "required": False,
+                "description": f"Einträge je Seite (Standard {self.page_size}, höchstens {self.max_page_size})",
+                "schema": {"type": "integer", "minimum": 1, "maximum": self.max_page_size},
+            },
+        ]

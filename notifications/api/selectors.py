@@ -1,0 +1,76 @@
+"""Reads behind the partner API, all within the current tenant's schema (tenders are public facts).
+
+Saved-search visibility for an API key: a key acts for the user who created it,
+so it sees that user's own saved searches plus the searches shared in the
+company (``is_shared``), exactly what that user sees in the portal. It may
+change and delete only the creator's own searches.
+"""
+
+from __future__ import annotations
+
+import hmac
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import F, Prefetch, Q, QuerySet
+
+from notifications.api.services import api_key_hash
+from notifications.models import ApiKey, SavedSearch, TenderMatch
+from tenders import search
+from tenders.filters import TenderFilters
+from tenders.models import Tender, TenderSource, TenderVersion
+
+
+def _history_prefetches(prefix: str = "") -> tuple[Prefetch, Prefetch]:
+    """Sources and versions (without the parsed record) for ``tender_representation``: two queries per page."""
+    return (
+        Prefetch(f"{prefix}sources", queryset=TenderSource.objects.order_by("first_seen_at", "id")),
+        Prefetch(f"{prefix}versions", queryset=TenderVersion.objects.order_by("published_at", "id").defer("record")),
+    )
+
+
+def api_key_for_secret(plaintext: str) -> ApiKey | None:
+    """The key whose hash matches, in this schema only: a key of another tenant is simply unknown here.
+
+    Lookup is by the SHA-256 of the presented key, so timing reveals nothing about
+    stored keys; the final comparison is constant-time as a second line.
+    """
+    digest = api_key_hash(plaintext)
+    api_key = ApiKey.objects.select_related("created_by").filter(key_hash=digest).first()
+    if api_key is None or not hmac.compare_digest(api_key.key_hash, digest):
+        return None
+    return api_key
+
+
+def api_key_list() -> QuerySet[ApiKey]:
+    return ApiKey.objects.select_related("created_by").order_by(F("revoked_at").desc(nulls_first=True), "-created_at")
+
+
+def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> QuerySet[Tender]:
+    """The portal's result list (``tenders.search``: same filters, same orders), ready to render."""
+    return search.tender_search(filters=filters, order=order, now=now).prefetch_related(*_history_prefetches())
+
+
+def tender_detail(*, tender_id: int) -> Tender:
+    """Raises Tender.DoesNotExist."""
+    return search.tender_detail(tender_id=tender_id)
+
+
+def saved_search_visible_to(*, user: AbstractBaseUser) -> QuerySet[SavedSearch]:
+    return SavedSearch.objects.filter(Q(owner=user) | Q(is_shared=True)).select_related("owner").order_by("name", "id")
+
+
+def match_list(*, user: AbstractBaseUser, saved_search_id: int | None = None, since: datetime | None = None):
+    """Matches of the saved searches ``user`` can see, newest first, with each tender's one shape prefetched."""
+    matches = TenderMatch.objects.filter(saved_search__in=saved_search_visible_to(user=user).values("pk"))
+    if saved_search_id is not None:
+        matches = matches.filter(saved_search_id=saved_search_id)
+    if since is not None:
+        matches = matches.filter(matched_at__gte=since)
+    return (
+        matches.select_related("saved_search", "tender")
+        .prefetch_related(
+            *(Prefetch(f"tender__{p.prefetch_through}", queryset=p.queryset) for p in _history_prefetches())
+        )
+        .order_by("-matched_at", "-id")
+    )

@@ -1,0 +1,184 @@
+"""API shapes. Tenders are rendered by ``tenders.selectors.tender_representation`` (the one public shape);
+the serializers here declare that shape for the OpenAPI schema and validate input. They never write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields as dataclass_fields
+
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from notifications.models import SavedSearch, TenderMatch
+from tenders.filters import STATUSES, FilterError, TenderFilters, parse_filters
+from tenders.selectors import tender_representation
+
+FILTER_KEYS = tuple(f.name for f in dataclass_fields(TenderFilters) if f.name != "extra")
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="maschinenlesbar, z. B. invalid_filters, not_found, throttled")
+    message = serializers.CharField()
+    fields = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Parameter (verschachtelt mit Punkt, z. B. filters.cpv) -> Meldungen",
+    )
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The shape of every error response."""
+
+    error = ErrorDetailSerializer()
+
+
+class LotSerializer(serializers.Serializer):
+    lot_id = serializers.CharField()
+    title = serializers.CharField()
+    cpv_codes = serializers.ListField(child=serializers.CharField())
+    estimated_value = serializers.CharField(allow_null=True, help_text="Dezimalzahl als Text")
+
+
+class TenderSourceSerializer(serializers.Serializer):
+    portal = serializers.CharField(help_text="Schlüssel der Quelle, z. B. doe, ted")
+    notice_id = serializers.CharField()
+    url = serializers.URLField(allow_null=True)
+    merge_rule = serializers.CharField(help_text="Warum diese Bekanntmachung der Ausschreibung zugeordnet wurde")
+    latest_version = serializers.CharField()
+    first_seen_at = serializers.DateTimeField()
+
+
+class TenderVersionSerializer(serializers.Serializer):
+    source = serializers.CharField()
+    notice_id = serializers.CharField()
+    version = serializers.CharField()
+    kind = serializers.CharField()
+    published_at = serializers.DateTimeField(allow_null=True)
+    changes = serializers.DictField(help_text="Feld -> [alt, neu] gegenüber der vorigen Fassung")
+
+
+class TenderSerializer(serializers.Serializer):
+    """Declares ``tender_representation`` for the schema; rendering is delegated to it."""
+
+    id = serializers.IntegerField()
+    ocid = serializers.CharField(allow_null=True)
+    procedure_id = serializers.CharField(allow_null=True)
+    title = serializers.CharField()
+    description = serializers.CharField()
+    buyer_name = serializers.CharField()
+    buyer_id = serializers.CharField()
+    procedure_type = serializers.CharField()
+    procedure_type_label = serializers.CharField()
+    status = serializers.ChoiceField(choices=STATUSES)
+    cpv_codes = serializers.ListField(child=serializers.CharField())
+    cpv_divisions = serializers.ListField(child=serializers.CharField())
+    nuts = serializers.ListField(child=serializers.CharField())
+    bundesland = serializers.CharField()
+    postal_code = serializers.CharField()
+    town = serializers.CharField()
+    estimated_value = serializers.CharField(allow_null=True, help_text="Dezimalzahl als Text, z. B. 125000.00")
+    currency = serializers.CharField(allow_null=True)
+    published_at = serializers.DateTimeField(allow_null=True)
+    deadline = serializers.DateTimeField(allow_null=True, help_text="Angebotsfrist (Europe/Berlin mit Offset)")
+    questions_deadline = serializers.DateTimeField(allow_null=True)
+    lots = LotSerializer(many=True)
+    documents_url = serializers.URLField(allow_null=True)
+    first_seen_at = serializers.DateTimeField()
+    last_seen_at = serializers.DateTimeField()
+    sources = TenderSourceSerializer(many=True)
+    versions = TenderVersionSerializer(many=True)
+
+    def to_representation(self, instance):
+        return tender_representation(instance)
+
+
+class TenderFiltersSerializer(serializers.Serializer):
+    """Documentation of the filter object; validation is ``tenders.filters.parse_filters`` (one rule set)."""
+
+    q = serializers.CharField(required=False, help_text='Suchbegriffe (Websuche-Syntax: "Phrase", -ohne, or)')
+    cpv = serializers.ListField(child=serializers.CharField(), required=False, help_text="CPV-Codes oder Präfixe")
+    bundesland = serializers.ListField(child=serializers.CharField(), required=False)
+    plz = serializers.CharField(required=False, help_text="PLZ-Anfang, 1 bis 5 Ziffern")
+    value_min = serializers.CharField(required=False, help_text="Mindestwert in EUR")
+    value_max = serializers.CharField(required=False, help_text="Höchstwert in EUR")
+    deadline_days = serializers.IntegerField(required=False, help_text="Frist in den nächsten N Tagen")
+    deadline_until = serializers.DateField(required=False)
+    published_since = serializers.DateField(required=False)
+    status = serializers.ListField(child=serializers.ChoiceField(choices=STATUSES), required=False)
+    portal = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+@extend_schema_field(TenderFiltersSerializer)
+class TenderFiltersField(serializers.Field):
+    """A saved search's filters: parsed by the same rules as the portal's search form."""
+
+    def to_internal_value(self, data) -> TenderFilters:
+        if not isinstance(data, dict):
+            raise serializers.ValidationError(_('Ein Objekt mit Filtern erwartet, z. B. {"q": "Dach"}.'))
+        unknown = sorted(set(data) - set(FILTER_KEYS))
+        if unknown:
+            raise serializers.ValidationError(
+                {key: _("Unbekannter Filter; erlaubt: %(keys)s.") % {"keys": ", ".join(FILTER_KEYS)} for key in unknown}
+            )
+        params = {}
+        for key, value in data.items():
+            values = value if isinstance(value, list) else [value]
+            if any(isinstance(v, (dict, list, bool)) for v in values):
+                raise serializers.ValidationError({key: _("Text, Zahl oder eine Liste davon erwartet.")})
+            params[key] = [str(v) for v in values if v is not None]
+        try:
+            return parse_filters(params)
+        except FilterError as exc:
+            raise serializers.ValidationError(exc.errors) from exc
+
+    def to_representation(self, value):
+        return value if isinstance(value, dict) else value.to_json()
+
+
+class SavedSearchSerializer(serializers.ModelSerializer):
+    filters = TenderFiltersField()
+    owner = serializers.EmailField(source="owner.email", read_only=True)
+    is_own = serializers.SerializerMethodField(help_text="Nur eigene Suchprofile können geändert werden.")
+
+    class Meta:
+        model = SavedSearch
+        fields = [
+            "id",
+            "name",
+            "filters",
+            "is_shared",
+            "instant_alert",
+            "email_enabled",
+            "is_active",
+            "active_since",
+            "owner",
+            "is_own",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "active_since", "owner", "is_own", "created_at", "updated_at"]
+
+    def get_is_own(self, obj) -> bool:
+        request = self.context.get("request")
+        return request is not None and obj.owner_id == request.user.pk
+
+    def validate_name(self, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise serializers.ValidationError(_("Bitte einen Namen angeben."))
+        return value
+
+
+class SavedSearchRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class TenderMatchSerializer(serializers.ModelSerializer):
+    saved_search = SavedSearchRefSerializer()
+    tender = TenderSerializer()
+
+    class Meta:
+        model = TenderMatch
+        fields = ["id", "saved_search", "matched_at", "notified_at", "tender"]
+        read_only_fields = fields

@@ -1,0 +1,95 @@
+"""Forms of the settings pages. Password fields never render a stored value (write-only)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.utils.translation import gettext_lazy as _
+
+from notifications.models import DeliveryKind, DeliveryStatus, DigestInterval, SavedSearch, TlsMode
+
+HOUR_CHOICES = [(hour, f"{hour:02d}:00") for hour in range(24)]
+_PORT_VALIDATORS = [MinValueValidator(1), MaxValueValidator(65535)]
+# Printable text only: the folder name goes into IMAP commands.
+_FOLDER = RegexValidator(r"^[^\x00-\x1f\x7f]+$", _("Der Ordnername enthält ungültige Zeichen."))
+
+
+class PreferenceForm(forms.Form):
+    language = forms.ChoiceField(label=_("Sprache"), choices=settings.LANGUAGES)
+    digest_interval = forms.ChoiceField(label=_("Zusammenfassung per E-Mail"), choices=DigestInterval.choices)
+    digest_hour = forms.TypedChoiceField(
+        label=_("Uhrzeit der Zusammenfassung"),
+        choices=HOUR_CHOICES,
+        coerce=int,
+        help_text=_("Deutsche Zeit (Europe/Berlin)."),
+    )
+
+
+class InstantAlertsForm(forms.Form):
+    """Checked profiles get instant alerts; only the user's own profiles are offered."""
+
+    saved_searches = forms.ModelMultipleChoiceField(
+        label=_("Sofortmeldung für"),
+        queryset=SavedSearch.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+
+    def __init__(self, *args, own_searches, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["saved_searches"].queryset = own_searches
+
+
+_KEEP_PASSWORD = _("Leer lassen, um das gespeicherte Passwort zu behalten.")
+
+
+def _password_field() -> forms.CharField:
+    """Write-only: ``render_value=False`` so neither the stored nor a just-typed password is echoed."""
+    return forms.CharField(
+        label=_("Passwort"),
+        required=False,
+        strip=False,
+        max_length=500,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
+        help_text=_KEEP_PASSWORD,
+    )
+
+
+class SmtpSettingsForm(forms.Form):
+    host = forms.CharField(label=_("SMTP-Server"), max_length=253)
+    port = forms.IntegerField(label=_("Port"), initial=587, validators=_PORT_VALIDATORS)
+    tls_mode = forms.ChoiceField(label=_("Verschlüsselung"), choices=TlsMode.choices, initial=TlsMode.STARTTLS)
+    username = forms.CharField(label=_("Benutzername"), max_length=254, required=False)
+    password = _password_field()
+    clear_password = forms.BooleanField(label=_("Gespeichertes Passwort entfernen"), required=False)
+    from_email = forms.EmailField(label=_("Absenderadresse"))
+
+
+class MailboxSettingsForm(forms.Form):
+    host = forms.CharField(label=_("IMAP-Server"), max_length=253)
+    port = forms.IntegerField(label=_("Port"), initial=993, validators=_PORT_VALIDATORS)
+    use_ssl = forms.BooleanField(label=_("SSL/TLS verwenden"), required=False, initial=True)
+    username = forms.CharField(label=_("Benutzername"), max_length=254)
+    password = _password_field()
+    folder = forms.CharField(label=_("Ordner"), max_length=200, initial="INBOX", validators=[_FOLDER])
+    is_active = forms.BooleanField(label=_("Postfach regelmäßig abrufen"), required=False, initial=True)
+
+    def __init__(self, *args, has_password: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.has_password = has_password
+        if not has_password:
+            self.fields["password"].help_text = ""
+
+    def clean_password(self):
+        password = self.cleaned_data.get("password", "")
+        if not password and not self.has_password:
+            raise forms.ValidationError(_("Bitte das Passwort des Postfachs angeben."))
+        return password
+
+
+class DeliveryFilterForm(forms.Form):
+    status = forms.ChoiceField(
+        label=_("Status"), choices=[("", _("alle"))] + list(DeliveryStatus.choices), required=False
+    )
+    kind = forms.ChoiceField(label=_("Art"), choices=[("", _("alle"))] + list(DeliveryKind.choices), required=False)

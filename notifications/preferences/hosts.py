@@ -1,0 +1,43 @@
+"""Which mail servers (SMTP out, IMAP in) a tenant may configure.
+
+Why: the worker connects to whatever host is stored here, and the error it reports
+back (test mail, mailbox check) would let a customer probe our internal network.
+So the host must be a plain host name or IP whose every address is public — the
+same SSRF rule as for source fetching (loopback only where ``SOURCES_ALLOW_LOOPBACK``).
+
+Limit: checked when saved; a host whose DNS later points inward is caught only
+by the component that connects.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+
+from sources.fetching import ResolutionFailed, Resolver, SsrfRefused, system_resolver
+from sources.fetching.ssrf import resolve_and_check
+
+_HOST = re.compile(r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
+_IPV6 = re.compile(r"^\[?[0-9a-f:.]+\]?$")
+
+
+def mail_host_check(host: str, port: int, *, allow_loopback: bool, resolver: Resolver = system_resolver) -> str:
+    """Return the normalised host name, or raise ``ValidationError`` with a message for the form."""
+    host = (host or "").strip().rstrip(".").lower()
+    if not (_HOST.match(host) or _IPV6.match(host)):
+        raise ValidationError(_("Bitte einen Hostnamen wie mail.example.de angeben."), code="host")
+    try:
+        resolve_and_check(f"//{host}:{port}", host, port, resolver=resolver, allow_loopback=allow_loopback)
+    except SsrfRefused as exc:
+        raise ValidationError(
+            _("Der Server %(host)s liegt in einem internen Netz (%(category)s) und ist nicht erlaubt.")
+            % {"host": host, "category": exc.category},
+            code="host",
+        ) from exc
+    except ResolutionFailed as exc:
+        raise ValidationError(
+            _("Der Server %(host)s lässt sich nicht auflösen.") % {"host": host}, code="host"
+        ) from exc
+    return host.strip("[]")

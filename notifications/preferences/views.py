@@ -1,0 +1,200 @@
+"""Settings pages on the tenant host: personal alert settings for everyone, mail settings and log for admins."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.mixins import LoginRequiredMixin
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.shortcuts import redirect, render
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.views import View
+from django.views.generic import TemplateView
+
+from accounts.views import TenantAdminRequiredMixin
+from notifications.alerts.deliveries import smtp_send_test
+from notifications.alerts.sending import SendError
+from notifications.preferences.forms import (
+    DeliveryFilterForm,
+    InstantAlertsForm,
+    MailboxSettingsForm,
+    PreferenceForm,
+    SmtpSettingsForm,
+)
+from notifications.preferences.selectors import (
+    delivery_list,
+    delivery_status_counts,
+    mailbox_settings_get,
+    saved_search_list_own,
+    smtp_settings_get,
+)
+from notifications.preferences.services import (
+    mailbox_settings_save,
+    saved_search_instant_alerts_set,
+    smtp_settings_save,
+    user_preference_ensure,
+    user_preference_update,
+)
+
+DELIVERIES_PER_PAGE = 50
+
+
+class SettingsIndexView(LoginRequiredMixin, TemplateView):
+    template_name = "settings/index.html"
+
+
+def _preferences_page(request, *, form=None, alerts_form=None, status=200):
+    preference = user_preference_ensure(user=request.user)
+    own = saved_search_list_own(user=request.user)
+    form = form or PreferenceForm(
+        initial={
+            "language": preference.language,
+            "digest_interval": preference.digest_interval,
+            "digest_hour": preference.digest_hour,
+        }
+    )
+    alerts_form = alerts_form or InstantAlertsForm(
+        own_searches=own, initial={"saved_searches": [s.pk for s in own if s.instant_alert]}
+    )
+    context = {"form": form, "alerts_form": alerts_form, "has_searches": own.exists()}
+    return render(request, "settings/preferences.html", context, status=status)
+
+
+class PreferencesView(LoginRequiredMixin, View):
+    """Language, digest interval and hour, and the instant-alert switch of each own profile."""
+
+    def get(self, request):
+        return _preferences_page(request)
+
+    def post(self, request):
+        form = PreferenceForm(request.POST)
+        if not form.is_valid():
+            return _preferences_page(request, form=form, status=400)
+        preference = user_preference_update(user=request.user, **form.cleaned_data)
+        translation.activate(preference.language)
+        messages.success(request, _("Einstellungen gespeichert."))
+        response = redirect("settings:preferences")
+        # The UI follows the saved language right away (LocaleMiddleware reads this cookie).
+        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, preference.language, samesite="Lax", httponly=True)
+        return response
+
+
+class InstantAlertsView(LoginRequiredMixin, View):
+    def post(self, request):
+        form = InstantAlertsForm(request.POST, own_searches=saved_search_list_own(user=request.user))
+        if not form.is_valid():
+            return _preferences_page(request, alerts_form=form, status=400)
+        saved_search_instant_alerts_set(
+            user=request.user, enabled_ids=[search.pk for search in form.cleaned_data["saved_searches"]]
+        )
+        messages.success(request, _("Sofortmeldungen gespeichert."))
+        return redirect("settings:preferences")
+
+
+class SmtpSettingsView(TenantAdminRequiredMixin, View):
+    template_name = "settings/smtp.html"
+
+    def _render(self, request, form, status=200):
+        current = smtp_settings_get()
+        context = {"form": form, "current": current, "has_password": bool(current and current.password)}
+        return render(request, self.template_name, context, status=status)
+
+    def get(self, request):
+        current = smtp_settings_get()
+        initial = {}
+        if current:
+            initial = {
+                "host": current.host,
+                "port": current.port,
+                "tls_mode": current.tls_mode,
+                "username": current.username,
+                "from_email": current.from_email,
+            }
+        return self._render(request, SmtpSettingsForm(initial=initial))
+
+    def post(self, request):
+        form = SmtpSettingsForm(request.POST)
+        if not form.is_valid():
+            return self._render(request, form, status=400)
+        try:
+            smtp_settings_save(**form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error("host" if exc.code == "host" else None, exc.messages[0])
+            return self._render(request, form, status=400)
+        messages.success(request, _("SMTP-Einstellungen gespeichert."))
+        return redirect("settings:smtp")
+
+
+class SmtpTestView(TenantAdminRequiredMixin, View):
+    """Sends one mail through the saved server to the signed-in admin and shows the server's answer."""
+
+    def post(self, request):
+        if smtp_settings_get() is None:
+            messages.error(request, _("Bitte zuerst die SMTP-Einstellungen speichern."))
+        elif not request.user.email:
+            messages.error(request, _("Ihr Konto hat keine E-Mail-Adresse."))
+        else:
+            try:
+                smtp_send_test(to=request.user.email)
+            except SendError as exc:  # carries the server's answer, which is what the admin needs to see
+                messages.error(request, _("Testmail fehlgeschlagen: %(error)s") % {"error": exc})
+            else:
+                messages.success(request, _("Testmail an %(email)s gesendet.") % {"email": request.user.email})
+        return redirect("settings:smtp")
+
+
+class MailboxSettingsView(TenantAdminRequiredMixin, View):
+    """The IMAP inbox where portal alert e-mails arrive."""
+
+    template_name = "settings/mailbox.html"
+
+    def _render(self, request, form, status=200):
+        context = {"form": form, "current": mailbox_settings_get()}
+        return render(request, self.template_name, context, status=status)
+
+    def get(self, request):
+        current = mailbox_settings_get()
+        initial = {}
+        if current:
+            initial = {
+                "host": current.host,
+                "port": current.port,
+                "use_ssl": current.use_ssl,
+                "username": current.username,
+                "folder": current.folder,
+                "is_active": current.is_active,
+            }
+        return self._render(
+            request, MailboxSettingsForm(initial=initial, has_password=bool(current and current.password))
+        )
+
+    def post(self, request):
+        current = mailbox_settings_get()
+        form = MailboxSettingsForm(request.POST, has_password=bool(current and current.password))
+        if not form.is_valid():
+            return self._render(request, form, status=400)
+        try:
+            mailbox_settings_save(**form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error(exc.code if exc.code in ("host", "password") else None, exc.messages[0])
+            return self._render(request, form, status=400)
+        messages.success(request, _("Postfach gespeichert."))
+        return redirect("settings:mailbox")
+
+
+class DeliveryLogView(TenantAdminRequiredMixin, View):
+    """Every outgoing e-mail, newest first, filterable by status and kind."""
+
+    template_name = "settings/deliveries.html"
+
+    def get(self, request):
+        form = DeliveryFilterForm(request.GET or None)
+        filters = form.cleaned_data if form.is_bound and form.is_valid() else {}
+        rows = delivery_list(status=filters.get("status", ""), kind=filters.get("kind", ""))
+        page = Paginator(rows, DELIVERIES_PER_PAGE).get_page(request.GET.get("seite"))
+        query = request.GET.copy()
+        query.pop("seite", None)
+        context = {"form": form, "page": page, "counts": delivery_status_counts(), "query": query.urlencode()}
+        return render(request, self.template_name, context)

@@ -1,0 +1,226 @@
+"""Writes for webhooks: register, deactivate, delete, and turn matches/changes into events.
+
+Events are created set-based (one INSERT … ON CONFLICT DO NOTHING per call), so
+calling the event functions again for the same matches or changes creates
+nothing new: the key of an event is unique per webhook. Sending happens in
+``notifications.webhooks.delivery`` (started after commit).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from django.utils import timezone
+
+from notifications.models import (
+    DeliveryStatus,
+    MatchChange,
+    SavedSearch,
+    TenderMatch,
+    Webhook,
+    WebhookEvent,
+)
+from notifications.webhooks.payloads import (
+    EVENT_MATCHED,
+    change_details,
+    change_event_key,
+    change_event_name,
+    event_payload,
+    match_event_key,
+    tender_summary,
+)
+from notifications.webhooks.signing import new_signing_secret
+from notifications.webhooks.targets import WebhookTargetRefused, webhook_url_check
+from tenders.selectors import tender_representation, tender_with_history
+
+
+@dataclass(frozen=True)
+class WebhookCreated:
+    webhook: Webhook
+    secret: str  # shown to the admin once, stored encrypted, never displayed again
+
+
+def webhook_create(*, saved_search: SavedSearch, url: str) -> WebhookCreated:
+    """Register an HTTPS endpoint for a profile; raises ``ValidationError`` for a URL we must not call."""
+    try:
+        url = webhook_url_check(url, allow_loopback=settings.SOURCES_ALLOW_LOOPBACK)
+    except WebhookTargetRefused as exc:
+        raise ValidationError(exc.message, code="url") from exc
+    secret = new_signing_secret()
+    with transaction.atomic():
+        webhook = Webhook.objects.create(saved_search=saved_search, url=url, secret=secret, is_active=True)
+    return WebhookCreated(webhook=webhook, secret=secret)
+
+
+def webhook_set_active(*, webhook: Webhook, is_active: bool) -> Webhook:
+    """Switch a webhook on or off. Switching off also drops its unsent events: off means "stop sending"."""
+    with transaction.atomic():
+        Webhook.objects.filter(pk=webhook.pk).update(is_active=is_active)
+        if not is_active:
+            WebhookEvent.objects.filter(webhook=webhook, status=DeliveryStatus.PENDING).update(
+                status=DeliveryStatus.FAILED, last_error="Webhook deaktiviert – nicht gesendet"
+            )
+    webhook.is_active = is_active
+    return webhook
+
+
+def webhook_delete(*, webhook: Webhook) -> None:
+    """Remove the webhook and its event log."""
+    with transaction.atomic():
+        Webhook.objects.filter(pk=webhook.pk).delete()
+
+
+@dataclass(frozen=True)
+class _EventRow:
+    webhook_id: int
+    event: str
+    event_key: str
+    payload: dict
+
+
+def _clean_ids(ids: Iterable[int]) -> list[int]:
+    return sorted({int(i) for i in ids})
+
+
+def _active_webhooks_by_search(search_ids: Iterable[int]) -> dict[int, list[int]]:
+    hooks: dict[int, list[int]] = defaultdict(list)
+    rows = Webhook.objects.filter(is_active=True, saved_search_id__in=set(search_ids), saved_search__is_active=True)
+    for webhook_id, search_id in rows.order_by("id").values_list("id", "saved_search_id"):
+        hooks[search_id].append(webhook_id)
+    return hooks
+
+
+def _tender_summaries(tender_ids: Iterable[int]) -> dict[int, dict]:
+    """One query per relation (tenders, sources, versions), not per tender."""
+    tenders = tender_with_history().filter(pk__in=set(tender_ids))
+    return {tender.pk: tender_summary(tender_representation(tender)) for tender in tenders}
+
+
+def _insert_events(rows: list[_EventRow], *, now: datetime) -> int:
+    """INSERT … ON CONFLICT DO NOTHING in one statement; returns how many rows were new."""
+    if not rows:
+        return 0
+    table = connection.ops.quote_name(WebhookEvent._meta.db_table)
+    sql = f"""
+        INSERT INTO {table} (webhook_id, event, event_key, payload, status, attempts, next_attempt_at, last_error)
+        SELECT w, e, k, p::jsonb, %s, 0, %s, ''
+        FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[]) AS t(w, e, k, p)
+        ON CONFLICT (webhook_id, event_key) DO NOTHING
+        RETURNING id
+    """  # noqa: S608 - the table name comes from the model, every value is a parameter
+    params = [
+        DeliveryStatus.PENDING.value,
+        now,
+        [row.webhook_id for row in rows],
+        [row.event for row in rows],
+        [row.event_key for row in rows],
+        [json.dumps(row.payload, ensure_ascii=False) for row in rows],
+    ]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        created = len(cursor.fetchall())
+    if created:
+        transaction.on_commit(_send_soon)
+    return created
+
+
+def _send_soon() -> None:
+    from notifications.tasks.webhooks import send_due_webhooks_task
+
+    send_due_webhooks_task.delay()
+
+
+def webhook_events_for_matches(*, match_ids: Iterable[int], now: datetime | None = None) -> int:
+    """``tender.matched`` events for new matches, one per active webhook of the match's profile.
+
+    Returns the number of events created (already known events are skipped).
+    """
+    now = now or timezone.now()
+    ids = _clean_ids(match_ids)
+    if not ids:
+        return 0
+    matches = list(
+        TenderMatch.objects.filter(pk__in=ids)
+        .select_related("saved_search")
+        .only("id", "tender_id", "matched_at", "saved_search__id", "saved_search__name")
+    )
+    hooks = _active_webhooks_by_search(m.saved_search_id for m in matches)
+    matches = [m for m in matches if m.saved_search_id in hooks]
+    tenders = _tender_summaries(m.tender_id for m in matches)
+    rows = []
+    for match in matches:
+        tender = tenders.get(match.tender_id)
+        if tender is None:
+            continue
+        for webhook_id in hooks[match.saved_search_id]:
+            payload = event_payload(
+                event=EVENT_MATCHED,
+                event_id=str(uuid.uuid4()),
+                occurred_at=match.matched_at,
+                tender=tender,
+                saved_search_id=match.saved_search_id,
+                saved_search_name=match.saved_search.name,
+            )
+            rows.append(_EventRow(webhook_id, EVENT_MATCHED, match_event_key(tender_id=match.tender_id), payload))
+    return _insert_events(rows, now=now)
+
+
+def webhook_events_for_changes(*, change_ids: Iterable[int], now: datetime | None = None) -> int:
+    """``tender.changed`` / ``tender.cancelled`` events for detected changes of matched tenders.
+
+    Returns the number of events created (already known events are skipped).
+    """
+    now = now or timezone.now()
+    ids = _clean_ids(change_ids)
+    if not ids:
+        return 0
+    changes = list(
+        MatchChange.objects.filter(pk__in=ids)
+        .select_related("match", "match__saved_search")
+        .only(
+            "id",
+            "kind",
+            "change_key",
+            "old_value",
+            "new_value",
+            "detected_at",
+            "match__id",
+            "match__tender_id",
+            "match__saved_search__id",
+            "match__saved_search__name",
+        )
+    )
+    hooks = _active_webhooks_by_search(c.match.saved_search_id for c in changes)
+    changes = [c for c in changes if c.match.saved_search_id in hooks]
+    tenders = _tender_summaries(c.match.tender_id for c in changes)
+    rows = []
+    for change in changes:
+        match = change.match
+        tender = tenders.get(match.tender_id)
+        if tender is None:
+            continue
+        event = change_event_name(change.kind)
+        details = change_details(
+            kind=change.kind, old_value=change.old_value, new_value=change.new_value, detected_at=change.detected_at
+        )
+        key = change_event_key(tender_id=match.tender_id, change_key=change.change_key)
+        for webhook_id in hooks[match.saved_search_id]:
+            payload = event_payload(
+                event=event,
+                event_id=str(uuid.uuid4()),
+                occurred_at=change.detected_at,
+                tender=tender,
+                saved_search_id=match.saved_search_id,
+                saved_search_name=match.saved_search.name,
+                change=details,
+            )
+            rows.append(_EventRow(webhook_id, event, key, payload))
+    return _insert_events(rows, now=now)

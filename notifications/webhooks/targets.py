@@ -1,0 +1,78 @@
+"""Which webhook URLs we are willing to POST to.
+
+Why: a webhook URL is typed in by a customer and our worker sends requests to
+it, so without a check it is a server-side request forgery vector (cloud
+metadata, the database, the LAN). Rules: HTTPS only, no credentials in the URL,
+and every address the host resolves to must be public (the SSRF guard of
+``sources.fetching``). The check runs when the webhook is saved and again before
+every delivery; the HTTP transport re-checks at connect time (DNS rebinding).
+
+Limit: plain ``http://`` is accepted only for loopback hosts and only where
+loopback is allowed at all (``SOURCES_ALLOW_LOOPBACK``: tests, local machines),
+because nothing leaves the machine there. Production never allows either.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from urllib.parse import urlsplit
+
+from django.utils.translation import gettext as _
+
+from sources.fetching import ResolutionFailed, Resolver, SsrfRefused, system_resolver
+from sources.fetching.ssrf import resolve_and_check
+
+MAX_URL_LENGTH = 2000
+
+
+class WebhookTargetRefused(Exception):
+    """The URL must not be used. ``retryable`` is True only for a DNS failure (may be temporary)."""
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+
+
+def _is_loopback_host(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def webhook_url_check(url: str, *, allow_loopback: bool, resolver: Resolver = system_resolver) -> str:
+    """Return the URL (trimmed) if we may POST to it, else raise :class:`WebhookTargetRefused`."""
+    url = (url or "").strip()
+    if not url or len(url) > MAX_URL_LENGTH:
+        raise WebhookTargetRefused(_("Bitte eine URL mit höchstens %(max)d Zeichen angeben.") % {"max": MAX_URL_LENGTH})
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").rstrip(".")
+        port = parts.port
+    except ValueError as exc:
+        raise WebhookTargetRefused(_("Die URL ist ungültig.")) from exc
+    scheme = parts.scheme.lower()
+    if scheme not in ("https", "http"):
+        raise WebhookTargetRefused(_("Nur HTTPS-Adressen sind erlaubt."))
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise WebhookTargetRefused(_("Zugangsdaten in der URL sind nicht erlaubt."))
+    if not host:
+        raise WebhookTargetRefused(_("Die URL enthält keinen Host."))
+    if scheme == "http" and not (allow_loopback and _is_loopback_host(host)):
+        raise WebhookTargetRefused(_("Nur HTTPS-Adressen sind erlaubt."))
+    port = port or (443 if scheme == "https" else 80)
+    try:
+        resolve_and_check(url, host, port, resolver=resolver, allow_loopback=allow_loopback)
+    except SsrfRefused as exc:
+        raise WebhookTargetRefused(
+            _("Der Host %(host)s zeigt auf eine interne Adresse (%(category)s) und ist nicht erlaubt.")
+            % {"host": host, "category": exc.category}
+        ) from exc
+    except ResolutionFailed as exc:
+        raise WebhookTargetRefused(
+            _("Der Host %(host)s lässt sich nicht auflösen.") % {"host": host}, retryable=True
+        ) from exc
+    return url

@@ -1,0 +1,25 @@
+import pytest
+from django.utils import timezone
+
+from sources.models import InboundMail
+from tests.fixtures.tenants import TENANT_PASSWORD
+
+
+@pytest.mark.django_db
+def test_operator_sees_unparsed_alert_mails_escaped(public_client):
+    mail = InboundMail.objects.create(
+        tenant_schema="alpha",
+        message_id="<x1@portal.example>",
+        subject="Neue Ausschreibungen <script>alert(1)</script>",
+        status="unparsed",
+        reason="kein bekanntes Portal-Format",
+        processed_at=timezone.now(),
+        raw=b"Subject: test\r\n\r\n<script>alert(2)</script>",
+    )
+    assert public_client.login(username="operator@example.org", password=TENANT_PASSWORD)
+    listing = public_client.get("/admin/sources/inboundmail/?status__exact=unparsed")
+    assert listing.status_code == 200
+    body = listing.content.decode()
+    assert "kein bekanntes Portal-Format" in body and "<script>alert(1)" not in body
+    detail = public_client.get(f"/admin/sources/inboundmail/{mail.pk}/change/").content.decode()
+    assert "&lt;script&gt;alert(2)" in detail and "<script>alert(2)" not in detail

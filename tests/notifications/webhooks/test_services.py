@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext, override_settings
+
+from notifications.models import DeliveryStatus, SavedSearch, Webhook, WebhookEvent
+from notifications.webhooks.services import (
+    webhook_create,
+    webhook_delete,
+    webhook_events_for_changes,
+    webhook_events_for_matches,
+    webhook_set_active,
+)
+from tests.notifications.webhooks.conftest import ingest_tenders
+
+
+def test_created_webhook_stores_the_secret_encrypted(scene):
+    assert scene.secret.startswith("whsec_")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT secret FROM notifications_webhook WHERE id = %s", [scene.webhook.pk])
+        raw = cursor.fetchone()[0]
+    assert scene.secret not in raw
+    assert Webhook.objects.get(pk=scene.webhook.pk).secret == scene.secret
+
+
+@override_settings(SOURCES_ALLOW_LOOPBACK=False)
+@pytest.mark.parametrize(
+    "url",
+    ["http://93.184.215.14/hook", "https://10.0.0.8/hook", "https://127.0.0.1/hook", "https://u:p@93.184.215.14/"],
+)
+def test_create_refuses_urls_we_must_not_call(scene, url):
+    with pytest.raises(ValidationError):
+        webhook_create(saved_search=scene.search, url=url)
+    assert Webhook.objects.count() == 1
+
+
+def test_matched_event_carries_tender_profile_and_a_stable_key(scene):
+    tender = ingest_tenders(1, title="Sanierung Turnhalle <script>")[0]
+    match = scene.match(tender)
+
+    assert webhook_events_for_matches(match_ids=[match.pk]) == 1
+    assert webhook_events_for_matches(match_ids=[match.pk]) == 0  # same key: nothing new
+
+    event = WebhookEvent.objects.get()
+    assert (event.event, event.event_key, event.status) == ("tender.matched", f"matched:{tender.pk}", "pending")
+    payload = event.payload
+    assert payload["event"] == "tender.matched" and payload["version"] == 1
+    assert payload["id"]
+    assert payload["saved_search"] == {"id": scene.search.pk, "name": "Dachsanierung Bayern"}
+    assert payload["tender"]["id"] == tender.pk
+    assert payload["tender"]["title"] == "Sanierung Turnhalle <script>"
+    assert payload["tender"]["deadline"].startswith("2026-10-01T12:00:00+02:00")
+    assert payload["tender"]["sources"][0]["portal"] == "tender24"
+    assert "versions" not in payload["tender"]
+    assert payload["occurred_at"] == "2026-09-02T08:30:00+02:00"
+
+
+def test_one_event_per_active_webhook_of_the_profile_only(scene, alpha):
+    second = webhook_create(saved_search=scene.search, url="http://127.0.0.1:9/other").webhook
+    inactive = webhook_create(saved_search=scene.search, url="http://127.0.0.1:9/off").webhook
+    webhook_set_active(webhook=inactive, is_active=False)
+    other_search = SavedSearch.objects.create(
+        owner=scene.search.owner, name="Ohne Webhook", filters={}, active_since=scene.search.active_since
+    )
+    tender = ingest_tenders(1)[0]
+    matches = [scene.match(tender), scene.match(tender, search=other_search)]
+
+    assert webhook_events_for_matches(match_ids=[m.pk for m in matches]) == 2
+    assert set(WebhookEvent.objects.values_list("webhook_id", flat=True)) == {scene.webhook.pk, second.pk}
+
+
+def test_no_events_for_an_inactive_profile(scene):
+    tender = ingest_tenders(1)[0]
+    match = scene.match(tender)
+    SavedSearch.objects.filter(pk=scene.search.pk).update(is_active=False)
+    assert webhook_events_for_matches(match_ids=[match.pk]) == 0
+
+
+def test_event_creation_is_set_based(scene):
+    tenders = ingest_tenders(6)
+    few = [scene.match(t).pk for t in tenders[:2]]
+    many = [scene.match(t).pk for t in tenders[2:]]
+    with CaptureQueriesContext(connection) as small:
+        assert webhook_events_for_matches(match_ids=few) == 2
+    with CaptureQueriesContext(connection) as large:
+        assert webhook_events_for_matches(match_ids=many) == 4
+    assert len(large.captured_queries) == len(small.captured_queries)
+
+
+def test_changes_become_changed_or_cancelled_events_once_each(scene):
+    tender = ingest_tenders(1)[0]
+    match = scene.match(tender)
+    deadline = scene.change(
+        match, kind="deadline", key="deadline:2026-10-15T12:00", old="2026-10-01T12:00", new="2026-10-15T12:00"
+    )
+    cancelled = scene.change(match, kind="cancelled", key="cancelled")
+    long_key = scene.change(match, kind="value", key="value:" + "9" * 194)
+
+    ids = [deadline.pk, cancelled.pk, long_key.pk]
+    assert webhook_events_for_changes(change_ids=ids) == 3
+    assert webhook_events_for_changes(change_ids=ids) == 0
+
+    events = {e.event_key: e for e in WebhookEvent.objects.all()}
+    changed = events[f"change:{tender.pk}:deadline:2026-10-15T12:00"]
+    assert changed.event == "tender.changed"
+    assert changed.payload["change"]["kind"] == "deadline"
+    assert changed.payload["change"]["old_value"] == "2026-10-01T12:00"
+    assert changed.payload["change"]["new_value"] == "2026-10-15T12:00"
+    assert events[f"change:{tender.pk}:cancelled"].event == "tender.cancelled"
+    assert all(len(key) <= 200 for key in events)
+    assert any("#" in key for key in events)  # the over-long key was replaced by its hash
+
+
+def test_unknown_ids_and_empty_input_create_nothing(scene):
+    assert webhook_events_for_matches(match_ids=[]) == 0
+    assert webhook_events_for_matches(match_ids=[987654]) == 0
+    assert webhook_events_for_changes(change_ids=[987654]) == 0
+
+
+def test_deactivating_drops_unsent_events_and_delete_removes_the_log(scene):
+    event = scene.matched_event(ingest_tenders(1)[0])
+    webhook_set_active(webhook=scene.webhook, is_active=False)
+    event.refresh_from_db()
+    assert event.status == DeliveryStatus.FAILED and "deaktiviert" in event.last_error
+
+    webhook_delete(webhook=scene.webhook)
+    assert not WebhookEvent.objects.exists()
+    assert not Webhook.objects.exists()
