@@ -13,6 +13,8 @@ urlpatterns = [
     path("api/v1/", include("config.urls_api")),
     path("api/v1/", include("notifications.api.urls")),
     path("einstellungen/", include("notifications.settings_urls")),
+    path("abmelden-alert/", include("notifications.alerts.urls")),
+    path("api-schluessel/", include("notifications.api.portal_urls")),
     path("", include("notifications.urls")),
 ]
 

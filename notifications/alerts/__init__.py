@@ -1,0 +1,7 @@
+"""E-mail alerts of a tenant: matching ingest deltas against saved searches, instant and update mails,
+digests, the outbox with its sender, and the one-click unsubscribe.
+
+Flow: ``tasks.alerts.match_delta`` (platform) → ``services.delta_process`` per tenant (matching,
+change notices, instant/update mails, webhook events) → ``deliveries`` (outbox) → ``sending``.
+Digests: ``tasks.alerts.digest_fanout`` → ``digest.digests_create_due`` per tenant.
+"""

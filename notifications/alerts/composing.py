@@ -1,0 +1,151 @@
+"""Building blocks shared by instant, change and digest mails: claims, sections, links, languages.
+
+Claiming is what makes "never the same (tender, saved search) twice" hold across instant
+mails and digests: a match is claimed by setting ``notified_at`` under a row lock in the
+same transaction that creates the ``Delivery`` row, and only rows still unclaimed are
+taken. A change of a match that is only now being told is absorbed (marked notified
+without its own line): the mail shows the tender as it is now.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
+from django.core.validators import validate_email
+from django.db import connection
+from django.urls import reverse
+
+from notifications.alerts.rendering import (
+    MAX_TENDERS_PER_SECTION,
+    ChangeLine,
+    Section,
+    TenderLine,
+    change_line,
+    language_of,
+    tender_line,
+)
+from notifications.alerts.unsubscribe import unsubscribe_token
+from notifications.models import MatchChange, SavedSearch, TenderMatch
+
+
+@dataclass(frozen=True)
+class ClaimedMatch:
+    match_id: int
+    saved_search_id: int
+    tender_id: int
+
+
+@dataclass(frozen=True)
+class ClaimedChange:
+    change_id: int
+    saved_search_id: int
+    tender_id: int
+    kind: str
+    old_value: str
+    new_value: str
+
+
+def ids_key(ids: Iterable[int]) -> str:
+    """A short stable fingerprint of a set of ids, for dedupe keys."""
+    joined = ",".join(str(i) for i in sorted(set(ids)))
+    return hashlib.sha256(joined.encode()).hexdigest()[:24]
+
+
+def user_language(user) -> str:
+    try:
+        return language_of(user.preference.language)
+    except ObjectDoesNotExist:
+        return language_of(None)
+
+
+def mailable(user) -> bool:
+    if not user.is_active or not user.email:
+        return False
+    try:
+        validate_email(user.email)
+    except ValidationError:
+        return False
+    return "\n" not in user.email and "\r" not in user.email
+
+
+def unsubscribe_link(*, base_url: str, scope: str, object_id: int) -> str:
+    token = unsubscribe_token(scope=scope, object_id=object_id, schema_name=connection.schema_name)
+    return base_url + reverse("alerts:unsubscribe", kwargs={"token": token}, urlconf=settings.ROOT_URLCONF)
+
+
+def claim_matches(*, match_filter: dict, now: datetime, via: str) -> list[ClaimedMatch]:
+    """Mark the still-unnotified matches selected by ``match_filter`` as notified; return what was claimed."""
+    rows = list(
+        TenderMatch.objects.select_for_update(of=("self",))
+        .filter(notified_at__isnull=True, **match_filter)
+        .order_by("saved_search_id", "tender__submission_deadline", "pk")
+        .values_list("pk", "saved_search_id", "tender_id")
+    )
+    claimed = [ClaimedMatch(*row) for row in rows]
+    if claimed:
+        ids = [c.match_id for c in claimed]
+        TenderMatch.objects.filter(pk__in=ids).update(notified_at=now, notified_via=via)
+        MatchChange.objects.filter(match_id__in=ids, notified_at__isnull=True).update(notified_at=now)
+    return claimed
+
+
+def claim_changes(*, change_filter: dict, now: datetime) -> list[ClaimedChange]:
+    """Mark pending changes of already-notified matches as notified; return what was claimed."""
+    rows = list(
+        MatchChange.objects.select_for_update(of=("self",))
+        .filter(notified_at__isnull=True, match__notified_at__isnull=False, **change_filter)
+        .order_by("match__saved_search_id", "detected_at", "pk")
+        .values_list("pk", "match__saved_search_id", "match__tender_id", "kind", "old_value", "new_value")
+    )
+    claimed = [ClaimedChange(*row) for row in rows]
+    if claimed:
+        MatchChange.objects.filter(pk__in=[c.change_id for c in claimed]).update(notified_at=now)
+    return claimed
+
+
+def by_search(items: Iterable) -> dict[int, list]:
+    grouped: dict[int, list] = defaultdict(list)
+    for item in items:
+        grouped[item.saved_search_id].append(item)
+    return grouped
+
+
+def search_section(
+    *,
+    search: SavedSearch,
+    matches: Sequence[ClaimedMatch],
+    changes: Sequence[ClaimedChange],
+    tenders: dict,
+    base_url: str,
+    language: str,
+    unsubscribe_url: str,
+) -> Section:
+    lines: list[TenderLine] = [
+        tender_line(tenders[m.tender_id], base_url=base_url, language=language)
+        for m in matches
+        if m.tender_id in tenders
+    ]
+    change_lines: list[ChangeLine] = [
+        change_line(
+            line=tender_line(tenders[c.tender_id], base_url=base_url, language=language),
+            kind=c.kind,
+            old_value=c.old_value,
+            new_value=c.new_value,
+            language=language,
+        )
+        for c in changes
+        if c.tender_id in tenders
+    ]
+    return Section(
+        name=search.name,
+        unsubscribe_url=unsubscribe_url,
+        tenders=tuple(lines[:MAX_TENDERS_PER_SECTION]),
+        more=max(0, len(lines) - MAX_TENDERS_PER_SECTION),
+        changes=tuple(change_lines[:MAX_TENDERS_PER_SECTION]),
+    )

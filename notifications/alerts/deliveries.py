@@ -1,0 +1,249 @@
+"""The outbox: every alert mail is a ``Delivery`` row, created once and sent at most once.
+
+Never twice: ``delivery_create`` is idempotent on ``dedupe_key`` (unique). The sender
+claims ONE row at a time (``SELECT … FOR UPDATE SKIP LOCKED``; pending → sending, with
+``claimed_at``, committed before any network traffic), sends it, and marks it sent only
+after the server accepted it. If a worker dies between acceptance and marking, the row
+stays in ``sending``; once its claim is older than ``ALERTS_SENDING_STALE_SECONDS`` it
+becomes ``uncertain`` for the operator instead of being sent again: a duplicate mail is
+worse than a question.
+
+Never lost: temporary failures go back to pending with capped exponential backoff
+(``attempts``, ``next_attempt_at``) until ``ALERTS_MAX_ATTEMPTS``; permanent failures are
+``failed`` with the reason. Nothing is deleted.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.mail import EmailMultiAlternatives
+from django.core.validators import validate_email
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import get_language
+
+from notifications.alerts.rendering import header_safe, render_test_mail
+from notifications.alerts.sending import MailTransport, PermanentSendError, SendError, classify, mail_route
+from notifications.models import Delivery, DeliveryStatus
+
+logger = logging.getLogger(__name__)
+
+SEND_TASK_NAME = "notifications.send_due_deliveries"
+RETRY_BASE_SECONDS = 60
+RETRY_CAP_SECONDS = 4 * 3600
+_ALLOWED_HEADERS = {"List-Unsubscribe", "List-Unsubscribe-Post", "Auto-Submitted", "Reply-To"}
+
+
+def retry_delay(attempts: int) -> timedelta:
+    """1, 2, 4 … minutes, capped at 4 hours (16 attempts span about a day and a half)."""
+    exponent = max(0, min(attempts - 1, 20))
+    return timedelta(seconds=min(RETRY_BASE_SECONDS * 2**exponent, RETRY_CAP_SECONDS))
+
+
+def _sender_kick() -> None:
+    """Ask a worker to send now (the periodic sweep would find the row anyway)."""
+    from config.celery import app
+
+    try:
+        app.send_task(SEND_TASK_NAME)
+    except Exception:  # a broker hiccup must not undo the committed outbox row
+        logger.warning("could not enqueue %s; the periodic sweep will send", SEND_TASK_NAME, exc_info=True)
+
+
+def _clean_headers(headers: dict | None) -> dict[str, str]:
+    return {
+        name: header_safe(value, max_length=900)
+        for name, value in (headers or {}).items()
+        if name in _ALLOWED_HEADERS and value
+    }
+
+
+def delivery_create(
+    *,
+    kind: str,
+    user,
+    recipient: str,
+    subject: str,
+    text_body: str,
+    html_body: str = "",
+    headers: dict | None = None,
+    dedupe_key: str,
+    saved_search=None,
+    match_ids: Sequence[int] = (),
+    change_ids: Sequence[int] = (),
+) -> Delivery:
+    """Queue one mail; a second call with the same ``dedupe_key`` returns the first row unchanged.
+
+    Raises ValidationError for a recipient that is not one plain address.
+    """
+    recipient = (recipient or "").strip()
+    if "\r" in recipient or "\n" in recipient:
+        raise ValidationError("Empfängeradresse enthält einen Zeilenumbruch.")
+    validate_email(recipient)
+    with transaction.atomic():
+        delivery, created = Delivery.objects.get_or_create(
+            dedupe_key=dedupe_key[:200],
+            defaults={
+                "kind": kind,
+                "user": user,
+                "saved_search": saved_search,
+                "recipient": recipient,
+                "subject": header_safe(subject, max_length=300),
+                "text_body": text_body,
+                "html_body": html_body,
+                "headers": _clean_headers(headers),
+                "match_ids": sorted(int(i) for i in match_ids),
+                "change_ids": sorted(int(i) for i in change_ids),
+                "next_attempt_at": timezone.now(),
+            },
+        )
+        if created:
+            transaction.on_commit(_sender_kick)
+    return delivery
+
+
+def delivery_retry(*, delivery_id: int) -> Delivery:
+    """The operator's decision for an uncertain or failed row: send it (again) now."""
+    with transaction.atomic():
+        delivery = Delivery.objects.select_for_update().get(pk=delivery_id)
+        if delivery.status in (DeliveryStatus.UNCERTAIN, DeliveryStatus.FAILED):
+            delivery.status = DeliveryStatus.PENDING
+            delivery.next_attempt_at = timezone.now()
+            delivery.attempts = 0
+            delivery.save(update_fields=["status", "next_attempt_at", "attempts"])
+            transaction.on_commit(_sender_kick)
+    return delivery
+
+
+def deliveries_mark_uncertain(*, now: datetime | None = None) -> int:
+    """Rows stuck in ``sending`` (a worker died mid-send) become uncertain; never resent automatically."""
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=settings.ALERTS_SENDING_STALE_SECONDS)
+    return Delivery.objects.filter(status=DeliveryStatus.SENDING, claimed_at__lt=stale).update(
+        status=DeliveryStatus.UNCERTAIN,
+        last_error="Versand unterbrochen: unklar, ob der Server die Nachricht angenommen hat. Bitte prüfen.",
+    )
+
+
+def delivery_claim_next() -> Delivery | None:
+    """Claim the next due row for this worker alone (committed before sending)."""
+    with transaction.atomic():
+        delivery = (
+            Delivery.objects.select_for_update(skip_locked=True)
+            .filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=timezone.now())
+            .order_by("next_attempt_at", "pk")
+            .first()
+        )
+        if delivery is None:
+            return None
+        delivery.status = DeliveryStatus.SENDING
+        delivery.claimed_at = timezone.now()
+        delivery.attempts += 1
+        delivery.save(update_fields=["status", "claimed_at", "attempts"])
+    return delivery
+
+
+def _message(delivery: Delivery, from_email: str) -> EmailMultiAlternatives:
+    message = EmailMultiAlternatives(
+        subject=header_safe(delivery.subject, max_length=300),
+        body=delivery.text_body,
+        from_email=from_email,
+        to=[delivery.recipient],
+        headers=_clean_headers(delivery.headers),
+    )
+    if delivery.html_body:
+        message.attach_alternative(delivery.html_body, "text/html")
+    return message
+
+
+def _record_failure(delivery: Delivery, error: SendError) -> str:
+    now = timezone.now()
+    reason = str(error)[:4000] or type(error).__name__
+    if error.temporary and delivery.attempts < settings.ALERTS_MAX_ATTEMPTS:
+        status, next_attempt = DeliveryStatus.PENDING, now + retry_delay(delivery.attempts)
+    else:
+        status, next_attempt = DeliveryStatus.FAILED, delivery.next_attempt_at
+        if error.temporary:
+            reason = f"aufgegeben nach {delivery.attempts} Versuchen: {reason}"
+    Delivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.SENDING).update(
+        status=status, next_attempt_at=next_attempt, last_error=reason
+    )
+    return status
+
+
+def _record_sent(delivery: Delivery) -> None:
+    # Also from "uncertain": the server did accept it, whatever the sweep concluded meanwhile.
+    Delivery.objects.filter(pk=delivery.pk, status__in=[DeliveryStatus.SENDING, DeliveryStatus.UNCERTAIN]).update(
+        status=DeliveryStatus.SENT, sent_at=timezone.now(), last_error=""
+    )
+
+
+@dataclass
+class SendSummary:
+    sent: int = 0
+    retrying: int = 0
+    failed: int = 0
+    marked_uncertain: int = 0
+    more_due: bool = False
+
+
+def deliveries_send_due(
+    *, limit: int = 200, transport_factory: Callable[..., MailTransport] = MailTransport
+) -> SendSummary:
+    """Send this tenant's due mails, one claimed row at a time; every outcome is recorded on its row."""
+    summary = SendSummary(marked_uncertain=deliveries_mark_uncertain())
+    transport: MailTransport | None = None
+    route_error: SendError | None = None
+    try:
+        for _ in range(limit):
+            delivery = delivery_claim_next()
+            if delivery is None:
+                return summary
+            if transport is None and route_error is None:
+                try:
+                    transport = transport_factory(mail_route())
+                except SendError as exc:
+                    route_error = exc
+            try:
+                if route_error is not None:
+                    raise route_error
+                transport.send(_message(delivery, transport.route.from_email))
+            except Exception as exc:  # every failure is recorded on the row, none escapes unrecorded
+                error = classify(exc)
+                if not isinstance(exc, SendError):
+                    logger.exception("unexpected error sending delivery %s", delivery.pk)
+                status = _record_failure(delivery, error)
+                if status == DeliveryStatus.PENDING:
+                    summary.retrying += 1
+                else:
+                    summary.failed += 1
+                continue
+            _record_sent(delivery)
+            summary.sent += 1
+        summary.more_due = True
+        return summary
+    finally:
+        if transport is not None:
+            transport.close()
+
+
+def smtp_send_test(*, to: str) -> None:
+    """Send a test mail through this tenant's route right now; raise SendError (German message) on failure."""
+    to = (to or "").strip()
+    try:
+        if "\r" in to or "\n" in to:
+            raise ValidationError("invalid")
+        validate_email(to)
+    except ValidationError as exc:
+        raise PermanentSendError(f"Ungültige Empfängeradresse: {header_safe(to, max_length=100)!r}") from exc
+    route = mail_route()
+    mail = render_test_mail(language=(get_language() or settings.LANGUAGE_CODE)[:2], sender=route.from_email)
+    message = EmailMultiAlternatives(subject=mail.subject, body=mail.text_body, from_email=route.from_email, to=[to])
+    with MailTransport(route) as transport:
+        transport.send(message)

@@ -1,0 +1,279 @@
+"""Alert mails: subject, plain text and HTML in the recipient's language (German or English).
+
+Scraped tender titles are hostile: anything that ends up in a header goes through
+``header_safe`` (no CR/LF or other control characters, bounded length); the HTML part
+is rendered with autoescaping on; the text part is plain text, so nothing in it is
+interpreted. Bodies come from ``templates/mail/<language>/``; short strings (subjects,
+change labels) live here beside the rules that pick them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.utils import translation
+
+from notifications.alerts.changes import change_label
+from sources.normalise import BERLIN
+
+LANGUAGES = ("de", "en")
+MAX_TENDERS_PER_SECTION = 50
+ONE_CLICK = "List-Unsubscribe=One-Click"
+
+TEXTS = {
+    "de": {
+        "instant_one": "Neue Ausschreibung: {title}",
+        "instant_many": "{count} neue Ausschreibungen",
+        "change_one": "{label}: {title}",
+        "change_many": "{count} Änderungen an gemeldeten Ausschreibungen",
+        "digest": "Ihre Ausschreibungen: {new} neu, {changed} geändert",
+        "digest_quiet": "Keine neuen Treffer – Quellen mit Störung",
+        "test": "Testmail von Tender Radar",
+        "deadline_extended": "Frist verlängert",
+        "deadline_shortened": "Frist verkürzt",
+        "deadline_set": "Frist festgelegt",
+        "cancelled": "Aufgehoben",
+        "awarded": "Vergeben",
+        "no_deadline": "keine Frist angegeben",
+        "no_value": "",
+        "status": {"active": "laufend", "awarded": "vergeben", "cancelled": "aufgehoben", "expired": "abgelaufen"},
+        "coverage_new": "{name}: {count} neue Bekanntmachungen",
+        "coverage_failed": "{name}: letzter Abruf fehlgeschlagen ({when}) – Treffer können fehlen",
+        "coverage_never": "{name}: noch nicht abgerufen",
+    },
+    "en": {
+        "instant_one": "New tender: {title}",
+        "instant_many": "{count} new tenders",
+        "change_one": "{label}: {title}",
+        "change_many": "{count} changes to tenders you were told about",
+        "digest": "Your tenders: {new} new, {changed} changed",
+        "digest_quiet": "No new matches – some sources have problems",
+        "test": "Test mail from Tender Radar",
+        "deadline_extended": "Deadline extended",
+        "deadline_shortened": "Deadline shortened",
+        "deadline_set": "Deadline set",
+        "cancelled": "Cancelled",
+        "awarded": "Awarded",
+        "no_deadline": "no deadline given",
+        "no_value": "",
+        "status": {"active": "open", "awarded": "awarded", "cancelled": "cancelled", "expired": "expired"},
+        "coverage_new": "{name}: {count} new notices",
+        "coverage_failed": "{name}: last fetch failed ({when}) – matches may be missing",
+        "coverage_never": "{name}: not fetched yet",
+    },
+}
+
+_SPACES = re.compile(r"\s+")
+
+
+def language_of(code: str | None) -> str:
+    return code if code in LANGUAGES else settings.LANGUAGE_CODE if settings.LANGUAGE_CODE in LANGUAGES else "de"
+
+
+def single_line(value: object, *, max_length: int) -> str:
+    """One printable line: control, format and line/paragraph separator characters become spaces."""
+    text = "".join(
+        " " if unicodedata.category(ch)[0] == "C" or unicodedata.category(ch) in ("Zl", "Zp") else ch
+        for ch in str(value or "")
+    )
+    text = _SPACES.sub(" ", text).strip()
+    return text if len(text) <= max_length else text[: max_length - 1].rstrip() + "…"
+
+
+def header_safe(value: object, *, max_length: int = 200) -> str:
+    """A value fit for a mail header: never a CR or LF (header injection), never unbounded."""
+    return single_line(value, max_length=max_length)
+
+
+def format_moment(value: datetime | None, language: str) -> str:
+    if value is None:
+        return ""
+    local = value.astimezone(BERLIN)
+    return local.strftime("%d.%m.%Y, %H:%M Uhr") if language == "de" else local.strftime("%Y-%m-%d %H:%M (Berlin)")
+
+
+def _parse_moment(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def format_value(value: Decimal | None, currency: str, language: str) -> str:
+    if value is None:
+        return ""
+    amount = f"{value:,.0f}"
+    if language == "de":
+        amount = amount.replace(",", ".")
+    return f"{amount} {currency or 'EUR'}"
+
+
+@dataclass(frozen=True)
+class TenderLine:
+    tender_id: int
+    title: str
+    buyer: str
+    place: str
+    deadline: str
+    value: str
+    status: str
+    url: str
+    active: bool = True
+
+
+@dataclass(frozen=True)
+class ChangeLine:
+    tender: TenderLine
+    label: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    unsubscribe_url: str
+    tenders: tuple[TenderLine, ...] = ()
+    more: int = 0  # matches told by count only (section cap)
+    changes: tuple[ChangeLine, ...] = ()
+
+
+@dataclass(frozen=True)
+class CoverageLine:
+    text: str
+    problem: bool = False
+
+
+@dataclass(frozen=True)
+class RenderedMail:
+    subject: str
+    text_body: str
+    html_body: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def tender_url(base_url: str, tender_id: int) -> str:
+    # The portal's detail page; the path is part of the product's public URLs.
+    return f"{base_url}/ausschreibung/{int(tender_id)}/"
+
+
+def tender_line(tender, *, base_url: str, language: str) -> TenderLine:
+    texts = TEXTS[language]
+    place = ", ".join(p for p in (tender.postal_code, tender.town) if p)
+    if tender.bundesland:
+        place = f"{place} ({tender.bundesland})" if place else tender.bundesland
+    return TenderLine(
+        tender_id=tender.pk,
+        title=single_line(tender.title, max_length=300),
+        buyer=single_line(tender.buyer_name, max_length=200),
+        place=single_line(place, max_length=200),
+        deadline=format_moment(tender.submission_deadline, language) or texts["no_deadline"],
+        value=format_value(tender.estimated_value, tender.currency, language),
+        status=texts["status"].get(tender.status, tender.status),
+        url=tender_url(base_url, tender.pk),
+        active=tender.status == "active",
+    )
+
+
+def change_line(*, line: TenderLine, kind: str, old_value: str, new_value: str, language: str) -> ChangeLine:
+    label = change_label(kind=kind, old_value=old_value, new_value=new_value)
+    texts = TEXTS[language]
+    old_moment, new_moment = _parse_moment(old_value), _parse_moment(new_value)
+    if label.startswith("deadline"):
+        old, new = format_moment(old_moment, language), format_moment(new_moment, language)
+    else:
+        old, new = texts["status"].get(old_value, old_value), texts["status"].get(new_value, new_value)
+    return ChangeLine(tender=line, label=texts.get(label, label), old=old, new=new)
+
+
+def unsubscribe_headers(url: str) -> dict[str, str]:
+    """RFC 2369 + RFC 8058: mail clients offer a one-click unsubscribe that POSTs to ``url``."""
+    return {"List-Unsubscribe": f"<{url}>", "List-Unsubscribe-Post": ONE_CLICK, "Auto-Submitted": "auto-generated"}
+
+
+def instant_subject(*, language: str, search_name: str, tenders: Sequence[TenderLine]) -> str:
+    texts = TEXTS[language]
+    if len(tenders) == 1:
+        body = texts["instant_one"].format(title=tenders[0].title)
+    else:
+        body = texts["instant_many"].format(count=len(tenders))
+    return header_safe(f"[{search_name}] {body}")
+
+
+def change_subject(*, language: str, search_name: str, changes: Sequence[ChangeLine]) -> str:
+    texts = TEXTS[language]
+    if len(changes) == 1:
+        body = texts["change_one"].format(label=changes[0].label, title=changes[0].tender.title)
+    else:
+        body = texts["change_many"].format(count=len(changes))
+    return header_safe(f"[{search_name}] {body}")
+
+
+def digest_subject(*, language: str, new: int, changed: int) -> str:
+    texts = TEXTS[language]
+    if not new and not changed:
+        return header_safe(texts["digest_quiet"])
+    return header_safe(texts["digest"].format(new=new, changed=changed))
+
+
+def render_mail(
+    *,
+    kind: str,
+    language: str,
+    subject: str,
+    sections: Sequence[Section],
+    unsubscribe_url: str,
+    portal_url: str,
+    coverage: Sequence[CoverageLine] = (),
+    period_start: datetime | None = None,
+) -> RenderedMail:
+    language = language_of(language)
+    context = {
+        "kind": kind,
+        "subject": subject,
+        "sections": sections,
+        "coverage": coverage,
+        "since": format_moment(period_start, language),
+        "unsubscribe_url": unsubscribe_url,
+        "portal_url": portal_url,
+    }
+    with translation.override(language):
+        text = render_to_string(f"mail/{language}/alert.txt", context)
+        html = render_to_string(f"mail/{language}/alert.html", context)
+    return RenderedMail(
+        subject=header_safe(subject, max_length=250),
+        text_body=text,
+        html_body=html,
+        headers=unsubscribe_headers(unsubscribe_url),
+    )
+
+
+def render_test_mail(*, language: str, sender: str) -> RenderedMail:
+    language = language_of(language)
+    with translation.override(language):
+        text = render_to_string(f"mail/{language}/test.txt", {"sender": sender})
+    return RenderedMail(subject=TEXTS[language]["test"], text_body=text, html_body="")
+
+
+def coverage_lines(rows, *, language: str) -> list[CoverageLine]:
+    """One line per source: what it brought in, or that its last run failed (silence is not "nothing new")."""
+    texts = TEXTS[language]
+    lines = []
+    for row in rows:
+        name = single_line(row.name, max_length=100)
+        if row.failing:
+            when = format_moment(row.last_run_at, language)
+            lines.append(CoverageLine(texts["coverage_failed"].format(name=name, when=when), problem=True))
+        elif row.last_run_status is None:
+            lines.append(CoverageLine(texts["coverage_never"].format(name=name)))
+        else:
+            count = f"{row.new_since:,}".replace(",", "." if language == "de" else ",")
+            lines.append(CoverageLine(texts["coverage_new"].format(name=name, count=count)))
+    return lines

@@ -1,0 +1,89 @@
+"""Reads for alert mails: the tenant's portal address, tenders to show, and source coverage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import IntegerField, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
+
+from accounts.models import Domain
+from sources.models import FetchRun, FetchRunStatus
+from sources.selectors import source_health_list
+from tenders.models import Tender
+
+_FAILED = (FetchRunStatus.FAILED, FetchRunStatus.BLOCKED)
+_MAIL_FIELDS = (
+    "id",
+    "title",
+    "buyer_name",
+    "postal_code",
+    "town",
+    "bundesland",
+    "submission_deadline",
+    "estimated_value",
+    "currency",
+    "status",
+)
+
+
+@dataclass(frozen=True)
+class SourceCoverage:
+    key: str
+    name: str
+    new_since: int
+    last_run_status: str | None
+    last_run_at: datetime | None
+
+    @property
+    def failing(self) -> bool:
+        return self.last_run_status in _FAILED
+
+
+def tenant_base_url() -> str:
+    """https://<primary domain of the current tenant>; links in mails point there."""
+    domain = (
+        Domain.objects.filter(tenant__schema_name=connection.schema_name)
+        .order_by("-is_primary", "pk")
+        .values_list("domain", flat=True)
+        .first()
+    )
+    return f"https://{domain or settings.TENDER_RADAR_PUBLIC_HOST}"
+
+
+def tenders_for_mail(ids: Iterable[int]) -> dict[int, Tender]:
+    return {t.pk: t for t in Tender.objects.filter(pk__in=list(ids)).only(*_MAIL_FIELDS).order_by()}
+
+
+def source_coverage(*, since: datetime) -> list[SourceCoverage]:
+    """Every active source with the notices it brought in since ``since`` and how its last run ended.
+
+    Builds on ``source_health_list`` (last run per source) and adds one subquery summing
+    ``FetchRun.new``; one query in all.
+    """
+    new_since = (
+        FetchRun.objects.filter(source=OuterRef("pk"), started_at__gte=since)
+        .order_by()
+        .values("source")
+        .annotate(n=Sum("new"))
+        .values("n")
+    )
+    rows = (
+        source_health_list()
+        .filter(is_active=True)
+        .annotate(new_since=Coalesce(Subquery(new_since, output_field=IntegerField()), Value(0)))
+    )
+    return [
+        SourceCoverage(
+            key=row.key,
+            name=row.name,
+            new_since=row.new_since,
+            last_run_status=row.last_run_status,
+            last_run_at=row.last_run_at,
+        )
+        for row in rows
+    ]

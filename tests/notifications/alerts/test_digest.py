@@ -1,0 +1,132 @@
+"""Digests: when they are due, what they contain, and that nothing is told twice."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from notifications.alerts.digest import digest_due, digest_key, digest_slot, digests_create_due
+from notifications.alerts.services import delta_process
+from notifications.models import Delivery, DeliveryKind, MatchChange, TenderMatch, UserPreference
+from sources.models import FetchRun, FetchRunStatus, Source
+from sources.normalise import BERLIN
+from tests.notifications.alerts.helpers import ingest, notice, preference, saved_search, user
+
+WEDNESDAY_9 = datetime(2026, 11, 4, 9, 30, tzinfo=BERLIN)
+
+
+def test_daily_slot_is_today_at_the_hour_or_yesterday_before_it():
+    assert digest_slot(interval="daily", hour=7, now=WEDNESDAY_9) == datetime(2026, 11, 4, 7, tzinfo=BERLIN)
+    assert digest_slot(interval="daily", hour=10, now=WEDNESDAY_9) == datetime(2026, 11, 3, 10, tzinfo=BERLIN)
+    assert digest_slot(interval="off", hour=7, now=WEDNESDAY_9) is None
+
+
+def test_weekly_slot_is_monday_at_the_hour():
+    assert digest_slot(interval="weekly", hour=7, now=WEDNESDAY_9) == datetime(2026, 11, 2, 7, tzinfo=BERLIN)
+    monday_early = datetime(2026, 11, 2, 6, 0, tzinfo=BERLIN)
+    assert digest_slot(interval="weekly", hour=7, now=monday_early) == datetime(2026, 10, 26, 7, tzinfo=BERLIN)
+
+
+def test_slots_follow_berlin_wall_clock_across_daylight_saving_time():
+    after_switch = datetime(2026, 10, 25, 8, 0, tzinfo=BERLIN)  # clocks went back that night
+    assert digest_slot(interval="daily", hour=7, now=after_switch).utcoffset() == timedelta(hours=1)
+    assert digest_slot(interval="daily", hour=7, now=after_switch).hour == 7
+
+
+def test_due_once_per_slot_and_keys_name_the_day_or_iso_week():
+    slot = datetime(2026, 11, 4, 7, tzinfo=BERLIN)
+    assert digest_due(interval="daily", hour=7, last_digest_at=None, now=WEDNESDAY_9) == slot
+    assert digest_due(interval="daily", hour=7, last_digest_at=slot - timedelta(hours=1), now=WEDNESDAY_9) == slot
+    assert digest_due(interval="daily", hour=7, last_digest_at=slot + timedelta(minutes=5), now=WEDNESDAY_9) is None
+    assert digest_key(user_id=3, interval="daily", slot=slot) == "digest:3:2026-11-04"
+    assert digest_key(user_id=3, interval="weekly", slot=datetime(2026, 11, 2, 7, tzinfo=BERLIN)) == "digest:3:2026-W45"
+
+
+@pytest.mark.django_db
+def test_a_digest_has_one_section_per_own_search_and_tells_each_match_once(alpha):
+    delta = ingest(notice(title="Sanierung Dach der Schule"), notice(title="Reinigung Rathaus"))
+    connection.set_tenant(alpha.tenant)
+    member, admin = user(alpha.member_email), user(alpha.admin_email)
+    saved_search(member, name="Dach", q="Dach")
+    saved_search(member, name="Reinigung", q="Reinigung")
+    shared = saved_search(admin, name="Geteilt Dach", q="Dach")
+    shared.is_shared = True
+    shared.save()
+    preference(member, digest_interval="daily", digest_hour=0)
+    preference(admin, digest_interval="off")
+    delta_process(created=delta.created, changed={})
+
+    run = digests_create_due()
+    assert (run.sent, run.errors) == (1, 0)
+    digest = Delivery.objects.get()
+    assert digest.kind == DeliveryKind.DIGEST and digest.recipient == alpha.member_email
+    assert digest.text_body.index("== Dach ==") < digest.text_body.index("== Reinigung ==")
+    assert "Geteilt" not in digest.text_body  # shared searches mail their owner only
+    assert len(digest.match_ids) == 2
+    assert digest.dedupe_key == f"digest:{member.pk}:{timezone.now().astimezone(BERLIN).date().isoformat()}"
+    assert set(TenderMatch.objects.filter(pk__in=digest.match_ids).values_list("notified_via", flat=True)) == {"digest"}
+    assert "List-Unsubscribe" in digest.headers
+
+    # Due again later (as if a day passed): nothing new → no second mail.
+    UserPreference.objects.filter(user=member).update(last_digest_at=timezone.now() - timedelta(days=2))
+    assert digests_create_due().sent == 0
+    assert Delivery.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_pending_changes_of_told_tenders_are_in_the_digest_with_coverage(alpha):
+    record = notice(title="Dach", submission_deadline=datetime(2026, 12, 1, 12, tzinfo=BERLIN))
+    first = ingest(record)
+    Source.objects.filter(key="ted").update(is_active=True)
+    FetchRun.objects.create(
+        source=Source.objects.get(key="doe"), started_at=timezone.now(), status=FetchRunStatus.SUCCEEDED, new=42
+    )
+    FetchRun.objects.create(
+        source=Source.objects.get(key="ted"), started_at=timezone.now(), status=FetchRunStatus.FAILED, error="503"
+    )
+    connection.set_tenant(alpha.tenant)
+    member = user(alpha.member_email)
+    search = saved_search(member, name="Dach", q="Dach")
+    TenderMatch.objects.create(
+        saved_search=search, tender_id=first.created[0], matched_at=timezone.now(), notified_at=timezone.now()
+    )
+    MatchChange.objects.create(
+        match=TenderMatch.objects.get(),
+        kind="cancelled",
+        change_key="status:cancelled",
+        old_value="active",
+        new_value="cancelled",
+        detected_at=timezone.now(),
+    )
+    preference(member, digest_interval="daily", digest_hour=0, language="en")
+
+    assert digests_create_due().sent == 1
+    digest = Delivery.objects.get()
+    assert "Cancelled: Dach" in digest.text_body
+    assert "42 new notices" in digest.text_body
+    assert "last fetch failed" in digest.text_body
+    assert MatchChange.objects.get().notified_at is not None
+
+
+@pytest.mark.django_db
+def test_without_news_no_digest_unless_a_source_is_failing(alpha):
+    connection.set_tenant(alpha.tenant)
+    member = user(alpha.member_email)
+    saved_search(member, q="Hubschrauber")
+    preference(member, digest_interval="daily", digest_hour=0)
+    assert digests_create_due().sent == 0
+    assert Delivery.objects.count() == 0
+
+    UserPreference.objects.filter(user=member).update(last_digest_at=None)
+    connection.set_schema_to_public()
+    FetchRun.objects.create(
+        source=Source.objects.get(key="doe"), started_at=timezone.now(), status=FetchRunStatus.BLOCKED, error="WAF"
+    )
+    connection.set_tenant(alpha.tenant)
+    assert digests_create_due().sent == 1
+    digest = Delivery.objects.get()
+    assert digest.subject == "Keine neuen Treffer – Quellen mit Störung"
+    assert "letzter Abruf fehlgeschlagen" in digest.text_body

@@ -1,0 +1,117 @@
+"""Alert mails: hostile titles stay harmless, both languages render, unsubscribe headers are right."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from types import SimpleNamespace
+
+from notifications.alerts.rendering import (
+    CoverageLine,
+    Section,
+    change_line,
+    format_value,
+    header_safe,
+    instant_subject,
+    render_mail,
+    tender_line,
+)
+from sources.normalise import BERLIN
+
+HOSTILE = "Dach\r\nBcc: victim@example.org\x00\x1b[31m <script>alert(1)</script> & Söhne\u2028X"
+
+
+def _tender(**overrides):
+    values = {
+        "pk": 7,
+        "title": "Dachsanierung Grundschule",
+        "buyer_name": "Stadt Musterhausen",
+        "postal_code": "80331",
+        "town": "München",
+        "bundesland": "Bayern",
+        "submission_deadline": datetime(2026, 11, 3, 10, 0, tzinfo=BERLIN),
+        "estimated_value": Decimal("250000"),
+        "currency": "EUR",
+        "status": "active",
+    }
+    return SimpleNamespace(**{**values, **overrides})
+
+
+def _mail(language="de", tender=None, **kwargs):
+    line = tender_line(tender or _tender(), base_url="https://alpha.example", language=language)
+    section = Section(name="Dach <Bayern>", unsubscribe_url="https://alpha.example/abmelden-alert/t/", tenders=(line,))
+    return render_mail(
+        kind=kwargs.pop("kind", "instant"),
+        language=language,
+        subject=instant_subject(language=language, search_name="Dach <Bayern>", tenders=[line]),
+        sections=[section],
+        unsubscribe_url="https://alpha.example/abmelden-alert/t/",
+        portal_url="https://alpha.example/",
+        **kwargs,
+    )
+
+
+def test_header_values_never_carry_line_breaks_or_control_characters():
+    safe = header_safe(HOSTILE)
+    assert not any(ch in safe for ch in "\r\n\x00\x1b\u2028")
+    assert safe.startswith("Dach Bcc: victim@example.org")
+    assert len(header_safe("x" * 1000)) == 200
+
+
+def test_a_hostile_title_is_escaped_in_html_and_inert_in_text_and_subject():
+    mail = _mail(tender=_tender(title=HOSTILE))
+    assert "<script>" not in mail.html_body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; Söhne" in mail.html_body
+    assert "\r" not in mail.subject and "\n" not in mail.subject
+    assert "\x1b" not in mail.text_body and "\x00" not in mail.text_body
+    assert "<script>alert(1)</script> & Söhne" in mail.text_body  # plain text: shown, never interpreted
+    assert "Dach &lt;Bayern&gt;" in mail.html_body
+
+
+def test_german_mail_has_portal_links_dates_values_and_one_click_unsubscribe():
+    mail = _mail()
+    assert mail.subject == "[Dach <Bayern>] Neue Ausschreibung: Dachsanierung Grundschule"
+    assert "https://alpha.example/ausschreibung/7/" in mail.text_body
+    assert 'href="https://alpha.example/ausschreibung/7/"' in mail.html_body
+    assert "03.11.2026, 10:00 Uhr" in mail.text_body and "250.000 EUR" in mail.text_body
+    assert "80331, München (Bayern)" in mail.text_body
+    assert mail.headers["List-Unsubscribe"] == "<https://alpha.example/abmelden-alert/t/>"
+    assert mail.headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+
+
+def test_english_mail_and_coverage_lines():
+    mail = _mail(
+        "en",
+        kind="digest",
+        coverage=[CoverageLine("DÖE: 12 new notices"), CoverageLine("TED: last fetch failed", problem=True)],
+        period_start=datetime(2026, 11, 2, 7, tzinfo=BERLIN),
+    )
+    assert "New tender: Dachsanierung Grundschule" in mail.subject
+    assert "Deadline: 2026-11-03 10:00 (Berlin)" in mail.text_body
+    assert "250,000 EUR" in mail.text_body
+    assert "Sources since 2026-11-02 07:00 (Berlin):" in mail.text_body
+    assert "- TED: last fetch failed" in mail.text_body
+    assert "Unsubscribe from digests" in mail.html_body
+
+
+def test_change_lines_name_the_direction_and_both_deadlines():
+    line = tender_line(_tender(), base_url="https://a.example", language="de")
+    change = change_line(
+        line=line,
+        kind="deadline",
+        old_value="2026-10-01T12:00+02:00",
+        new_value="2026-11-03T10:00+01:00",
+        language="de",
+    )
+    assert (change.label, change.old, change.new) == (
+        "Frist verlängert",
+        "01.10.2026, 12:00 Uhr",
+        "03.11.2026, 10:00 Uhr",
+    )
+    cancelled = change_line(line=line, kind="cancelled", old_value="active", new_value="cancelled", language="en")
+    assert (cancelled.label, cancelled.new) == ("Cancelled", "cancelled")
+
+
+def test_values_format_per_language():
+    assert format_value(Decimal("1234567.89"), "EUR", "de") == "1.234.568 EUR"
+    assert format_value(None, "EUR", "de") == ""
