@@ -208,8 +208,8 @@ def deliveries_send_due(
             if transport is None and route_error is None:
                 try:
                     transport = transport_factory(mail_route())
-                except SendError as exc:
-                    route_error = exc
+                except Exception as exc:  # recorded on every row of this run below
+                    route_error = classify(exc)
             try:
                 if route_error is not None:
                     raise route_error

@@ -9,17 +9,18 @@ element of an array computed per row; the non-null elements are unnested into
 (search, tender) pairs and inserted with ``ON CONFLICT DO NOTHING`` (one match per pair,
 whatever is re-run).
 
-Cost: one pass over the batch rows with one condition per search and row, inside
-PostgreSQL; nothing loops in Python over searches × tenders and the tender table is never
-rescanned. Within a condition the keyword test (the expensive part) comes last, so
-PostgreSQL's left-to-right AND skips it for rows the cheap filters already reject.
-Compiling a Q costs the ORM about a millisecond, so compiled conditions are cached per
-filter set (process-wide, bounded); only filters that depend on the clock (deadline
-windows) are compiled per run.
+Cost: one pass over the batch rows inside PostgreSQL; nothing loops in Python over
+searches × tenders and the tender table is never rescanned. A row only evaluates the
+searches that can match it at all: those without a region filter, plus those naming its
+Bundesland or its postcode's first digit (see ``matching_pairs_sql``). Within a condition
+the keyword test (the expensive part) comes last, so PostgreSQL's left-to-right AND skips
+it for rows the cheap filters already reject. Compiling a Q costs the ORM about a
+millisecond, so compiled conditions are cached per stored filter set (process-wide,
+bounded); deadline windows are expressed against the database clock, so no condition
+depends on the Python clock of a run. ``bench/matching.py`` measures all of this.
 
-Limit: PostgreSQL allows 100 arguments per function but arrays are unbounded; a tenant
-with more than ``SEARCHES_PER_STATEMENT`` active searches gets one statement per chunk to
-keep statements a reasonable size.
+Limit: a tenant with more than ``SEARCHES_PER_STATEMENT`` active searches gets one statement
+per chunk, to keep statements a reasonable size.
 """
 
 # ruff: noqa: S608  (identifiers are our own table names; every value is a query parameter)
@@ -36,6 +37,7 @@ from functools import lru_cache
 from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import connection
 from django.db.models import Q
+from django.db.models.functions import Now
 
 from notifications.models import SavedSearch, TenderMatch
 from tenders.filters import FilterError, TenderFilters, filters_q
@@ -63,6 +65,7 @@ class SearchCondition:
     sql: str
     params: tuple
     bundeslaender: tuple[str, ...] = ()  # the search names these Länder: only their tenders can match
+    plz: str = ""  # the search names this postcode prefix: only tenders whose postcode starts so can match
 
 
 def _compile(condition: Q) -> tuple[str, tuple]:
@@ -78,9 +81,12 @@ def _compile(condition: Q) -> tuple[str, tuple]:
     return sql or "TRUE", tuple(params)
 
 
-def _filters_sql(filters: TenderFilters, now: datetime | None) -> tuple[str, tuple]:
-    # The keyword part is compiled separately and placed last; AND is commutative, so the
-    # result is exactly filters_q(filters), evaluated cheapest first.
+def _filters_sql(filters: TenderFilters) -> tuple[str, tuple]:
+    # Deadline windows count from the database clock (STATEMENT_TIMESTAMP(), the moment the
+    # matching statement runs) instead of a Python datetime, so the SQL of a filter set never
+    # changes and can be cached. The keyword part is compiled separately and placed last; AND is
+    # commutative, so the result is exactly filters_q(filters), evaluated cheapest first.
+    now = Now()
     rest_sql, rest_params = _compile(filters_q(replace(filters, q=""), now=now))
     if not filters.q:
         return rest_sql, rest_params
@@ -89,34 +95,32 @@ def _filters_sql(filters: TenderFilters, now: datetime | None) -> tuple[str, tup
 
 
 @lru_cache(maxsize=20_000)
-def _cached_filters_sql(filters_json: str) -> tuple[str, tuple]:
-    return _filters_sql(TenderFilters.from_json(json.loads(filters_json)), now=None)
+def _compiled(filters_json: str) -> tuple[TenderFilters, str, tuple] | FilterError:
+    """Parsed filters and their SQL, or the parse error, by the stored JSON (process-wide, bounded)."""
+    try:
+        filters = TenderFilters.from_json(json.loads(filters_json))
+    except FilterError as exc:
+        return exc
+    return (filters, *_filters_sql(filters))
 
 
-def filters_sql(filters: TenderFilters, *, now: datetime) -> tuple[str, tuple]:
-    """SQL of parsed saved-search filters (cached unless they depend on the clock)."""
-    if filters.deadline_days is not None or filters.deadline_until is not None:
-        return _filters_sql(filters, now=now)  # windows relative to now: never cached
-    return _cached_filters_sql(json.dumps(filters.to_json(), sort_keys=True))
-
-
-def search_conditions(searches: Iterable[SavedSearch], *, now: datetime) -> list[SearchCondition]:
+def search_conditions(searches: Iterable[SavedSearch]) -> list[SearchCondition]:
     """Conditions of all given searches; a search whose stored filters are broken is skipped and logged."""
     conditions = []
     for search in searches:
-        try:
-            parsed = TenderFilters.from_json(search.filters)
-        except FilterError as exc:
-            logger.warning("saved search %s skipped in matching: %s", search.pk, exc)
+        compiled = _compiled(json.dumps(search.filters, sort_keys=True, default=str))
+        if isinstance(compiled, FilterError):
+            logger.warning("saved search %s skipped in matching: %s", search.pk, compiled)
             continue
-        sql, params = filters_sql(parsed, now=now)
+        filters, sql, params = compiled
         conditions.append(
             SearchCondition(
                 saved_search_id=search.pk,
                 active_since=search.active_since,
                 sql=sql,
                 params=params,
-                bundeslaender=parsed.bundesland,
+                bundeslaender=filters.bundesland,
+                plz=filters.plz,
             )
         )
     return conditions
@@ -130,26 +134,44 @@ def _hits_array(conditions: Sequence[SearchCondition], params: list) -> str:
     return f"ARRAY[{', '.join(elements)}]::bigint[]"
 
 
+def _buckets(conditions: Sequence[SearchCondition]):
+    """Searches that can only match tenders with certain column values, grouped by that value."""
+    anywhere: list[SearchCondition] = []
+    by_land: dict[str, list[SearchCondition]] = {}
+    by_plz_digit: dict[str, list[SearchCondition]] = {}
+    for condition in conditions:
+        if condition.bundeslaender:
+            for land in condition.bundeslaender:
+                by_land.setdefault(land, []).append(condition)
+        elif condition.plz:
+            by_plz_digit.setdefault(condition.plz[0], []).append(condition)
+        else:
+            anywhere.append(condition)
+    return anywhere, [
+        (f'"{_TENDER}"."bundesland"', by_land),
+        (f'left("{_TENDER}"."postal_code", 1)', by_plz_digit),
+    ]
+
+
 def matching_pairs_sql(conditions: Sequence[SearchCondition], tender_ids: Sequence[int]) -> tuple[str, list]:
     """The single statement selecting every (saved_search_id, tender_id) pair of the batch.
 
-    Pruning: a row evaluates the conditions of searches without a Bundesland filter plus only
-    those of searches naming the row's Bundesland (a CASE on the column picks the list). Every
-    listed condition is still complete, so the pruning can only save work, never change a result.
+    Pruning: a row evaluates the conditions of searches without a region filter, plus only
+    those of searches naming the row's Bundesland or the first digit of its postcode (a CASE
+    on the column picks the list). Every listed condition is still complete, so the pruning
+    can only save work, never change a result.
     """
     params: list = []
-    anywhere = [c for c in conditions if not c.bundeslaender]
-    by_land: dict[str, list[SearchCondition]] = {}
-    for condition in conditions:
-        for land in condition.bundeslaender:
-            by_land.setdefault(land, []).append(condition)
+    anywhere, bucketed = _buckets(conditions)
     hits = _hits_array(anywhere, params)
-    if by_land:
+    for column, groups in bucketed:
+        if not groups:
+            continue
         branches = []
-        for land, land_conditions in sorted(by_land.items()):
-            params.append(land)
-            branches.append(f"WHEN %s THEN {_hits_array(land_conditions, params)}")
-        hits += f' || CASE "{_TENDER}"."bundesland" {" ".join(branches)} ELSE ARRAY[]::bigint[] END'
+        for value, group in sorted(groups.items()):
+            params.append(value)
+            branches.append(f"WHEN %s THEN {_hits_array(group, params)}")
+        hits += f" || CASE {column} {' '.join(branches)} ELSE ARRAY[]::bigint[] END"
     params.append(sorted({int(i) for i in tender_ids}))
     sql = (
         f'SELECT p.saved_search_id, b.id AS tender_id FROM (SELECT "{_TENDER}"."id" AS id, {hits} AS hits '

@@ -29,6 +29,7 @@ from django.core.mail import EmailMultiAlternatives, get_connection
 from django.core.mail.backends.base import BaseEmailBackend
 from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
 
+from accounts.secrets import SecretUnreadable
 from notifications.models import SmtpSettings, TlsMode
 from sources.fetching.errors import FetchError
 from sources.fetching.ssrf import resolve_and_check, system_resolver
@@ -100,7 +101,12 @@ class Route:
 
 def mail_route() -> Route:
     """The current tenant's route; raises TemporarySendError when there is none (yet)."""
-    row = SmtpSettings.objects.order_by("-updated_at", "-pk").first()
+    try:
+        row = SmtpSettings.objects.order_by("-updated_at", "-pk").first()
+    except SecretUnreadable as exc:
+        raise TemporarySendError(
+            "SMTP-Passwort nicht entschlüsselbar (Schlüssel gewechselt?) – bitte in den Einstellungen neu speichern"
+        ) from exc
     if row is not None:
         return Route(
             from_email=row.from_email,

@@ -51,11 +51,14 @@ def delta_parse(payload: Mapping) -> tuple[tuple[int, ...], dict[int, dict[str, 
     """The ingest's hand-off ``{"created": [ids], "changed": {"<id>": {field: [old, new]}}}``, validated."""
     if not isinstance(payload, Mapping):
         raise ValueError("delta must be an object")
-    created = tuple(dict.fromkeys(int(i) for i in payload.get("created") or ()))
-    changed: dict[int, dict[str, list]] = {}
-    for key, fields in (payload.get("changed") or {}).items():
-        if isinstance(fields, Mapping):
-            changed[int(key)] = {str(name): list(pair) for name, pair in fields.items() if isinstance(pair, list)}
+    try:
+        created = tuple(dict.fromkeys(int(i) for i in payload.get("created") or ()))
+        changed: dict[int, dict[str, list]] = {}
+        for key, fields in (payload.get("changed") or {}).items():
+            if isinstance(fields, Mapping):
+                changed[int(key)] = {str(name): list(pair) for name, pair in fields.items() if isinstance(pair, list)}
+    except (TypeError, AttributeError) as exc:
+        raise ValueError(f"malformed delta: {exc}") from exc
     return created, changed
 
 
@@ -168,7 +171,7 @@ def delta_process(
     with transaction.atomic():
         # Changes first: a tender that matches for the first time in this batch needs no change notice.
         change_ids = match_changes_insert(changed=changed, now=now)
-        conditions = search_conditions(active_searches(), now=now)
+        conditions = search_conditions(active_searches())
         new_matches = matches_insert(conditions=conditions, tender_ids=tender_ids, now=now)
         deliveries = instant_alerts_create(matches=new_matches, now=now)
         deliveries += change_alerts_create(change_ids=change_ids, now=now)

@@ -209,3 +209,15 @@ def test_a_crashed_send_becomes_uncertain_and_two_concurrent_senders_never_mail_
         assert statuses.pop("k0") == DeliveryStatus.UNCERTAIN
         assert set(statuses.values()) == {DeliveryStatus.SENT}
         assert "unklar" in Delivery.objects.get(dedupe_key="k0").last_error
+
+
+@pytest.mark.django_db
+def test_an_unreadable_smtp_password_is_recorded_not_fatal(alpha, smtp_server):
+    connection.set_tenant(alpha.tenant)
+    smtp_to(smtp_server)
+    delivery = _queue(user(alpha.member_email))
+    with connection.cursor() as cursor:  # ciphertext of a key the platform no longer has
+        cursor.execute("UPDATE notifications_smtpsettings SET password = 'gAAAAABnotdecryptable'")
+    assert deliveries_send_due().retrying == 1
+    delivery.refresh_from_db()
+    assert delivery.status == DeliveryStatus.PENDING and "nicht entschlüsselbar" in delivery.last_error

@@ -191,3 +191,38 @@ def test_the_real_source_hand_off_reaches_matching(committed_tenants, smtp_serve
     assert run.new == 1
     wait_for(lambda: smtp_server.messages, what="instant mail")
     assert record.title[:40].split()[0] in smtp_server.messages[0]["Subject"]
+
+
+def test_smtp_421_is_retried_by_the_next_beat_tick_and_a_tenant_without_smtp_harms_nobody(
+    committed_tenants, smtp_server
+):
+    alpha, beta = committed_tenants
+    with schema_context(alpha.schema_name):  # alpha has no SMTP settings at all
+        saved_search(user(alpha.member_email), name="Dach", q="Dach", instant_alert=True)
+    with schema_context(beta.schema_name):
+        smtp_to(smtp_server)
+        saved_search(user(beta.member_email), name="Dach", q="Dach", instant_alert=True)
+    smtp_server.reply_next_with("421 4.7.0 Too many connections, try again later")
+
+    ingest(notice(title="Dach Feuerwache"), hand_off=True)
+    wait_for(lambda: _delivery(beta.schema_name, last_error__contains="421"), what="421 recorded")
+    wait_for(lambda: _delivery(alpha.schema_name, last_error="keine SMTP-Einstellungen"), what="alpha recorded")
+    assert smtp_server.messages == []
+
+    with schema_context(beta.schema_name):  # time passes: the backoff is over
+        Delivery.objects.update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+    with schema_context("public"):
+        app.send_task("notifications.send_due_fanout")  # one beat tick
+    wait_for(lambda: smtp_server.messages, what="retried mail")
+    settle(beta.schema_name)
+
+    assert [m["To"] for m in smtp_server.messages] == [beta.member_email]
+    with schema_context(beta.schema_name):
+        assert list(Delivery.objects.values_list("status", "attempts")) == [(DeliveryStatus.SENT, 2)]
+    with schema_context(alpha.schema_name):
+        assert list(Delivery.objects.values_list("status", flat=True)) == [DeliveryStatus.PENDING]
+
+
+def _delivery(schema: str, **lookup) -> bool:
+    with schema_context(schema):
+        return Delivery.objects.filter(**lookup).exists()

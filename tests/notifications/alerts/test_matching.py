@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 def _match(tender_ids, now=None):
     now = now or timezone.now()
-    return matches_insert(conditions=search_conditions(active_searches(), now=now), tender_ids=tender_ids, now=now)
+    return matches_insert(conditions=search_conditions(active_searches()), tender_ids=tender_ids, now=now)
 
 
 def _oracle(tender_ids, now) -> set[tuple[int, int]]:
@@ -44,6 +44,7 @@ def test_all_searches_are_matched_in_one_statement_with_the_portal_filter_semant
             title="Abholung von Müll im Landkreis", cpv_codes=("90511000",), bundesland="Hessen", postal_code="60311"
         ),
         notice(title="Softwareentwicklung Portal", cpv_codes=("72000000",), bundesland="Sachsen"),
+        notice(title="Winterdienst", submission_deadline=timezone.now() + timedelta(days=10)),
     ]
     delta = ingest(*records)
     connection.set_tenant(alpha.tenant)
@@ -53,24 +54,23 @@ def test_all_searches_are_matched_in_one_statement_with_the_portal_filter_semant
     saved_search(owner, name="Umlaut", q="Muell")
     saved_search(owner, name="PLZ", plz="101")
     saved_search(owner, name="Wert", value_min=Decimal("100000"), value_max=Decimal("300000"))
-    saved_search(owner, name="Frist", deadline_days=3650)
+    saved_search(owner, name="Frist 30", deadline_days=30)
+    saved_search(owner, name="Frist 5", deadline_days=5)
     saved_search(owner, name="Portal", portal=("tender24",), cpv=("72",))
     saved_search(owner, name="Nichts", q="Hubschrauber")
     SavedSearch.objects.filter(pk=saved_search(owner, name="Aus", q="Dach").pk).update(is_active=False)
     now = timezone.now()
 
     with CaptureQueriesContext(connection) as queries:
-        created = matches_insert(
-            conditions=search_conditions(active_searches(), now=now), tender_ids=delta.created, now=now
-        )
+        created = matches_insert(conditions=search_conditions(active_searches()), tender_ids=delta.created, now=now)
     inserts = [q for q in queries.captured_queries if "INSERT INTO" in q["sql"]]
     assert len(inserts) == 1  # one statement for all searches and all tenders of the batch
 
     got = {(m.saved_search_id, m.tender_id) for m in created}
     assert got == _oracle(delta.created, now)
     names = {SavedSearch.objects.get(pk=s).name for s, _ in got}
-    assert {"Bau Bayern", "Keyword", "Umlaut", "PLZ", "Wert", "Portal"} <= names
-    assert "Nichts" not in names and "Aus" not in names
+    assert {"Bau Bayern", "Keyword", "Umlaut", "PLZ", "Wert", "Portal", "Frist 30"} <= names
+    assert not {"Nichts", "Aus", "Frist 5"} & names
 
 
 def test_tenders_outside_the_delta_and_before_active_since_never_match(alpha):

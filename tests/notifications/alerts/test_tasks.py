@@ -49,6 +49,8 @@ def test_the_ingest_hand_off_is_validated():
         delta_parse({"created": ["drei"]})
     with pytest.raises(ValueError):
         delta_parse(["not", "a", "delta"])
+    with pytest.raises(ValueError):
+        delta_parse({"created": [None], "changed": []})
 
 
 @pytest.mark.django_db
