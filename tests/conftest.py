@@ -29,11 +29,21 @@ from tests.fixtures.tenants import (  # noqa: F401
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
+    from django.test.utils import setup_databases, teardown_databases
+
     from tests.fixtures.tenants import create_session_tenants
 
+    own_setup = None
     with django_db_blocker.unblock():
+        # pytest-django creates the test database only when a selected test uses ``db``; a run of
+        # ``committed`` tests alone (e.g. ``-k crashed``) still needs it.
+        if not connection.settings_dict["NAME"].startswith("test_"):
+            own_setup = setup_databases(verbosity=0, interactive=False, aliases=["default"])
         create_session_tenants()
     yield
+    if own_setup is not None:
+        with django_db_blocker.unblock():
+            teardown_databases(own_setup, verbosity=0)
 
 
 @pytest.fixture(autouse=True)
