@@ -188,6 +188,11 @@ def matches_insert(
     if not conditions or not tender_ids:
         return []
     created: list[NewMatch] = []
+    if connection.in_atomic_block:
+        with connection.cursor() as cursor:
+            # The statement is wide (one CASE per search) but each run is short: JIT compilation
+            # would cost more than it saves, on every batch.
+            cursor.execute("SET LOCAL jit = off")
     for start in range(0, len(conditions), SEARCHES_PER_STATEMENT):
         pairs, params = matching_pairs_sql(conditions[start : start + SEARCHES_PER_STATEMENT], tender_ids)
         with connection.cursor() as cursor:
