@@ -72,7 +72,10 @@ class TenderMatch(models.Model):
     """A tender that matched a saved search; notified at most once (``notified_at``)."""
 
     saved_search = models.ForeignKey(SavedSearch, on_delete=models.CASCADE, related_name="matches")
-    tender = models.ForeignKey("tenders.Tender", on_delete=models.CASCADE, related_name="+")
+    # No database constraint to the public tender table: matching inserts thousands of rows per batch
+    # and every deferred per-row check ran at commit. Tenders are never deleted (only closed), and a
+    # deletion through the ORM still cascades.
+    tender = models.ForeignKey("tenders.Tender", on_delete=models.CASCADE, related_name="+", db_constraint=False)
     matched_at = models.DateTimeField()
     notified_at = models.DateTimeField(null=True, blank=True)
     notified_via = models.CharField(max_length=10, blank=True, default="")  # instant | digest
