@@ -143,6 +143,10 @@ def _export_rows(queryset, *, url_for, status_labels, triage_labels) -> Iterator
 # --- saved searches ------------------------------------------------------------------------------------------
 
 
+def user_has_saved_searches(*, user: AbstractBaseUser) -> bool:
+    return SavedSearch.objects.filter(owner=user).exists()
+
+
 def saved_search_visible(*, user: AbstractBaseUser) -> QuerySet[SavedSearch]:
     """The user's own profiles and those shared with the whole company; nobody else's private ones."""
     return SavedSearch.objects.filter(Q(owner=user) | Q(is_shared=True)).select_related("owner")

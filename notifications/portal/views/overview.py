@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.i18n import set_language
 
-from notifications.models import SavedSearch, TriageStatus
+from notifications.models import TriageStatus
 from notifications.portal.formatting import daily_chart
 from notifications.portal.forms import LanguageForm
 from notifications.portal.ical import CalendarEvent, calendar_text, event_uid
@@ -25,6 +25,7 @@ from notifications.portal.selectors import (
     dashboard_new_matches,
     tender_daily_counts,
     triage_pipeline,
+    user_has_saved_searches,
 )
 from notifications.preferences.services import (
     user_preference_calendar_token_rotate,
@@ -47,7 +48,7 @@ def dashboard(request):
         "matches": list(dashboard_new_matches(user=request.user, now=now)),
         "deadlines": list(dashboard_deadlines(user=request.user, now=now)),
         "chart": chart,
-        "has_profiles": SavedSearch.objects.filter(owner=request.user).exists(),
+        "has_profiles": user_has_saved_searches(user=request.user),
     }
     return render(request, "portal/dashboard.html", context)
 
