@@ -187,8 +187,7 @@ PROPOSED_CHANGES = [
     (
         "tender_active_land_dl_idx",
         "SELECT 1 FROM pg_indexes WHERE indexname = 'tender_active_land_dl_idx'",
-        f"CREATE INDEX tender_active_land_dl_idx ON {TABLE} (bundesland, submission_deadline) "
-        "WHERE status = 'active'",
+        f"CREATE INDEX tender_active_land_dl_idx ON {TABLE} (bundesland, submission_deadline) WHERE status = 'active'",
         "DROP INDEX tender_active_land_dl_idx",
     ),
     (

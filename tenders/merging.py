@@ -17,8 +17,12 @@ from dataclasses import dataclass, fields
 from datetime import date, datetime
 from decimal import Decimal
 from functools import lru_cache
+from operator import attrgetter
+
+import orjson
 
 from sources.normalise import BERLIN, procedure_type_label
+from sources.parsers.eforms.links import portal_references_from_urls
 from sources.records import Lot, NoticeKind, NoticeRecord, TenderStatus
 from tenders.cpv import cpv_labels_for
 
@@ -82,16 +86,58 @@ def _str_or_none(value) -> str | None:
     return None if value is None else str(value)
 
 
-def content_hash(record: NoticeRecord, *, as_json: dict | None = None) -> str:
+def _json_default(value):
+    if isinstance(value, Decimal):
+        return str(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+_record_content = attrgetter(*_RECORD_FIELDS)
+
+
+def record_json(record: NoticeRecord) -> str:
+    """The stored form of a record (same document as ``record_to_json``), serialised in one pass.
+
+    orjson writes the dataclass directly, several times faster than building a dict and
+    ``json.dumps``-ing it. It refuses what it cannot encode exactly (integers beyond 64 bits,
+    lone surrogates from hostile input); such a record takes the standard-library path, with
+    lone surrogates replaced so PostgreSQL's jsonb accepts the document.
+    """
+    try:
+        return orjson.dumps(record, default=_json_default).decode()
+    except orjson.JSONEncodeError:
+        text = json.dumps(record_to_json(record), ensure_ascii=False, default=str)
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def content_hash(record: NoticeRecord) -> str:
     """Hash of everything a notice says (not the raw payload): equal hash = nothing new."""
-    data = dict(as_json if as_json is not None else record_to_json(record))
-    data.pop("payload", None)
-    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return _sha256_json(_record_content(record))
+
+
+def _sha256_json(values: tuple) -> str:
+    try:
+        data = orjson.dumps(values, default=_json_default)
+    except orjson.JSONEncodeError:  # lone surrogates: hash the escaped form, still deterministic
+        data = json.dumps(values, ensure_ascii=True, cls=_FallbackEncoder).encode()
+    return hashlib.sha256(data).hexdigest()
+
+
+class _FallbackEncoder(json.JSONEncoder):
+    def default(self, o):
+        if isinstance(o, Lot):
+            return [o.lot_id, o.title, list(o.cpv_codes), _str_or_none(o.estimated_value)]
+        if isinstance(o, datetime):
+            return o.isoformat()
+        if isinstance(o, Decimal):
+            return str(o)
+        return super().default(o)
 
 
 # --- versions ---------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1024)
 def version_key(version: str) -> tuple[int, str]:
     """ "02" > "01", "10" > "9"; non-numeric versions sort after numeric ones, then by text."""
     digits = re.sub(r"\D", "", version or "")
@@ -145,6 +191,11 @@ def fingerprint(*, buyer_name: str, title: str) -> str | None:
     bucket are compared separately by ``fingerprint_compatible`` so that a source
     that lacks one of them (DÖE's OCDS has no deadline) can still match.
     """
+    return _fingerprint(buyer_name, title)
+
+
+@lru_cache(maxsize=65536)  # merge keys and the compiled tender ask for the same pair in one batch
+def _fingerprint(buyer_name: str, title: str) -> str | None:
     buyer, name = normalise_name(buyer_name), normalise_name(title)
     if len(buyer) < 3 or len(name) < 8:
         return None
@@ -188,8 +239,6 @@ def fingerprint_compatible(a: FingerprintTraits, b: FingerprintTraits) -> bool:
 
 @lru_cache(maxsize=65536)
 def _references_in(url: str, documents_url: str) -> tuple[str, ...]:
-    from sources.parsers.eforms import portal_references_from_urls
-
     return portal_references_from_urls([url, documents_url])
 
 
@@ -244,8 +293,7 @@ class TenderState:
     fingerprint: str | None
 
     def content_hash(self) -> str:
-        data = {name: getattr(self, name) for name in _STATE_FIELD_NAMES}
-        return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
+        return _sha256_json(_state_content(self))
 
     @property
     def procedure_type_label(self) -> str:
@@ -253,6 +301,7 @@ class TenderState:
 
 
 _STATE_FIELD_NAMES = tuple(f.name for f in fields(TenderState))
+_state_content = attrgetter(*_STATE_FIELD_NAMES)
 
 
 def _order(record: NoticeRecord) -> tuple:

@@ -26,7 +26,7 @@ from tenders.merging import (
     content_hash,
     latest_versions,
     record_from_json,
-    record_to_json,
+    record_json,
     state_changes,
     traits_of,
     version_key,
@@ -37,7 +37,6 @@ from tenders.resolution import Assignment, FingerprintCandidate, Lookups, keys_o
 logger = logging.getLogger(__name__)
 
 INGEST_LOCK_ID = 0x7E4D3B01  # pg_advisory_xact_lock key of the ingest critical section
-_MAX_LENGTHS = {"buyer_name": 500, "buyer_id": 200, "town": 200, "bundesland": 40, "documents_url": 2000}
 
 
 @dataclass(frozen=True)
@@ -74,44 +73,6 @@ def fingerprint_rule_enabled() -> bool:
     return Source.objects.filter(is_active=True).count() >= 2
 
 
-def _state_row(state: TenderState) -> dict:
-    row = {
-        "ocid": state.ocid,
-        "procedure_id": state.procedure_id,
-        "title": state.title,
-        "description": state.description,
-        "buyer_name": state.buyer_name,
-        "buyer_id": state.buyer_id,
-        "procedure_type": state.procedure_type,
-        "status": state.status,
-        "cpv_codes": list(state.cpv_codes),
-        "cpv_divisions": list(state.cpv_divisions),
-        "cpv_prefixes": list(state.cpv_prefixes),
-        "cpv_labels": state.cpv_labels,
-        "nuts_codes": [code[:5] for code in state.nuts_codes],
-        "bundesland": state.bundesland,
-        "postal_code": state.postal_code[:5],
-        "town": state.town,
-        "country": state.country[:3],
-        "estimated_value": state.estimated_value,
-        "currency": state.currency[:3],
-        "published_at": state.published_at,
-        "submission_deadline": state.submission_deadline,
-        "questions_deadline": state.questions_deadline,
-        "lots": list(state.lots),
-        "documents_url": state.documents_url,
-        "portal_references": list(state.portal_references),
-        "suppliers": [s[:500] for s in state.suppliers],
-        "fingerprint": state.fingerprint,
-        "content_hash": state.content_hash(),
-    }
-    for name, limit in _MAX_LENGTHS.items():
-        row[name] = (row[name] or "")[:limit]
-    if row["estimated_value"] is not None and row["estimated_value"] >= 10**16:
-        row["estimated_value"] = None  # an implausible figure is worse than none
-    return row
-
-
 _STATE_FIELDS = (
     "ocid",
     "procedure_id",
@@ -142,6 +103,48 @@ _STATE_FIELDS = (
     "fingerprint",
     "content_hash",
 )
+
+
+_MAX_VALUE = 10**16  # numeric(18, 2); an implausible figure is worse than none
+
+
+def _state_values(state: TenderState) -> list:
+    """The Tender columns of ``_STATE_FIELDS``, in that order, clipped to the column sizes."""
+    value = state.estimated_value
+    return [
+        state.ocid,
+        state.procedure_id,
+        state.title,
+        state.description,
+        (state.buyer_name or "")[:500],
+        (state.buyer_id or "")[:200],
+        state.procedure_type,
+        state.status,
+        list(state.cpv_codes),
+        list(state.cpv_divisions),
+        list(state.cpv_prefixes),
+        state.cpv_labels,
+        [code[:5] for code in state.nuts_codes],
+        (state.bundesland or "")[:40],
+        state.postal_code[:5],
+        (state.town or "")[:200],
+        state.country[:3],
+        value if value is None or abs(value) < _MAX_VALUE else None,
+        state.currency[:3],
+        state.published_at,
+        state.submission_deadline,
+        state.questions_deadline,
+        list(state.lots),
+        (state.documents_url or "")[:2000],
+        list(state.portal_references),
+        [s[:500] for s in state.suppliers],
+        state.fingerprint,
+        state.content_hash(),
+    ]
+
+
+def _state_row(state: TenderState) -> dict:
+    return dict(zip(_STATE_FIELDS, _state_values(state), strict=True))
 
 
 def _dedupe(records: Sequence[NoticeRecord]) -> list[NoticeRecord]:
@@ -242,8 +245,7 @@ def notices_ingest(
         if use_fingerprint is None:
             use_fingerprint = fingerprint_rule_enabled()
         known = _load_known_versions(records)
-        as_json = {id(r): record_to_json(r) for r in records}
-        hashes = {id(r): content_hash(r, as_json=as_json[id(r)]) for r in records}
+        hashes = {id(r): content_hash(r) for r in records}
         fresh, seen_again = [], []
         for record in records:
             stored = known.get((record.source, record.source_notice_id, record.version))
@@ -270,7 +272,7 @@ def notices_ingest(
         source_ids = _upsert_sources(fresh, assignments, tender_of, now)
         created = tuple(sorted(set(group_tender.values())))
         changed, updated = _recompile(existing_ids, history, fresh, tender_of, old_rows, now)
-        _insert_versions(fresh, tender_of, source_ids, hashes, as_json, changed, now, known=known)
+        _insert_versions(fresh, tender_of, source_ids, hashes, changed, now, known=known)
         # New tenders were written with last_seen_at = now already; rewriting them would churn every index.
         _touch_tenders(existing_ids, now)
     return IngestDelta(
@@ -286,10 +288,11 @@ def _create_new_tenders(group_records, assignments: list[Assignment], now) -> di
     new_groups = sorted({a.group for a in assignments if a.tender_id is None})
     ids = next_ids(table="tenders_tender", count=len(new_groups))
     columns = ["id", *_STATE_FIELDS, "first_seen_at", "last_seen_at", "changed_at"]
-    rows = []
-    for tender_id, group in zip(ids, new_groups, strict=True):
-        row = _state_row(compile_tender(group_records[group], now=now))
-        rows.append([tender_id, *(row[name] for name in _STATE_FIELDS), now, now, now])
+    # A generator, so PostgreSQL builds the search vectors of earlier rows while later ones compile.
+    rows = (
+        [tender_id, *_state_values(compile_tender(group_records[group], now=now)), now, now, now]
+        for tender_id, group in zip(ids, new_groups, strict=True)
+    )
     copy_rows(table="tenders_tender", columns=columns, rows=rows, json_columns=["lots"])
     return dict(zip(new_groups, ids, strict=True))
 
@@ -396,35 +399,36 @@ _VERSION_COLUMNS = [
 ]
 
 
-def _insert_versions(fresh, tender_of, source_ids, hashes, as_json, changed, now, *, known) -> None:
+def _insert_versions(fresh, tender_of, source_ids, hashes, changed, now, *, known) -> None:
     """New versions cannot conflict (checked under the ingest lock): plain COPY. Re-published ones are upserted."""
-    rows = (
-        [
-            tender_id,
-            source_ids[(record.source, record.source_notice_id)],
-            record.source,
-            record.source_notice_id,
-            record.version,
-            record.kind.value,
-            record.published_at,
-            json.dumps(as_json[id(record)], ensure_ascii=False),
-            hashes[id(record)],
-            json.dumps(changed.get(tender_id, {}), ensure_ascii=False),
-            now,
-        ]
-        for record, tender_id in zip(fresh, tender_of, strict=True)
-    )
-    new_rows, republished = [], []
-    for row, record in zip(rows, fresh, strict=True):
+
+    def rows(pairs):
+        for record, tender_id in pairs:
+            yield [
+                tender_id,
+                source_ids[(record.source, record.source_notice_id)],
+                record.source,
+                record.source_notice_id,
+                record.version,
+                record.kind.value,
+                record.published_at,
+                record_json(record),
+                hashes[id(record)],
+                json.dumps(changed.get(tender_id, {}), ensure_ascii=False),
+                now,
+            ]
+
+    new_pairs, republished = [], []
+    for record, tender_id in zip(fresh, tender_of, strict=True):
         is_known = (record.source, record.source_notice_id, record.version) in known
-        (republished if is_known else new_rows).append(row)
-    copy_rows(table="tenders_tenderversion", columns=_VERSION_COLUMNS, rows=new_rows)
+        (republished if is_known else new_pairs).append((record, tender_id))
+    copy_rows(table="tenders_tenderversion", columns=_VERSION_COLUMNS, rows=rows(new_pairs))
     if not republished:
         return
     staged_upsert(
         table="tenders_tenderversion",
         columns=_VERSION_COLUMNS,
-        rows=republished,
+        rows=rows(republished),
         conflict=["source", "source_notice_id", "version"],
         update=[
             "tender_id",

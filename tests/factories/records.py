@@ -16,10 +16,18 @@ from sources.records import NoticeKind, NoticeRecord
 DATA = Path(__file__).resolve().parents[1] / "data"
 MPI_EFORMS = DATA / "doe" / "eforms-de-2.1_cn-standard_16_24d29507-f9dd-4712-aef0-9d864df3af8e-01.xml"
 LEGACY_EFORMS = DATA / "doe" / "eforms-sdk-0.1_cn-standard_legacy-prefixed_17750180-1.xml"
-OCDS_3LOTS = DATA / "doe" / "ocds_release-package_tender_3lots_value_subreport-docs_000ada85-c11f-44cf-b1e6-b4bb5232ed7b.json"
-OCDS_AUFHEBUNG = DATA / "doe" / "ocds_release-package_award_unsuccessful_aufhebung_008b7d74-6c76-412e-bf72-67ca753055aa.json"
-OCDS_AWARD = DATA / "doe" / "ocds_release-package_award_single-supplier_contract_00725bdd-1ad2-4de5-b6c2-ab6113dabd5f.json"
-OCDS_NO_CPV = DATA / "doe" / "ocds_release-package_tender_no-cpv_evergabe-online-doc_010f171c-7d99-4e3a-b573-94b6d635a592.json"
+OCDS_3LOTS = (
+    DATA / "doe" / "ocds_release-package_tender_3lots_value_subreport-docs_000ada85-c11f-44cf-b1e6-b4bb5232ed7b.json"
+)
+OCDS_AUFHEBUNG = (
+    DATA / "doe" / "ocds_release-package_award_unsuccessful_aufhebung_008b7d74-6c76-412e-bf72-67ca753055aa.json"
+)
+OCDS_AWARD = (
+    DATA / "doe" / "ocds_release-package_award_single-supplier_contract_00725bdd-1ad2-4de5-b6c2-ab6113dabd5f.json"
+)
+OCDS_NO_CPV = (
+    DATA / "doe" / "ocds_release-package_tender_no-cpv_evergabe-online-doc_010f171c-7d99-4e3a-b573-94b6d635a592.json"
+)
 TED_CN_MINIMAL = DATA / "ted" / "eforms-sdk_cn_24_minimal.xml"
 
 
