@@ -15,7 +15,8 @@ from psycopg.types.json import Jsonb
 from bench.notices import synthetic_notices
 from tenders.merging import compile_tender, content_hash, record_to_json
 from tenders.models import MergeRule, Tender, TenderSource, TenderVersion
-from tenders.services import _state_row, notices_ingest
+from tenders.services import notices_ingest
+from tenders.services.rows import state_row
 
 BATCH = 2000
 
@@ -41,15 +42,14 @@ def _naive(records) -> float:
     for record in records:
         with transaction.atomic():
             source = TenderSource.objects.filter(source=record.source, source_notice_id=record.source_notice_id).first()
-            state = _state_row(compile_tender([record], now=now))
+            state = state_row(compile_tender([record], now=now))
             if source is None:
-                tender = (
-                    Tender.objects.filter(procedure_id=record.procedure_id).first() if record.procedure_id else None
-                )
-                if tender is None:
-                    tender = Tender.objects.create(**state, first_seen_at=now, last_seen_at=now, changed_at=now)
+                same_procedure = TenderSource.objects.filter(procedure_id=record.procedure_id)
+                tender_id = same_procedure.values_list("tender_id", flat=True).first() if record.procedure_id else None
+                if tender_id is None:
+                    tender_id = Tender.objects.create(**state, first_seen_at=now, last_seen_at=now, changed_at=now).pk
                 source = TenderSource.objects.create(
-                    tender=tender,
+                    tender_id=tender_id,
                     source=record.source,
                     source_notice_id=record.source_notice_id,
                     ocid=record.ocid,
@@ -82,7 +82,7 @@ def _copy(records) -> float:
     """Lower bound: COPY of the finished tender rows alone (no merging, no sources, no versions)."""
     _truncate()
     now = timezone.now()
-    rows = [_state_row(compile_tender([record], now=now)) for record in records]  # prepared outside the clock
+    rows = [state_row(compile_tender([record], now=now)) for record in records]  # prepared outside the clock
     columns = list(rows[0])
     start = time.perf_counter()
     with connection.cursor() as cursor:

@@ -13,7 +13,7 @@ from django.contrib import admin, messages
 from django.contrib.postgres.search import SearchQuery
 from django.core.paginator import Paginator
 from django.db import connection
-from django.db.models import Count, F, Prefetch, QuerySet, Window
+from django.db.models import Count, F, Prefetch, Q, QuerySet, Window
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -170,7 +170,7 @@ class TenderAdmin(admin.ModelAdmin):
         "portals",
     )
     list_filter = ("status", BundeslandFilter)
-    search_fields = ("=ocid", "=procedure_id")
+    search_fields = ("=sources__ocid", "=sources__procedure_id")  # shows the box; see get_search_results
     search_help_text = "Wörter (Volltext), OCID, Verfahrens-ID oder #ID"
     show_full_result_count = False
     paginator = EstimatedCountPaginator
@@ -201,7 +201,9 @@ class TenderAdmin(admin.ModelAdmin):
             return queryset, False
         if search_term.lstrip("#").isdigit() and len(search_term) < 19:
             return queryset.filter(pk=int(search_term.lstrip("#"))), False
-        exact, _ = super().get_search_results(request, queryset, search_term)
+        # Ids are indexed on the sources (every tender's OCID / procedure id is one of its sources').
+        by_id = TenderSource.objects.filter(Q(ocid=search_term) | Q(procedure_id=search_term)).values("tender_id")
+        exact = queryset.filter(id__in=by_id)
         words = queryset.filter(search_vector=SearchQuery(search_term, config="german", search_type="websearch"))
         return exact | words, False
 

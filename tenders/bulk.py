@@ -9,10 +9,13 @@ input, so the f-strings below are safe.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TypeVar
 
 from django.db import connection
 from psycopg.types.json import Jsonb
+
+T = TypeVar("T")
 
 
 def _row(values: Sequence, json_columns: frozenset[int]) -> list:
@@ -72,10 +75,34 @@ def staged_update(
         return cursor.rowcount
 
 
-def next_ids(*, table: str, count: int) -> list[int]:
-    """Reserve ``count`` primary keys so rows can be COPYed with known ids."""
-    if count == 0:
-        return []
+def reserve_ids(counts: dict[str, int]) -> dict[str, list[int]]:
+    """Reserve primary keys for several tables in one round trip, so rows can be COPYed with known ids."""
+    tables = [table for table, count in counts.items() if count]
+    reserved: dict[str, list[int]] = {table: [] for table in counts}
+    if not tables:
+        return reserved
+    # The sequence is resolved once per table (MATERIALIZED): per row, pg_get_serial_sequence costs more than nextval.
+    parts = [
+        f"(WITH s AS MATERIALIZED (SELECT pg_get_serial_sequence('{table}', 'id')::regclass AS seq) "
+        f"SELECT array_agg(nextval(s.seq)) FROM s CROSS JOIN generate_series(1, %s))"
+        for table in tables
+    ]
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT nextval(pg_get_serial_sequence('{table}', 'id')) FROM generate_series(1, %s)", [count])
-        return [row[0] for row in cursor.fetchall()]
+        cursor.execute(f"SELECT {', '.join(parts)}", [counts[table] for table in tables])
+        for table, ids in zip(tables, cursor.fetchone(), strict=True):
+            reserved[table] = list(ids)
+    return reserved
+
+
+def interleaved(rows: Iterable[T], side_work: Iterator[object]) -> Iterator[T]:
+    """``rows`` for a COPY, advancing ``side_work`` one step after each row and exhausting it at the end.
+
+    Where PostgreSQL works harder per row than the client (search vectors, GIN
+    entries), the client would otherwise idle until the COPY finishes; this
+    spends that time preparing the next statement's rows.
+    """
+    for row in rows:
+        yield row
+        next(side_work, None)
+    for _ in side_work:
+        pass

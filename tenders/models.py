@@ -106,10 +106,8 @@ class Tender(models.Model):
             ),
             models.Index(fields=["postal_code"], name="tender_plz_idx", opclasses=["varchar_pattern_ops"]),
             models.Index(fields=["fingerprint"], name="tender_fingerprint_idx", condition=Q(fingerprint__isnull=False)),
-            # Identity is kept by the ingest service under its lock, not by unique constraints: an operator's
-            # split may leave two tenders that once shared an id.
-            models.Index(fields=["ocid"], name="tender_ocid_idx", condition=Q(ocid__isnull=False)),
-            models.Index(fields=["procedure_id"], name="tender_procedure_idx", condition=Q(procedure_id__isnull=False)),
+            # No index on ocid / procedure_id here: the merge rules and the admin look them up on TenderSource
+            # (every tender's ids are its sources' ids), and each index costs every ingested row a btree insert.
         ]
         constraints = [
             models.CheckConstraint(
@@ -124,7 +122,8 @@ class Tender(models.Model):
 class TenderSource(models.Model):
     """One notice on one portal that describes the tender (1:n)."""
 
-    tender = models.ForeignKey(Tender, on_delete=models.CASCADE, related_name="sources")
+    # db_index=False: "tender_source_tender_idx" (tender, source) serves every lookup by tender.
+    tender = models.ForeignKey(Tender, on_delete=models.CASCADE, related_name="sources", db_index=False)
     source = models.CharField(max_length=40)
     source_notice_id = models.CharField(max_length=200)
     ocid = models.CharField(max_length=120, null=True, blank=True)
@@ -155,7 +154,12 @@ class TenderSource(models.Model):
 class TenderVersion(models.Model):
     """Each version of each notice, with the parsed record and what it changed."""
 
-    tender = models.ForeignKey(Tender, on_delete=models.CASCADE, related_name="versions")
+    # A version belongs to its source's tender (the ingest and the split keep the two equal under their
+    # lock); the source's foreign key guards the tender. A second constraint here would cost each ingested
+    # version one more check at commit, and "tender_version_tender_idx" (tender, published_at) serves lookups.
+    tender = models.ForeignKey(
+        Tender, on_delete=models.CASCADE, related_name="versions", db_index=False, db_constraint=False
+    )
     tender_source = models.ForeignKey(TenderSource, on_delete=models.CASCADE, related_name="versions")
     source = models.CharField(max_length=40)
     source_notice_id = models.CharField(max_length=200)

@@ -12,7 +12,7 @@ from django.db import connection
 from sources.normalise import BERLIN
 from sources.records import NoticeKind
 from tenders.models import MergeRule, Tender, TenderSource, TenderVersion
-from tenders.services import notices_ingest, tender_split_source
+from tenders.services import notices_ingest
 from tests.factories.records import (
     OCDS_3LOTS,
     OCDS_AUFHEBUNG,
@@ -218,24 +218,6 @@ def test_no_false_merge_of_two_tenders_of_the_same_buyer():
     )
     notices_ingest(records=[roof, windows, same_title_other_deadline, other_value], now=NOW, use_fingerprint=True)
     assert Tender.objects.count() == 4
-
-
-@pytest.mark.django_db
-def test_operator_splits_a_wrongly_merged_source():
-    portal = NoticeRecordFactory(source="tender24", title="Winterdienst Stadtgebiet Nord 2026/2027")
-    other = NoticeRecordFactory(source="service-bund", title="Winterdienst Stadtgebiet Nord 2026/2027")
-    notices_ingest(records=[portal, other], now=NOW, use_fingerprint=True)
-    assert Tender.objects.count() == 1
-    wrong = TenderSource.objects.get(source="service-bund")
-    new_tender = tender_split_source(tender_source_id=wrong.pk, now=NOW)
-    wrong.refresh_from_db()
-    assert wrong.tender_id == new_tender.pk and wrong.merge_rule == MergeRule.SPLIT
-    assert Tender.objects.count() == 2
-    assert new_tender.versions.count() == 1
-    # A re-poll of the split notice stays on its own tender.
-    notices_ingest(records=[other.replace(version="02")], now=NOW, use_fingerprint=True)
-    assert Tender.objects.count() == 2
-    assert TenderSource.objects.get(source="service-bund").tender_id == new_tender.pk
 
 
 @pytest.mark.django_db

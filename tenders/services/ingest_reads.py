@@ -1,0 +1,109 @@
+"""What the ingest reads under its lock: known versions, identities for the merge rules, stored history.
+
+Each function is one or two set-based queries for a whole batch (array
+parameters, no per-record lookups). They live beside the ingest, not among
+the selectors, because their results are only valid inside its transaction.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from django.db import connection
+
+import tenders.lookups  # noqa: F401  (registers __any)
+from sources.records import NoticeRecord
+from tenders.merging import record_from_json, traits_of
+from tenders.models import Tender, TenderSource, TenderVersion
+from tenders.resolution import FingerprintCandidate, Lookups, RecordKeys
+from tenders.services.rows import SOURCE_COLUMNS, STATE_FIELDS
+
+
+def known_versions(records: Sequence[NoticeRecord]) -> dict[tuple[str, str, str], tuple[str, int]]:
+    """(source, notice id, version) → (content hash, tender id) for the versions already stored."""
+    if not records:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT v.source, v.source_notice_id, v.version, v.content_hash, v.tender_id
+            FROM tenders_tenderversion v
+            JOIN unnest(%s::text[], %s::text[], %s::text[]) AS k(source, notice, version)
+              ON v.source = k.source AND v.source_notice_id = k.notice AND v.version = k.version
+            """,
+            [[r.source for r in records], [r.source_notice_id for r in records], [r.version for r in records]],
+        )
+        return {(s, n, v): (h, t) for s, n, v, h, t in cursor.fetchall()}
+
+
+def merge_lookups(
+    records: Sequence[NoticeRecord], keys: Sequence[RecordKeys], *, use_fingerprint: bool
+) -> tuple[Lookups, dict[tuple[str, str], dict]]:
+    """The identities the merge rules need, and the full rows of the batch's already known sources."""
+    lookups = Lookups()
+    ocids = sorted({k.ocid for k in keys if k.ocid})
+    procedure_ids = sorted({k.procedure_id for k in keys if k.procedure_id})
+    own_keys = {(r.source, r.source_notice_id) for r in records}
+    notice_ids = sorted({ref for k in keys for ref in k.references} | {notice for _, notice in own_keys})
+    portal_refs = sorted({ref for k in keys for ref in k.portal_references})
+
+    known_sources: dict[tuple[str, str], dict] = {}
+    for row in TenderSource.objects.filter(source_notice_id__any=notice_ids).values(*SOURCE_COLUMNS):
+        key = (row["source"], row["source_notice_id"])
+        lookups.by_source_notice[key] = row["tender_id"]
+        lookups.by_notice_id.setdefault(row["source_notice_id"], row["tender_id"])
+        if key in own_keys:
+            known_sources[key] = row
+    if ocids:
+        for ocid, tender_id in TenderSource.objects.filter(ocid__any=ocids).values_list("ocid", "tender_id"):
+            lookups.by_ocid.setdefault(ocid, tender_id)
+    if procedure_ids:
+        rows = TenderSource.objects.filter(procedure_id__any=procedure_ids).values_list("procedure_id", "tender_id")
+        for procedure_id, tender_id in rows:
+            lookups.by_procedure_id.setdefault(procedure_id, tender_id)
+    if portal_refs:
+        rows = Tender.objects.filter(portal_references__overlap=portal_refs).values_list("id", "portal_references")
+        for tender_id, refs in rows:
+            for ref in refs:
+                lookups.by_portal_reference.setdefault(ref, tender_id)
+    fingerprints = sorted({k.fingerprint for k in keys if k.fingerprint})
+    if use_fingerprint and fingerprints:
+        _add_fingerprint_candidates(lookups, fingerprints)
+    return lookups, known_sources
+
+
+def _add_fingerprint_candidates(lookups: Lookups, fingerprints: list[str]) -> None:
+    rows = list(
+        Tender.objects.filter(fingerprint__any=fingerprints).values_list(
+            "id", "fingerprint", "cpv_codes", "submission_deadline", "estimated_value"
+        )
+    )
+    sources_of: dict[int, set[str]] = defaultdict(set)
+    for tender_id, source in TenderSource.objects.filter(tender_id__any=[r[0] for r in rows]).values_list(
+        "tender_id", "source"
+    ):
+        sources_of[tender_id].add(source)
+    for tender_id, fp, cpv_codes, deadline, value in rows:
+        lookups.by_fingerprint.setdefault(fp, []).append(
+            FingerprintCandidate(
+                tender_id=tender_id,
+                traits=traits_of(cpv_codes=cpv_codes, deadline=deadline, value=value),
+                sources=frozenset(sources_of[tender_id]),
+            )
+        )
+
+
+def records_of_tenders(tender_ids: Iterable[int]) -> dict[int, list[NoticeRecord]]:
+    """Every stored version of the given tenders, as records, to recompile them."""
+    grouped: dict[int, list[NoticeRecord]] = defaultdict(list)
+    rows = TenderVersion.objects.filter(tender_id__any=list(tender_ids)).values_list("tender_id", "record")
+    for tender_id, record in rows:
+        grouped[tender_id].append(record_from_json(record))
+    return grouped
+
+
+def tender_states(tender_ids: Iterable[int]) -> dict[int, dict]:
+    """The stored state columns of the given tenders, to tell what a recompile changed."""
+    rows = Tender.objects.filter(id__any=list(tender_ids)).values("id", *STATE_FIELDS)
+    return {row["id"]: row for row in rows}
