@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from sources.records import NoticeRecord
-from tenders.bulk import copy_rows, interleaved, reserve_ids, staged_update, staged_upsert
+from tenders.bulk import copy_rows, cycle_collection_paused, interleaved, reserve_ids, staged_update, staged_upsert
 from tenders.merging import compile_tender, content_hash, latest_versions, state_changes
 from tenders.models import Tender
 from tenders.resolution import keys_of, resolve
@@ -99,7 +99,11 @@ def notices_ingest(
     ``last_seen_at``. Older versions arriving after newer ones are stored but
     never override them (see ``merging.latest_versions``).
     """
-    now = now or timezone.now()
+    with cycle_collection_paused():
+        return _ingest(records, now=now or timezone.now(), use_fingerprint=use_fingerprint)
+
+
+def _ingest(records: Sequence[NoticeRecord], *, now: datetime, use_fingerprint: bool | None) -> IngestDelta:
     records = _dedupe(records)
     if not records:
         return IngestDelta()
