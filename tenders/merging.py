@@ -313,7 +313,8 @@ def _order(record: NoticeRecord) -> tuple:
 def _latest(records: Sequence[NoticeRecord], attr: str, default=""):
     for record in reversed(records):
         value = getattr(record, attr)
-        if value not in (None, "", ()):
+        # Truthy first: most values are; Decimal("0") and False still count as stated.
+        if value or (value is not None and value != "" and value != ()):
             return value
     return default
 
@@ -331,6 +332,16 @@ def _status(records: Sequence[NoticeRecord], deadline: datetime | None, now: dat
     if deadline is not None and deadline < now:
         return TenderStatus.EXPIRED
     return TenderStatus.ACTIVE
+
+
+@lru_cache(maxsize=4096)  # the same CPV sets recur across thousands of tenders
+def _cpv_prefixes(codes: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(code[:n] for code in codes for n in range(2, len(code) + 1)))
+
+
+@lru_cache(maxsize=4096)
+def _cpv_labels(codes: tuple[str, ...]) -> str:
+    return cpv_labels_for(codes)
 
 
 def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderState:
@@ -364,8 +375,8 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
         status=_status(ordered, deadline, now),
         cpv_codes=cpv_codes,
         cpv_divisions=tuple(dict.fromkeys(code[:2] for code in cpv_codes)),
-        cpv_prefixes=tuple(dict.fromkeys(code[:n] for code in cpv_codes for n in range(2, len(code) + 1))),
-        cpv_labels=cpv_labels_for(cpv_codes),
+        cpv_prefixes=_cpv_prefixes(cpv_codes),
+        cpv_labels=_cpv_labels(cpv_codes),
         nuts_codes=_union(describing, "nuts_codes"),
         bundesland=_latest(describing, "bundesland"),
         postal_code=_latest(describing, "postal_code"),
