@@ -4,20 +4,22 @@ Each function is one or two set-based queries for a whole batch (array
 parameters, no per-record lookups). They live beside the ingest, not among
 the selectors, because their results are only valid inside its transaction.
 """
+# ruff: noqa: S608  (column lists are our own constants; values always go through parameters)
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
+import orjson
 from django.db import connection
 
 import tenders.lookups  # noqa: F401  (registers __any)
 from sources.records import NoticeRecord
-from tenders.merging import record_from_json, traits_of
-from tenders.models import Tender, TenderSource, TenderVersion
+from tenders.merging import TRACKED_CHANGES, record_from_json, traits_of
+from tenders.models import Tender, TenderSource
 from tenders.resolution import FingerprintCandidate, Lookups, RecordKeys
-from tenders.services.rows import SOURCE_COLUMNS, STATE_FIELDS
+from tenders.services.rows import SOURCE_COLUMNS
 
 
 def known_versions(records: Sequence[NoticeRecord]) -> dict[tuple[str, str, str], tuple[str, int]]:
@@ -49,12 +51,18 @@ def merge_lookups(
     portal_refs = sorted({ref for k in keys for ref in k.portal_references})
 
     known_sources: dict[tuple[str, str], dict] = {}
-    for row in TenderSource.objects.filter(source_notice_id__any=notice_ids).values(*SOURCE_COLUMNS):
-        key = (row["source"], row["source_notice_id"])
-        lookups.by_source_notice[key] = row["tender_id"]
-        lookups.by_notice_id.setdefault(row["source_notice_id"], row["tender_id"])
-        if key in own_keys:
-            known_sources[key] = row
+    with connection.cursor() as cursor:  # raw rows: the ORM's per-row model conversion cost more than the query
+        cursor.execute(
+            f"SELECT {', '.join(SOURCE_COLUMNS)} FROM tenders_tendersource WHERE source_notice_id = ANY(%s)",
+            [notice_ids],
+        )
+        for values in cursor.fetchall():
+            row = dict(zip(SOURCE_COLUMNS, values, strict=True))
+            key = (row["source"], row["source_notice_id"])
+            lookups.by_source_notice[key] = row["tender_id"]
+            lookups.by_notice_id.setdefault(row["source_notice_id"], row["tender_id"])
+            if key in own_keys:
+                known_sources[key] = row
     if ocids:
         for ocid, tender_id in TenderSource.objects.filter(ocid__any=ocids).values_list("ocid", "tender_id"):
             lookups.by_ocid.setdefault(ocid, tender_id)
@@ -97,13 +105,16 @@ def _add_fingerprint_candidates(lookups: Lookups, fingerprints: list[str]) -> No
 def records_of_tenders(tender_ids: Iterable[int]) -> dict[int, list[NoticeRecord]]:
     """Every stored version of the given tenders, as records, to recompile them."""
     grouped: dict[int, list[NoticeRecord]] = defaultdict(list)
-    rows = TenderVersion.objects.filter(tender_id__any=list(tender_ids)).values_list("tender_id", "record")
-    for tender_id, record in rows:
-        grouped[tender_id].append(record_from_json(record))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT tender_id, record::text FROM tenders_tenderversion WHERE tender_id = ANY(%s)", [list(tender_ids)]
+        )
+        for tender_id, document in cursor.fetchall():
+            grouped[tender_id].append(record_from_json(orjson.loads(document)))
     return grouped
 
 
 def tender_states(tender_ids: Iterable[int]) -> dict[int, dict]:
-    """The stored state columns of the given tenders, to tell what a recompile changed."""
-    rows = Tender.objects.filter(id__any=list(tender_ids)).values("id", *STATE_FIELDS)
+    """What a recompile is compared with: each tender's content hash and its tracked fields."""
+    rows = Tender.objects.filter(id__any=list(tender_ids)).values("id", "content_hash", *TRACKED_CHANGES)
     return {row["id"]: row for row in rows}
