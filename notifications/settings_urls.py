@@ -14,6 +14,7 @@ urlpatterns = [
     path("smtp/", views.SmtpSettingsView.as_view(), name="smtp"),
     path("smtp/testmail/", views.SmtpTestView.as_view(), name="smtp-test"),
     path("postfach/", views.MailboxSettingsView.as_view(), name="mailbox"),
+    path("postfach/pruefen/", views.MailboxTestView.as_view(), name="mailbox-test"),
     path("zustellungen/", views.DeliveryLogView.as_view(), name="deliveries"),
     path("webhooks/", webhook_views.WebhookListView.as_view(), name="webhooks"),
     path("webhooks/<int:pk>/", webhook_views.WebhookDetailView.as_view(), name="webhook-detail"),

@@ -109,6 +109,7 @@ class MailboxReader:
         self._allow_loopback = allow_loopback
         self.max_bytes = max_bytes
         self._client: IMAPClient | None = None
+        self.message_count = 0  # messages in the selected folder (the server's EXISTS), once entered
 
     def __enter__(self) -> MailboxReader:
         self._check_target()
@@ -133,9 +134,10 @@ class MailboxReader:
                 self._starttls(client, where)
             self._login(client)
             try:
-                client.select_folder(address.folder, readonly=True)
+                selected = client.select_folder(address.folder, readonly=True)
             except imaplib.IMAP4.error as exc:
                 raise MailboxError(f"Ordner {address.folder!r} kann nicht geöffnet werden: {_describe(exc)}") from exc
+            self.message_count = _int(selected.get(b"EXISTS"))
         except BaseException:
             self._close()
             raise
@@ -253,6 +255,13 @@ class MailboxReader:
 def _chunks(items: Sequence[int], size: int) -> Iterable[list[int]]:
     for start in range(0, len(items), size):
         yield list(items[start : start + size])
+
+
+def _int(value: object) -> int:
+    try:
+        return max(0, int(value))  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return 0
 
 
 def _aware(value: object) -> datetime | None:

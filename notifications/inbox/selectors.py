@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from django.db import connection
 from django.db.models import QuerySet
 
+from accounts.secrets import SecretUnreadable
+from notifications.inbox.imap import MailboxAddress, MailboxError
 from notifications.models import MailboxSettings
 from sources.models import InboundMail
 
@@ -19,6 +21,25 @@ def mailbox_settings_active() -> MailboxSettings | None:
 def mailbox_password(*, mailbox_id: int) -> str:
     """The decrypted password; raises ``accounts.secrets.SecretUnreadable`` when no key can read it."""
     return MailboxSettings.objects.values_list("password", flat=True).get(pk=mailbox_id)
+
+
+def mailbox_address(*, mailbox: MailboxSettings) -> MailboxAddress:
+    """Where and as whom to log in; raises ``MailboxError`` (German) when the password cannot be decrypted."""
+    try:
+        password = mailbox_password(mailbox_id=mailbox.pk)
+    except SecretUnreadable as exc:
+        raise MailboxError(
+            "Das gespeicherte Passwort kann mit den konfigurierten Schlüsseln nicht entschlüsselt werden; "
+            "bitte das Passwort neu eingeben."
+        ) from exc
+    return MailboxAddress(
+        host=mailbox.host.strip(),
+        port=mailbox.port,
+        use_ssl=mailbox.use_ssl,
+        username=mailbox.username,
+        password=password,
+        folder=mailbox.folder or "INBOX",
+    )
 
 
 def inbound_mail_known_keys(*, tenant_schema: str, message_ids: Iterable[str]) -> set[str]:

@@ -38,11 +38,10 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django_tenants.utils import get_public_schema_name
 
-from accounts.secrets import SecretUnreadable
-from notifications.inbox.imap import FetchedMail, MailboxAddress, MailboxError, MailboxReader
+from notifications.inbox.imap import FetchedMail, MailboxError, MailboxReader
 from notifications.inbox.selectors import (
     inbound_mail_known_keys,
-    mailbox_password,
+    mailbox_address,
     mailbox_settings_active,
     tenant_schemas_with_active_mailbox,
 )
@@ -131,21 +130,7 @@ def mailbox_check_fan_out(*, rng: random.Random | None = None) -> list[str]:
 
 
 def _check(mailbox: MailboxSettings, *, schema: str, now: datetime, ssl_context, timeout: float):
-    try:
-        password = mailbox_password(mailbox_id=mailbox.pk)
-    except SecretUnreadable as exc:
-        raise MailboxError(
-            "Das gespeicherte Passwort kann mit den konfigurierten Schlüsseln nicht entschlüsselt werden; "
-            "bitte das Passwort neu eingeben."
-        ) from exc
-    address = MailboxAddress(
-        host=mailbox.host.strip(),
-        port=mailbox.port,
-        use_ssl=mailbox.use_ssl,
-        username=mailbox.username,
-        password=password,
-        folder=mailbox.folder or "INBOX",
-    )
+    address = mailbox_address(mailbox=mailbox)
     since = _since(mailbox, now)
     host_sources = host_sources_current()
     totals = _Totals()

@@ -16,6 +16,8 @@ from django.views.generic import TemplateView
 from accounts.views import TenantAdminRequiredMixin
 from notifications.alerts.deliveries import smtp_send_test
 from notifications.alerts.sending import SendError
+from notifications.inbox.imap import MailboxError
+from notifications.inbox.probe import mailbox_connection_test
 from notifications.preferences.forms import (
     DeliveryFilterForm,
     InstantAlertsForm,
@@ -181,6 +183,27 @@ class MailboxSettingsView(TenantAdminRequiredMixin, View):
             form.add_error(exc.code if exc.code in ("host", "password") else None, exc.messages[0])
             return self._render(request, form, status=400)
         messages.success(request, _("Postfach gespeichert."))
+        return redirect("settings:mailbox")
+
+
+class MailboxTestView(TenantAdminRequiredMixin, View):
+    """Logs in to the saved mailbox once and shows what the server answered (nothing is read or recorded)."""
+
+    def post(self, request):
+        current = mailbox_settings_get()
+        if current is None:
+            messages.error(request, _("Bitte zuerst das Postfach speichern."))
+            return redirect("settings:mailbox")
+        try:
+            probe = mailbox_connection_test(mailbox_id=current.pk)
+        except MailboxError as exc:  # German, and it names what failed: what the admin needs to see
+            messages.error(request, _("Verbindung fehlgeschlagen: %(error)s") % {"error": exc})
+        else:
+            messages.success(
+                request,
+                _("Verbindung zu %(where)s erfolgreich: Ordner „%(folder)s“ mit %(count)s Nachrichten.")
+                % {"where": probe.where, "folder": probe.folder, "count": probe.messages},
+            )
         return redirect("settings:mailbox")
 
 

@@ -222,6 +222,32 @@ def test_test_mail_without_settings_asks_to_save_first(alpha_admin_client):
 # --- mailbox -----------------------------------------------------------------------------------------------
 
 
+def test_mailbox_check_button_without_settings_asks_to_save_first(alpha_admin_client):
+    page = alpha_admin_client.post("/einstellungen/postfach/pruefen/", follow=True).content.decode()
+    assert "zuerst das Postfach speichern" in page
+
+
+def test_mailbox_check_button_reports_a_closed_port(alpha, alpha_admin_client):
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed_port = sock.getsockname()[1]
+    with schema_context(alpha.schema_name):
+        MailboxSettings.objects.create(host="127.0.0.1", port=closed_port, username="alerts", password="geheim")
+    page = alpha_admin_client.post("/einstellungen/postfach/pruefen/", follow=True).content.decode()
+    assert "Verbindung fehlgeschlagen" in page and f"127.0.0.1:{closed_port}" in page
+    assert "Verbindung prüfen" in page  # the button is offered once a mailbox is saved
+
+
+@override_settings(SOURCES_ALLOW_LOOPBACK=False)
+def test_mailbox_check_button_refuses_internal_addresses_in_production(alpha, alpha_admin_client):
+    with schema_context(alpha.schema_name):
+        MailboxSettings.objects.create(host="127.0.0.1", port=993, username="alerts", password="geheim")
+    page = alpha_admin_client.post("/einstellungen/postfach/pruefen/", follow=True).content.decode()
+    assert "Verbindung fehlgeschlagen" in page
+
+
 def test_mailbox_needs_a_password_first_then_keeps_it(alpha, alpha_admin_client):
     missing = alpha_admin_client.post("/einstellungen/postfach/", {**MAILBOX_FORM, "password": ""})
     assert missing.status_code == 400
@@ -341,6 +367,7 @@ def test_delivery_log_shows_only_the_own_tenants_rows(alpha, beta, beta_admin_cl
         ("post", "/einstellungen/smtp/testmail/"),
         ("get", "/einstellungen/postfach/"),
         ("post", "/einstellungen/postfach/"),
+        ("post", "/einstellungen/postfach/pruefen/"),
         ("get", "/einstellungen/zustellungen/"),
     ],
 )
