@@ -1,12 +1,11 @@
 """The outbox: every alert mail is a ``Delivery`` row, created once and sent at most once.
 
 Never twice: ``delivery_create`` is idempotent on ``dedupe_key`` (unique). The sender
-claims ONE row at a time (``SELECT … FOR UPDATE SKIP LOCKED``; pending → sending, with
-``claimed_at``, committed before any network traffic), sends it, and marks it sent only
-after the server accepted it. If a worker dies between acceptance and marking, the row
-stays in ``sending``; once its claim is older than ``ALERTS_SENDING_STALE_SECONDS`` it
-becomes ``uncertain`` for the operator instead of being sent again: a duplicate mail is
-worse than a question.
+claims ONE row at a time (``notifications.outbox``: pending → sending, committed before
+any network traffic), sends it, and marks it sent only after the server accepted it. If a
+worker dies between acceptance and marking, the row stays in ``sending``; once its claim is
+older than ``ALERTS_SENDING_STALE_SECONDS`` it becomes ``uncertain`` for the operator
+instead of being sent again: a duplicate mail is worse than a question.
 
 Never lost: temporary failures go back to pending with capped exponential backoff
 (``attempts``, ``next_attempt_at``) until ``ALERTS_MAX_ATTEMPTS``; permanent failures are
@@ -31,6 +30,7 @@ from django.utils.translation import get_language
 from notifications.alerts.rendering import header_safe, render_test_mail
 from notifications.alerts.sending import MailTransport, PermanentSendError, SendError, classify, mail_route
 from notifications.models import Delivery, DeliveryStatus
+from notifications.outbox import outbox_claim_next, outbox_release_stale
 
 logger = logging.getLogger(__name__)
 
@@ -124,29 +124,16 @@ def delivery_retry(*, delivery_id: int) -> Delivery:
 def deliveries_mark_uncertain(*, now: datetime | None = None) -> int:
     """Rows stuck in ``sending`` (a worker died mid-send) become uncertain; never resent automatically."""
     now = now or timezone.now()
-    stale = now - timedelta(seconds=settings.ALERTS_SENDING_STALE_SECONDS)
-    return Delivery.objects.filter(status=DeliveryStatus.SENDING, claimed_at__lt=stale).update(
-        status=DeliveryStatus.UNCERTAIN,
-        last_error="Versand unterbrochen: unklar, ob der Server die Nachricht angenommen hat. Bitte prüfen.",
+    return outbox_release_stale(
+        Delivery.objects.all(),
+        claimed_before=now - timedelta(seconds=settings.ALERTS_SENDING_STALE_SECONDS),
+        reason="Versand unterbrochen: unklar, ob der Server die Nachricht angenommen hat. Bitte prüfen.",
     )
 
 
 def delivery_claim_next() -> Delivery | None:
     """Claim the next due row for this worker alone (committed before sending)."""
-    with transaction.atomic():
-        delivery = (
-            Delivery.objects.select_for_update(skip_locked=True)
-            .filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=timezone.now())
-            .order_by("next_attempt_at", "pk")
-            .first()
-        )
-        if delivery is None:
-            return None
-        delivery.status = DeliveryStatus.SENDING
-        delivery.claimed_at = timezone.now()
-        delivery.attempts += 1
-        delivery.save(update_fields=["status", "claimed_at", "attempts"])
-    return delivery
+    return outbox_claim_next(Delivery.objects.all(), now=timezone.now())
 
 
 def _message(delivery: Delivery, from_email: str) -> EmailMultiAlternatives:

@@ -1,11 +1,9 @@
 """Sending webhook events: at most once per event, retried with backoff, every step recorded.
 
-Bookkeeping (same as the e-mail outbox):
+Bookkeeping (the claim protocol is shared with the e-mail outbox, ``notifications.outbox``):
 
-1. An event is claimed alone, in its own short transaction, with
-   ``SELECT … FOR UPDATE SKIP LOCKED``: status ``sending``, ``attempts`` + 1, committed
-   *before* the request goes out. A second worker running at the same time skips
-   the locked row and afterwards no longer sees it as due.
+1. An event is claimed alone, in its own short transaction (``SELECT … FOR UPDATE SKIP
+   LOCKED``; status ``sending``, ``attempts`` + 1), committed *before* the request goes out.
 2. Only a 2xx answer marks it ``sent``; retryable failures put it back to
    ``pending`` with a later ``next_attempt_at``; final ones mark it ``failed``.
 3. A row still ``sending`` long after every timeout expired means the worker died
@@ -35,12 +33,11 @@ from datetime import datetime, timedelta
 
 import httpx
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from accounts.secrets import SecretUnreadable
 from notifications.models import DeliveryStatus, Webhook, WebhookEvent
+from notifications.outbox import outbox_claim_next, outbox_release_stale
 from notifications.webhooks.outcomes import (
     Outcome,
     outcome_for_network_error,
@@ -90,28 +87,19 @@ class _Claimed:
 def webhook_events_release_stuck(*, now: datetime | None = None) -> int:
     """Mark events whose worker died mid-request as ``uncertain`` (never re-sent automatically)."""
     now = now or timezone.now()
-    return WebhookEvent.objects.filter(status=DeliveryStatus.SENDING, claimed_at__lt=now - SENDING_STALE_AFTER).update(
-        status=DeliveryStatus.UNCERTAIN,
-        last_error="Zustellung wurde unterbrochen; ob der Empfänger das Ereignis erhalten hat, ist unbekannt. "
+    return outbox_release_stale(
+        WebhookEvent.objects.all(),
+        claimed_before=now - SENDING_STALE_AFTER,
+        reason="Zustellung wurde unterbrochen; ob der Empfänger das Ereignis erhalten hat, ist unbekannt. "
         "Es wird nicht erneut gesendet.",
     )
 
 
 def _claim_next(*, now: datetime) -> _Claimed | None:
-    with transaction.atomic():
-        event = (
-            WebhookEvent.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("webhook")
-            .defer("webhook__secret")
-            .filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now, webhook__is_active=True)
-            .order_by("next_attempt_at", "id")
-            .first()
-        )
-        if event is None:
-            return None
-        WebhookEvent.objects.filter(pk=event.pk).update(
-            status=DeliveryStatus.SENDING, claimed_at=now, attempts=F("attempts") + 1
-        )
+    due = WebhookEvent.objects.select_related("webhook").defer("webhook__secret").filter(webhook__is_active=True)
+    event = outbox_claim_next(due, now=now)
+    if event is None:
+        return None
     try:
         secret: str | None = str(Webhook.objects.values_list("secret", flat=True).get(pk=event.webhook_id))
     except SecretUnreadable:
@@ -123,7 +111,7 @@ def _claim_next(*, now: datetime) -> _Claimed | None:
         payload=event.payload,
         url=event.webhook.url,
         secret=secret,
-        attempts=event.attempts + 1,
+        attempts=event.attempts,
         claimed_at=now,
     )
 
