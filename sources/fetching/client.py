@@ -12,8 +12,10 @@ for 429/5xx/timeouts/connection errors -> stream the body up to
 
 Limits: synchronous, one request at a time per instance; state (robots, host
 timestamps) is per instance, so create one ``Fetcher`` per run. ``post_json`` is
-for read-only search APIs (e.g. TED search): it is retried like a GET. Cookies are
-not kept between requests. The User-Agent always comes from the policy.
+for read-only search APIs (e.g. TED search): it is retried like a GET. Cookies a
+server sets are kept for the run (portals such as Vergabe@Net hold the search in a
+session), scoped to their host as a browser would, and forgotten with the instance.
+The User-Agent always comes from the policy.
 """
 
 from __future__ import annotations

@@ -47,8 +47,9 @@ PriorInformation), ``page_size`` (1-100, default 50), ``max_pages`` (default 10)
 only), ``allowed_hosts``. Unknown keys are refused.
 
 Limits: every selector and label lives in :mod:`.selectors` and is "last known" markup
-(no live page was available when it was written). No session cookie, no ``csrt`` token:
-hosts that require them answer with a wall, which is reported as blocked. Awards stay
+(no live page was available when it was written). A session cookie the portal sets is
+sent back for the rest of the run (the fetcher keeps cookies per run); a ``csrt`` token in
+the query is not: hosts that require one answer with a wall, which is reported as blocked. Awards stay
 online about ten weeks and there is no archive, so nothing older can be backfilled.
 ``parse_files`` reads saved result/detail pages (decoded BOM > meta/XML declaration >
 UTF-8 > windows-1252) through the same parser.

@@ -251,3 +251,30 @@ def test_broken_gzip_is_a_fetch_error_not_retried(httpserver: HTTPServer, make_f
         make_fetcher().get(httpserver.url_for("/gz"))
     assert info.value.reason == "bad_content_encoding"
     assert len(page_requests(httpserver, "/gz")) == 1
+
+
+def test_session_cookies_live_for_one_run_and_one_host(httpserver: HTTPServer, make_fetcher: MakeFetcher) -> None:
+    # Portals such as Vergabe@Net keep the search in a server session (JSESSIONID): a run must
+    # send the cookie back, across redirects too, but never to another host or into the next run.
+    httpserver.expect_request("/start").respond_with_response(
+        Response("", status=302, headers={"Location": "/liste", "Set-Cookie": "JSESSIONID=abc123; Path=/; HttpOnly"})
+    )
+    httpserver.expect_request("/liste").respond_with_data("Liste")
+    httpserver.expect_request("/seite2").respond_with_data("Seite 2")
+    run = make_fetcher()
+    run.get(httpserver.url_for("/start"))
+    run.get(httpserver.url_for("/seite2"))
+    run.get(httpserver.url_for("/seite2").replace("localhost", "127.0.0.1"))
+    make_fetcher().get(httpserver.url_for("/seite2"))
+    cookies = [
+        (request.host.split(":")[0], request.path, request.headers.get("Cookie"))
+        for request, _ in httpserver.log
+        if request.path != "/robots.txt"
+    ]
+    assert cookies == [
+        ("localhost", "/start", None),
+        ("localhost", "/liste", "JSESSIONID=abc123"),
+        ("localhost", "/seite2", "JSESSIONID=abc123"),
+        ("127.0.0.1", "/seite2", None),  # another host
+        ("localhost", "/seite2", None),  # the next run
+    ]
