@@ -31,6 +31,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from imapclient import IMAPClient
 
+from tests.fixtures.network import free_loopback_port
+
 DOVECOT_CANDIDATES = ("/usr/sbin/dovecot", "/usr/local/sbin/dovecot")
 
 
@@ -39,12 +41,6 @@ def _dovecot_binary() -> str | None:
     if found:
         return found
     return next((path for path in DOVECOT_CANDIDATES if os.access(path, os.X_OK)), None)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _write_certificate(folder: Path) -> tuple[Path, Path]:
@@ -214,7 +210,7 @@ def imap_server():
         cert, key = _write_certificate(folder)
         users = folder / "users"
         users.mkdir()
-        port, ssl_port = _free_port(), _free_port()
+        port, ssl_port = free_loopback_port(), free_loopback_port()
         config = folder / "dovecot.conf"
         config.write_text(
             _CONFIG.format(folder=folder, cert=cert, key=key, users=users, port=port, ssl_port=ssl_port, **ids)

@@ -10,6 +10,7 @@ from django.utils import timezone
 from django_tenants.utils import schema_context
 
 from notifications.models import Delivery, MailboxSettings, SavedSearch, SmtpSettings, UserPreference
+from tests.fixtures.network import free_loopback_port
 
 SMTP_FORM = {
     "host": "127.0.0.1",
@@ -202,11 +203,7 @@ def test_test_mail_failure_shows_the_servers_error(alpha, alpha_admin_client, sm
 
 
 def test_test_mail_to_a_closed_port_reports_the_failure(alpha, alpha_admin_client):
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        closed_port = sock.getsockname()[1]
+    closed_port = free_loopback_port()
     with schema_context(alpha.schema_name):
         SmtpSettings.objects.create(host="127.0.0.1", port=closed_port, tls_mode="none", from_email="r@alpha.example")
     response = alpha_admin_client.post("/einstellungen/smtp/testmail/", follow=True)
@@ -228,11 +225,7 @@ def test_mailbox_check_button_without_settings_asks_to_save_first(alpha_admin_cl
 
 
 def test_mailbox_check_button_reports_a_closed_port(alpha, alpha_admin_client):
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        closed_port = sock.getsockname()[1]
+    closed_port = free_loopback_port()
     with schema_context(alpha.schema_name):
         MailboxSettings.objects.create(host="127.0.0.1", port=closed_port, username="alerts", password="geheim")
     page = alpha_admin_client.post("/einstellungen/postfach/pruefen/", follow=True).content.decode()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import time
 from datetime import timedelta
 
@@ -15,6 +14,7 @@ from notifications.models import DeliveryStatus, WebhookEvent
 from notifications.webhooks.delivery import SENDING_STALE_AFTER, webhook_events_send_due
 from notifications.webhooks.outcomes import MAX_ATTEMPTS
 from notifications.webhooks.signing import verify_signature
+from tests.fixtures.network import free_loopback_port
 from tests.notifications.webhooks.conftest import ingest_tenders
 
 
@@ -117,9 +117,7 @@ def test_huge_error_bodies_are_cut(scene, httpserver):
 
 
 def test_connection_refused_is_retried(scene):
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        closed_port = sock.getsockname()[1]
+    closed_port = free_loopback_port()
     scene.webhook.url = f"http://127.0.0.1:{closed_port}/hook"
     scene.webhook.save(update_fields=["url"])
     event = scene.matched_event(ingest_tenders(1)[0])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -26,6 +25,7 @@ from sources.fetching import (
     TooLarge,
     TooManyRedirects,
 )
+from tests.fixtures.network import free_loopback_port
 
 MakeFetcher = Callable[..., Fetcher]
 MakePolicy = Callable[..., FetchPolicy]
@@ -109,25 +109,19 @@ def test_404_is_not_retried(httpserver: HTTPServer, make_fetcher: MakeFetcher, c
     assert len(page_requests(httpserver, "/gone")) == 1 and clock.sleeps == []
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:  # grab a free loopback port, then close it: nothing listens there
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_connection_refused_is_retried_then_exhausted(
     make_fetcher: MakeFetcher, make_policy: MakePolicy, clock
 ) -> None:
     fetcher = make_fetcher(make_policy(respect_robots=False))
     with pytest.raises(RetriesExhausted, match="ConnectError") as info:
-        fetcher.get(f"http://127.0.0.1:{_closed_port()}/page")
+        fetcher.get(f"http://127.0.0.1:{free_loopback_port()}/page")
     assert info.value.attempts == 3 and info.value.last_status is None
     assert clock.sleeps == [1.0, 2.0]
 
 
 def test_unreachable_host_with_robots_reports_robots_unreachable(make_fetcher: MakeFetcher) -> None:
     with pytest.raises(BlockedByRobots, match="unreachable") as info:
-        make_fetcher().get(f"http://127.0.0.1:{_closed_port()}/page")
+        make_fetcher().get(f"http://127.0.0.1:{free_loopback_port()}/page")
     assert info.value.reason == "robots_unreachable"
 
 
