@@ -155,14 +155,35 @@ def normalise_postal_code(raw: str | None) -> str:
     return match.group(1) if match else ""
 
 
+_LINE_BREAKS = re.compile(r"([\n\t])")
+_BLANKS = re.compile(r"[ \t\r\f\v]+")
+_AROUND_NEWLINE = re.compile(r"\s*\n\s*")
+
+
+def _without_controls(text: str) -> str:
+    """Category C (controls, format characters, surrogates, private use, unassigned) -> space; \\n and \\t stay.
+
+    ``str.isprintable`` answers in C for whole strings and lines; only a line that holds
+    something unprintable (a control, or a space other than " ") is walked character by character.
+    """
+    if text.isprintable():
+        return text
+    parts = _LINE_BREAKS.split(text)
+    return "".join(
+        part
+        if part.isprintable() or part in ("\n", "\t")
+        else "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in part)
+        for part in parts
+    )
+
+
 def clean_text(raw: str | None, *, limit: int | None = None) -> str:
     """NFC, collapse whitespace, drop control characters; keeps umlauts and €."""
     if not raw:
         return ""
-    text = unicodedata.normalize("NFC", str(raw))
-    text = "".join(ch if ch in "\n\t" or unicodedata.category(ch)[0] != "C" else " " for ch in text)
-    text = re.sub(r"[ \t\r\f\v]+", " ", text)
-    text = re.sub(r"\s*\n\s*", "\n", text).strip()
+    text = _without_controls(unicodedata.normalize("NFC", str(raw)))
+    text = _BLANKS.sub(" ", text)
+    text = _AROUND_NEWLINE.sub("\n", text).strip()
     if limit is not None and len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return text

@@ -1,0 +1,54 @@
+"""Text normalisation of foreign input (pure, no database)."""
+
+from __future__ import annotations
+
+import random
+import re
+import unicodedata
+
+import pytest
+
+from sources.normalise import clean_text
+
+
+def _reference(raw: str) -> str:
+    """The definition clean_text implements, character by character (slow, obviously right)."""
+    text = unicodedata.normalize("NFC", raw)
+    text = "".join(ch if ch in "\n\t" or unicodedata.category(ch)[0] != "C" else " " for ch in text)
+    text = re.sub(r"[ \t\r\f\v]+", " ", text)
+    return re.sub(r"\s*\n\s*", "\n", text).strip()
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Straßenbau  Los 1", "Straßenbau Los 1"),
+        ("Zeile 1\r\nZeile 2\t\tEnde", "Zeile 1\nZeile 2 Ende"),
+        ("Bu\u0308ro", "Büro"),  # decomposed umlaut composed (NFC)
+        ("Dach\x00arbeiten\x07", "Dach arbeiten"),
+        ("\ufeffTitel mit BOM", "Titel mit BOM"),
+        ("weich\u00adgetrennt", "weich getrennt"),  # soft hyphen is a format character
+        ("null\u200bbreite", "null breite"),
+        ("geschützt\u00a0Leerzeichen", "geschützt\u00a0Leerzeichen"),  # no-break space is kept
+        ("kaputt \ud800 ersetzt", "kaputt ersetzt"),  # lone surrogate from hostile JSON
+        ("privat \ue000 Zeichen", "privat Zeichen"),
+        ("  \n\n  ", ""),
+        ("5.000 € netto", "5.000 € netto"),
+    ],
+)
+def test_clean_text_examples(raw, expected):
+    assert clean_text(raw) == expected
+
+
+def test_clean_text_agrees_with_its_definition_on_random_text():
+    rng = random.Random(20261130)
+    alphabet = [*"abcÄöüß€ \n\t\r\f\v.,;-", "\x00", "\x1f", "\x85", "\u00a0", "\u00ad", "\u200b", "\u2028"]
+    alphabet += ["\u2029", "\ufeff", "\ud800", "\udfff", "\ue000", "\U000e0001", "\U0010fffd", "\u0378", "e\u0301"]
+    for _ in range(3000):
+        raw = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        assert clean_text(raw) == _reference(raw), repr(raw)
+
+
+def test_clean_text_limit_ends_with_an_ellipsis():
+    assert clean_text("Sanierung der Grundschule", limit=10) == "Sanierung…"
+    assert clean_text(None) == clean_text("") == ""
