@@ -10,7 +10,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 
@@ -91,7 +91,9 @@ class Tender(models.Model):
             GinIndex(fields=["cpv_prefixes"], name="tender_cpv_prefix_gin"),
             GinIndex(fields=["portal_references"], name="tender_portal_refs_gin"),
             models.Index(fields=["submission_deadline"], name="tender_deadline_idx"),
-            models.Index(fields=["published_at"], name="tender_published_idx"),
+            # The result list's "newest first" (published_at DESC NULLS LAST, id DESC), which a plain
+            # ascending index cannot serve: PostgreSQL would sort every row for the first page.
+            models.Index(F("published_at").desc(nulls_last=True), F("id").desc(), name="tender_published_desc_idx"),
             models.Index(fields=["first_seen_at"], name="tender_first_seen_idx"),
             models.Index(fields=["bundesland", "submission_deadline"], name="tender_land_deadline_idx"),
             # Most searches ask for open tenders by deadline; without these, "active ORDER BY deadline LIMIT 50"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date, datetime
 
 import pytest
@@ -171,3 +172,41 @@ def test_detail_has_sources_and_versions(ids):
     assert [s.source for s in tender.sources.all()] == ["doe"]
     assert len(tender.versions.all()) == 1
     assert tender.submission_deadline.astimezone(BERLIN).date() == date(2026, 10, 20)
+
+
+# --- the first page comes from an index, not from sorting every row --------------------------------------------
+
+
+def _plan_nodes(queryset) -> list[str]:
+    from django.db import connection
+
+    sql, params = queryset.query.sql_with_params()
+    with connection.cursor() as cursor:
+        # Small test tables make a sequential scan plus sort cheapest; forbid both to see what indexes can serve.
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_sort = off")
+        cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+        raw = cursor.fetchone()[0]
+    plan = (json.loads(raw) if isinstance(raw, str) else raw)[0]["Plan"]
+
+    def walk(node):
+        yield node["Node Type"] + (f" {node['Index Name']}" if "Index Name" in node else "")
+        for child in node.get("Plans", ()):
+            yield from walk(child)
+
+    return list(walk(plan))
+
+
+@pytest.mark.parametrize(
+    ("order", "params"), [("published", {}), ("relevance", {}), ("published", {"status": ["active"]})]
+)
+def test_newest_first_pages_walk_the_publication_index(ids, order, params):
+    nodes = _plan_nodes(tender_search(filters=parse_filters(params), order=order, now=NOW)[:25])
+    assert "Sort" not in nodes and "Incremental Sort" not in nodes, nodes
+    assert any(node.endswith("tender_published_desc_idx") for node in nodes), nodes
+
+
+def test_deadline_pages_walk_the_deadline_index(ids):
+    nodes = _plan_nodes(tender_search(filters=parse_filters({}), order="deadline", now=NOW)[:25])
+    assert "Sort" not in nodes, nodes  # an incremental sort only orders ties of one deadline by id
+    assert any(node.endswith("tender_deadline_idx") for node in nodes), nodes
