@@ -18,7 +18,7 @@ from sources.models import FetchRun, InboundMail, Source
 from sources.registry import adapter_types
 from sources.schedules import schedules_sync
 from sources.selectors import source_health_list
-from tenders.admin import EstimatedCountPaginator
+from tenders.pagination import EstimatedCountPaginator
 
 
 def _enqueue_polls(source_ids: list[int]) -> None:

@@ -7,13 +7,9 @@ fixed choices), and load related rows in one query per page.
 
 from __future__ import annotations
 
-from functools import cached_property
-
 from django.contrib import admin, messages
 from django.contrib.postgres.search import SearchQuery
-from django.core.paginator import Paginator
-from django.db import connection
-from django.db.models import Count, F, Prefetch, Q, QuerySet, Window
+from django.db.models import Count, F, Prefetch, Q, Window
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -23,46 +19,8 @@ from django.utils.html import format_html, format_html_join
 from sources.normalise import BUNDESLAENDER
 from sources.records import NoticeKind
 from tenders.models import Tender, TenderSource, TenderVersion
+from tenders.pagination import EstimatedCountPaginator
 from tenders.services import tender_split_source
-
-
-class EstimatedCountPaginator(Paginator):
-    """Counts exactly up to ``exact_up_to`` rows, estimates beyond.
-
-    The exact part is ``COUNT(*)`` over ``LIMIT exact_up_to + 1`` rows, so it never
-    costs more than reading that many. Beyond, the planner's estimate is used:
-    ``pg_class.reltuples`` for the whole table, the row estimate of ``EXPLAIN``
-    for a filtered list. Page numbers near the end are approximate; operators
-    narrow a big list with filters and search, not by paging to its end.
-    """
-
-    exact_up_to = 10_000
-
-    @cached_property
-    def count(self) -> int:
-        queryset = self.object_list
-        if not isinstance(queryset, QuerySet):
-            return super().count
-        unordered = queryset.order_by()
-        bounded = unordered[: self.exact_up_to + 1].count()
-        if bounded <= self.exact_up_to:
-            return bounded
-        return max(self._estimate(unordered), self.exact_up_to + 1)
-
-    @staticmethod
-    def _estimate(queryset: QuerySet) -> int:
-        with connection.cursor() as cursor:
-            if not queryset.query.where.children:
-                table = queryset.model._meta.db_table
-                cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(%s)", [table])
-                row = cursor.fetchone()
-                if row and row[0] > 0:  # -1 or 0: never analysed, ask the planner instead
-                    return int(row[0])
-            sql, params = queryset.query.sql_with_params()
-            cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
-            plan = cursor.fetchone()[0]
-        plan = plan[0] if isinstance(plan, list) else plan
-        return int(plan["Plan"]["Plan Rows"])
 
 
 def _is_changelist(request) -> bool:

@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from accounts.models import Domain, Tenant
 from sources.models import FetchRun, Source
-from tenders.admin import EstimatedCountPaginator
 from tenders.models import Tender
+from tenders.pagination import EstimatedCountPaginator
 from tenders.services import notices_ingest
 from tests.factories.records import NoticeRecordFactory
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -16,6 +15,7 @@ from django.views.decorators.http import require_GET
 from notifications.portal.csv_export import ROW_CAP, csv_lines
 from notifications.portal.forms import SearchForm, bound_form, parse_search, search_params
 from notifications.portal.selectors import RESULT_FIELDS, export_rows, portal_tender_search, source_choices
+from tenders.pagination import EstimatedCountPaginator
 
 PAGE_SIZE = 25
 
@@ -40,7 +40,7 @@ def search(request):
             order=parsed.order,
             now=timezone.now(),
         ).only(*RESULT_FIELDS)
-        page = Paginator(queryset, PAGE_SIZE).get_page(request.GET.get("page"))
+        page = EstimatedCountPaginator(queryset, PAGE_SIZE).get_page(request.GET.get("page"))
     query = urlencode(search_params(parsed))
     context = {
         "form": form,

@@ -110,6 +110,24 @@ def test_pagination_keeps_the_total_and_the_filters(alpha_client, db):
     assert alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "page": "999"}).context["page"].number == 2
 
 
+def test_big_results_are_counted_up_to_a_bound_and_estimated_beyond(alpha_client, db, monkeypatch):
+    from django.db import connection
+
+    from tenders.pagination import EstimatedCountPaginator
+
+    monkeypatch.setattr(EstimatedCountPaginator, "exact_up_to", 20)
+    now = timezone.now()
+    records = [NoticeRecordFactory(title=f"Pflasterarbeiten Bauabschnitt {n}") for n in range(30)]
+    notices_ingest(records=records, now=now, use_fingerprint=False)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE tenders_tender")  # the estimate comes from the planner's statistics
+    html = alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "order": "deadline"}).content.decode()
+    assert "ca. " in html and "Ausschreibungen gefunden" in html
+    assert "Seite 1 von ca. " in html
+    exact = alpha_client.get("/suche/", {"q": "Bauabschnitt 7", "order": "deadline"}).content.decode()
+    assert "1 Ausschreibung gefunden" in exact and "ca. " not in exact
+
+
 def test_empty_result_says_what_to_do(alpha_client, corpus):
     html = alpha_client.get("/suche/", {"q": "Raumfahrtbahnhof"}).content.decode()
     assert "Keine Treffer" in html and "Alle Filter zurücksetzen" in html
