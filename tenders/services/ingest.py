@@ -151,7 +151,7 @@ def _ingest(records: Sequence[NoticeRecord], *, now: datetime, use_fingerprint: 
         _write_changed_tenders(recompiled.rows)
         _write_sources(sources, known=known_sources)
         _write_versions(new_versions, republished)
-        # New tenders were written with last_seen_at = now and changed ones just now; the rest only get touched.
+        # New and recompiled tenders got last_seen_at = now with their rows; the others are only touched.
         _touch_tenders(existing_ids - recompiled.changed.keys() - recompiled.updated, now)
     return IngestDelta(
         created=tuple(sorted(group_tender.values())),
