@@ -34,6 +34,7 @@ from tenders.bulk import copy_rows
 from tenders.cpv import cpv_labels_for
 from tenders.filters import filters_q, parse_filters
 from tenders.models import Tender
+from tenders.pagination import EstimatedCountPaginator
 from tenders.search import tender_search
 
 RUNS = 5
@@ -277,6 +278,27 @@ def _print(title: str, results: dict[str, dict]) -> None:
         )
 
 
+def result_pages(*, now: datetime, runs: int = 3) -> dict[str, tuple[float, int, str]]:
+    """What the portal's result list costs end to end: its count (exact up to a bound, then estimated)
+    plus the first page, timed on the client, default order (relevance with keywords, else newest first)."""
+    timings = {}
+    for label, _kind, params in [*CASES, ("no filters", "filter", {})]:
+        queryset = tender_search(filters=parse_filters(_query_dict(params)), order="relevance", now=now)
+        samples = []
+        for _ in range(runs + 1):  # the first run warms the cache and is not kept
+            started = time.perf_counter()
+            paginator = EstimatedCountPaginator(queryset, 25)
+            count = paginator.count
+            list(paginator.page(1).object_list)
+            samples.append((time.perf_counter() - started) * 1000)
+        if paginator.is_lower_bound:
+            count, shown = paginator.exact_up_to, "more than "
+        else:
+            shown = "ca. " if paginator.is_estimate else ""
+        timings[label] = (statistics.median(samples[1:]), count, shown)
+    return timings
+
+
 def measure_proposed(*, now: datetime) -> tuple[list[str], dict[str, dict]] | None:
     """The deadline cases again with the proposed changes; None when the schema already has all of them."""
     applied = []
@@ -310,9 +332,13 @@ def run(*, n: int | None) -> None:
     ilike = measure(ilike_query, now=now, runs=2)
     relevance = measure(relevance_query, now=now, cases=RELEVANCE_CASES, runs=3)
     proposed = measure_proposed(now=now)
+    pages = result_pages(now=now)
     _print("full text, schema as migrated (filters_q, ORDER BY deadline LIMIT 50):", search)
     _print("ILIKE baseline (same filters, ORDER BY deadline LIMIT 50):", ilike)
     _print("for comparison, order=relevance (ts_rank over every match):", relevance)
+    print("\nportal result list, default order, count + first page of 25 (client side):")
+    for label, (ms, count, shown) in pages.items():
+        print(f"  {label:28} {ms:8.1f} ms  {shown}{count:,} matches")
     if proposed is not None:
         names, proposed_results = proposed
         _print(f"full text with the proposed changes ({', '.join(names)}):", proposed_results)

@@ -41,7 +41,13 @@ class EstimatedCountPaginator(Paginator):
 
     @property
     def is_estimate(self) -> bool:
+        """The count is the planner's estimate (``count`` > ``exact_up_to``)."""
         return isinstance(self.object_list, QuerySet) and self.count > self.exact_up_to
+
+    @property
+    def is_lower_bound(self) -> bool:
+        """The planner guessed fewer rows than were counted: all that is known is "more than exact_up_to"."""
+        return self.is_estimate and self.count == self.exact_up_to + 1
 
     @staticmethod
     def _estimate(queryset: QuerySet) -> int:

@@ -115,7 +115,7 @@ def test_big_results_are_counted_up_to_a_bound_and_estimated_beyond(alpha_client
 
     from tenders.pagination import EstimatedCountPaginator
 
-    monkeypatch.setattr(EstimatedCountPaginator, "exact_up_to", 20)
+    monkeypatch.setattr(EstimatedCountPaginator, "exact_up_to", 26)  # above one page of 25
     now = timezone.now()
     records = [NoticeRecordFactory(title=f"Pflasterarbeiten Bauabschnitt {n}") for n in range(30)]
     notices_ingest(records=records, now=now, use_fingerprint=False)
@@ -124,6 +124,11 @@ def test_big_results_are_counted_up_to_a_bound_and_estimated_beyond(alpha_client
     html = alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "order": "deadline"}).content.decode()
     assert "ca. " in html and "Ausschreibungen gefunden" in html
     assert "Seite 1 von ca. " in html
+    # When the planner guesses fewer rows than were counted, only the bound is known.
+    monkeypatch.setattr(EstimatedCountPaginator, "_estimate", staticmethod(lambda queryset: 3))
+    bound = alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "order": "deadline"}).content.decode()
+    assert "Mehr als 26 Ausschreibungen gefunden" in bound and "ca. " not in bound
+    assert "Seite 1</span>" in bound
     exact = alpha_client.get("/suche/", {"q": "Bauabschnitt 7", "order": "deadline"}).content.decode()
     assert "1 Ausschreibung gefunden" in exact and "ca. " not in exact
 
