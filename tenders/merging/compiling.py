@@ -1,0 +1,196 @@
+"""Compiling a tender from its notices, and what changed between two compiled states."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from datetime import datetime
+from decimal import Decimal
+from functools import lru_cache
+from operator import attrgetter
+
+from sources.normalise import BERLIN, procedure_type_label
+from sources.records import NoticeKind, NoticeRecord, TenderStatus
+from tenders.cpv import cpv_labels_for
+from tenders.merging.documents import sha256_json, str_or_none
+from tenders.merging.identity import fingerprint, latest_versions, own_portal_references, version_key
+
+_KIND_RANK = {
+    NoticeKind.PRIOR_INFORMATION: 0,
+    NoticeKind.CONTRACT_NOTICE: 1,
+    NoticeKind.CHANGE: 2,
+    NoticeKind.AWARD: 3,
+    NoticeKind.CANCELLATION: 4,
+}
+_EPOCH = datetime(1970, 1, 1, tzinfo=BERLIN)
+
+
+@dataclass(frozen=True)
+class TenderState:
+    """The values of one Tender row, compiled from its notices."""
+
+    ocid: str | None
+    procedure_id: str | None
+    title: str
+    description: str
+    buyer_name: str
+    buyer_id: str
+    procedure_type: str
+    status: str
+    cpv_codes: tuple[str, ...]
+    cpv_divisions: tuple[str, ...]
+    cpv_prefixes: tuple[str, ...]
+    cpv_labels: str
+    nuts_codes: tuple[str, ...]
+    bundesland: str
+    postal_code: str
+    town: str
+    country: str
+    estimated_value: Decimal | None
+    currency: str
+    published_at: datetime | None
+    submission_deadline: datetime | None
+    questions_deadline: datetime | None
+    lots: tuple[dict, ...]
+    documents_url: str
+    portal_references: tuple[str, ...]
+    suppliers: tuple[str, ...]
+    fingerprint: str | None
+
+    def content_hash(self) -> str:
+        return sha256_json(_state_content(self))
+
+    @property
+    def procedure_type_label(self) -> str:
+        return procedure_type_label(self.procedure_type)
+
+
+_STATE_FIELD_NAMES = tuple(f.name for f in fields(TenderState))
+_state_content = attrgetter(*_STATE_FIELD_NAMES)
+
+
+def _order(record: NoticeRecord) -> tuple:
+    # Change notices override the notice they change even when another portal republished
+    # the original later (TED lags DÖE by days); awards and cancellations come last.
+    return (_KIND_RANK[record.kind], record.published_at or _EPOCH, version_key(record.version), record.source)
+
+
+def _latest(records: Sequence[NoticeRecord], attr: str, default=""):
+    for record in reversed(records):
+        value = getattr(record, attr)
+        # Truthy first: most values are; Decimal("0") and False still count as stated.
+        if value or (value is not None and value != "" and value != ()):
+            return value
+    return default
+
+
+def _union(records: Sequence[NoticeRecord], attr: str) -> tuple:
+    return tuple(dict.fromkeys(item for record in records for item in getattr(record, attr)))
+
+
+def _status(records: Sequence[NoticeRecord], deadline: datetime | None, now: datetime) -> str:
+    for record in reversed(records):
+        if record.kind == NoticeKind.CANCELLATION or record.status == TenderStatus.CANCELLED:
+            return TenderStatus.CANCELLED
+        if record.kind == NoticeKind.AWARD or record.status == TenderStatus.AWARDED:
+            return TenderStatus.AWARDED
+    if deadline is not None and deadline < now:
+        return TenderStatus.EXPIRED
+    return TenderStatus.ACTIVE
+
+
+@lru_cache(maxsize=4096)  # the same CPV sets recur across thousands of tenders
+def _cpv_prefixes(codes: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(code[:n] for code in codes for n in range(2, len(code) + 1)))
+
+
+@lru_cache(maxsize=4096)
+def _cpv_labels(codes: tuple[str, ...]) -> str:
+    return cpv_labels_for(codes)
+
+
+def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderState:
+    """Fold the newest version of every notice of one tender into its current state.
+
+    A field takes the value of the latest notice that states it (in notice order:
+    prior information < contract notice < change < award < cancellation, then
+    publication time, then version); lists are unions. The result does not
+    depend on the order in which notices were processed.
+    """
+    ordered = sorted(latest_versions(records), key=_order)
+    if not ordered:
+        raise ValueError("compile_tender needs at least one record")
+    # Award notices describe results; their titles/values are kept only where nothing else states them.
+    describing = [r for r in ordered if r.kind not in (NoticeKind.AWARD, NoticeKind.CANCELLATION)] or ordered
+    deadline = _latest(describing, "submission_deadline", None)
+    cpv_codes = _union(describing, "cpv_codes") or _union(ordered, "cpv_codes")
+    title = _latest(describing, "title") or _latest(ordered, "title")
+    buyer_name = _latest(describing, "buyer_name") or _latest(ordered, "buyer_name")
+    value = _latest(describing, "estimated_value", None)
+    currency = _latest(describing, "currency") if value is not None else ""
+    lots_record = next((r for r in reversed(describing) if r.lots), None)
+    return TenderState(
+        ocid=_latest(ordered, "ocid", None),
+        procedure_id=_latest(ordered, "procedure_id", None),
+        title=title or "(ohne Titel)",
+        description=_latest(describing, "description"),
+        buyer_name=buyer_name,
+        buyer_id=_latest(describing, "buyer_id"),
+        procedure_type=_latest(describing, "procedure_type"),
+        status=_status(ordered, deadline, now),
+        cpv_codes=cpv_codes,
+        cpv_divisions=tuple(dict.fromkeys(code[:2] for code in cpv_codes)),
+        cpv_prefixes=_cpv_prefixes(cpv_codes),
+        cpv_labels=_cpv_labels(cpv_codes),
+        nuts_codes=_union(describing, "nuts_codes"),
+        bundesland=_latest(describing, "bundesland"),
+        postal_code=_latest(describing, "postal_code"),
+        town=_latest(describing, "town"),
+        country=_latest(describing, "country"),
+        estimated_value=value,
+        currency=currency or ("EUR" if value is not None else ""),
+        published_at=min((r.published_at for r in ordered if r.published_at), default=None),
+        submission_deadline=deadline,
+        questions_deadline=_latest(describing, "questions_deadline", None),
+        lots=tuple(
+            {
+                "lot_id": lot.lot_id,
+                "title": lot.title,
+                "cpv_codes": list(lot.cpv_codes),
+                "estimated_value": str_or_none(lot.estimated_value),
+            }
+            for lot in (lots_record.lots if lots_record else ())
+        ),
+        documents_url=_latest(describing, "documents_url") or _latest(ordered, "documents_url"),
+        portal_references=tuple(dict.fromkeys(ref for r in ordered for ref in own_portal_references(r))),
+        suppliers=_union(ordered, "suppliers"),
+        fingerprint=fingerprint(buyer_name=buyer_name, title=title),
+    )
+
+
+# What matching and alerts care about when a tender changes.
+TRACKED_CHANGES = ("submission_deadline", "status", "estimated_value", "title", "questions_deadline")
+
+
+def state_changes(old: dict | None, new: TenderState) -> dict[str, list]:
+    """Tracked fields that differ, as {field: [old, new]} with JSON-friendly values."""
+    if old is None:
+        return {}
+    changes = {}
+    for name in TRACKED_CHANGES:
+        before, after = old.get(name), getattr(new, name)
+        if isinstance(before, Decimal) and isinstance(after, Decimal):
+            differs = before.compare(after) != 0
+        else:
+            differs = before != after
+        if differs:
+            changes[name] = [_jsonable(before), _jsonable(after)]
+    return changes
+
+
+def _jsonable(value):
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
