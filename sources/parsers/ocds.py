@@ -43,6 +43,7 @@ from sources.normalise import (
     procedure_type_code,
     unique_cpv,
 )
+from sources.parsers.links import portal_references_from_urls, urls_in_json
 from sources.records import Lot, NoticeKind, NoticeRecord, TenderStatus
 
 __all__ = ["OcdsParseError", "parse_ocds_package", "resolve_buyer_id"]
@@ -146,7 +147,7 @@ def _release_record(release: dict, *, source: str, version: str, fallback_date: 
         ocid=_str(release.get("ocid")) or None,
         procedure_id=_str(tender.get("id")) or None,
         referenced_notice_ids=_referenced_notice_ids(release),
-        portal_references=_portal_references_from_urls(_urls(release)),
+        portal_references=portal_references_from_urls(urls_in_json(release)),
         title=clean_text(_str(tender.get("title"))),
         description=clean_text(_str(tender.get("description"))),
         buyer_name=clean_text(
@@ -398,44 +399,3 @@ def _referenced_notice_ids(release: dict) -> tuple[str, ...]:
     ids = [_VERSIONED_UUID.sub(r"\1", i) for i in ids if i]
     own = _str(release.get("id"))
     return tuple(dict.fromkeys(i for i in ids if i != own))
-
-
-_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)
-
-
-def _urls(node: Any, depth: int = 0) -> list[str]:
-    """Every URL in any string of the release (documents, contact points, free text), in order."""
-    if depth > 40:
-        return []
-    if isinstance(node, str):
-        return [m.group(0).rstrip(".,;)") for m in _URL.finditer(node)]
-    if isinstance(node, dict):
-        return [u for value in node.values() for u in _urls(value, depth + 1)]
-    if isinstance(node, list):
-        return [u for value in node for u in _urls(value, depth + 1)]
-    return []
-
-
-_COSINEX_ID = re.compile(r"^CX[0-9A-Z]{6,}$")
-
-
-# TODO(lead): use eforms.portal_references_from_urls
-def _portal_references_from_urls(urls: list[str]) -> tuple[str, ...]:
-    """``netserver:<TenderOID>`` for ``TenderOID=``/``TOID=`` query params, ``cosinex:<id>`` for a
-    path segment like ``CXP4Y9PRGS5``; deduplicated, first-seen order."""
-    found: dict[str, None] = {}
-    for url in urls:
-        if url.lower().startswith("www."):
-            url = "https://" + url
-        try:
-            parts = urlsplit(url)
-            query = parse_qs(parts.query)
-        except ValueError:
-            continue
-        for key, values in query.items():
-            if key.lower() in ("tenderoid", "toid"):
-                found.update((f"netserver:{v.strip()}", None) for v in values if v.strip())
-        for segment in parts.path.split("/"):
-            if _COSINEX_ID.match(segment):
-                found[f"cosinex:{segment}"] = None
-    return tuple(found)

@@ -50,9 +50,7 @@ from sources.normalise import (
     procedure_type_code,
     unique_cpv,
 )
-
-# TODO(lead): use eforms.portal_references_from_urls (and a shared URL scanner) instead of ocds' private copies
-from sources.parsers.ocds import _portal_references_from_urls, _urls
+from sources.parsers.links import portal_references_from_urls, urls_in_json
 from sources.records import Lot, NoticeKind, NoticeRecord, TenderStatus
 
 __all__ = [
@@ -243,7 +241,7 @@ def parse_ted_notice(obj: dict) -> NoticeRecord:
         kind=kind,
         procedure_id=_first(obj.get("procedure-identifier")) or None,
         referenced_notice_ids=_referenced_notice_ids(obj),
-        portal_references=_portal_references_from_urls(_urls(obj)),
+        portal_references=portal_references_from_urls(urls_in_json(obj)),
         title=pick_language(obj.get("title-proc")) or pick_language(obj.get("notice-title")),
         description=pick_language(obj.get("description-proc")) or pick_language(obj.get("description-lot")),
         buyer_name=pick_language(obj.get("buyer-name")),

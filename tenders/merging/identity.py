@@ -13,7 +13,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from sources.normalise import BERLIN
-from sources.parsers.eforms.links import portal_references_from_urls
+from sources.parsers.links import portal_references_from_urls
 from sources.records import NoticeRecord
 
 # --- versions ---------------------------------------------------------------------------------------

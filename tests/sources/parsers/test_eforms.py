@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sources.normalise import BERLIN
-from sources.parsers.eforms import EformsParseError, parse_eforms, portal_references_from_urls
+from sources.parsers.eforms import EformsParseError, parse_eforms
 from sources.records import Lot, NoticeKind, TenderStatus
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -482,43 +482,6 @@ def test_links_in_free_text_are_found():
         "</cac:ProcurementProject>"
     )
     assert parse_eforms(notice(body), source="doe").portal_references == ("netserver:9876-NetTender-abc123",)
-
-
-# --- portal_references_from_urls --------------------------------------------------------------
-
-
-def test_portal_references_from_urls():
-    urls = [
-        "https://www.tender24.de/NetServer/TenderingProcedureDetails?function=_Details&TenderOID=54321-Tender-1a09ee5f4b7-72f9ab694e623ec2",
-        "https://vergabe.landbw.de/NetServer/PublicationControllerServlet?function=Detail&TOID=54321-NetTender-17f&Category=x",
-        "https://www.dtvp.de/Satellite/notice/CXP4Y9PRGS5",
-        "https://www.evergabe-online.de/Satellite/public/company/project/CXS7YY6YTM1SY43C/de/overview",
-        "https://www.tender24.de/NetServer/TenderingProcedureDetails?function=_Details&amp;TenderOID=54321-Tender-1a09ee5f4b7-72f9ab694e623ec2",
-        "www.dtvp.de/Satellite/notice/CXP4Y9PRGS5/",
-        None,
-        "",
-    ]
-    assert portal_references_from_urls(urls) == (
-        "netserver:54321-Tender-1a09ee5f4b7-72f9ab694e623ec2",
-        "netserver:54321-NetTender-17f",
-        "cosinex:CXP4Y9PRGS5",
-        "cosinex:CXS7YY6YTM1SY43C",
-    )
-
-
-@pytest.mark.parametrize(
-    "url",
-    [
-        "https://example.org/page?TOID=abc",  # TOID outside NetServer with no NetServer-shaped value
-        "https://www.dtvp.de/Satellite/notice/CX12",  # too short for a cosinex id
-        "https://www.dtvp.de/Satellite/notice/cxp4y9prgs5",  # cosinex ids are upper case
-        "https://www.tender24.de/NetServer/x?TenderOID=<script>",
-        "http://[::1",  # unparsable
-        "not a url",
-    ],
-)
-def test_portal_references_from_urls_ignores_non_portal_links(url):
-    assert portal_references_from_urls([url]) == ()
 
 
 # --- hostile input ----------------------------------------------------------------------------

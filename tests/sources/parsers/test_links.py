@@ -1,0 +1,91 @@
+"""Links in foreign notices and the portal ids they carry: one set of rules for every parser (pure)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sources.parsers.links import portal_references_from_urls, urls_in_json, urls_in_text
+from sources.parsers.ocds import parse_ocds_package
+from sources.parsers.ted_json import parse_ted_notice
+
+
+def test_portal_references_from_urls():
+    urls = [
+        "https://www.tender24.de/NetServer/TenderingProcedureDetails?function=_Details&TenderOID=54321-Tender-1a09ee5f4b7-72f9ab694e623ec2",
+        "https://vergabe.landbw.de/NetServer/PublicationControllerServlet?function=Detail&TOID=54321-NetTender-17f&Category=x",
+        "https://www.dtvp.de/Satellite/notice/CXP4Y9PRGS5",
+        "https://www.evergabe-online.de/Satellite/public/company/project/CXS7YY6YTM1SY43C/de/overview",
+        "https://www.tender24.de/NetServer/TenderingProcedureDetails?function=_Details&amp;TenderOID=54321-Tender-1a09ee5f4b7-72f9ab694e623ec2",
+        "www.dtvp.de/Satellite/notice/CXP4Y9PRGS5/",
+        None,
+        "",
+    ]
+    assert portal_references_from_urls(urls) == (
+        "netserver:54321-Tender-1a09ee5f4b7-72f9ab694e623ec2",
+        "netserver:54321-NetTender-17f",
+        "cosinex:CXP4Y9PRGS5",
+        "cosinex:CXS7YY6YTM1SY43C",
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.org/page?TOID=abc",  # TOID outside NetServer with no NetServer-shaped value
+        "https://www.dtvp.de/Satellite/notice/CX12",  # too short for a cosinex id
+        "https://www.dtvp.de/Satellite/notice/cxp4y9prgs5",  # cosinex ids are upper case
+        "https://www.tender24.de/NetServer/x?TenderOID=<script>",
+        "http://[::1",  # unparsable
+        "not a url",
+    ],
+)
+def test_portal_references_from_urls_ignores_non_portal_links(url):
+    assert portal_references_from_urls([url]) == ()
+
+
+def test_urls_in_text_drop_trailing_punctuation():
+    text = "Unterlagen: https://www.dtvp.de/Satellite/notice/CXP4Y9PRGS5. Fragen (www.vergabe.de/x), sonst nichts"
+    assert urls_in_text(text) == ["https://www.dtvp.de/Satellite/notice/CXP4Y9PRGS5", "www.vergabe.de/x"]
+
+
+def test_urls_in_json_walk_every_string_but_not_forever():
+    document = {"a": ["siehe https://a.example/1", {"b": "http://b.example/2;"}], "n": 5, "c": None}
+    assert urls_in_json(document) == ["https://a.example/1", "http://b.example/2"]
+    deep: dict = {"url": "https://deep.example/"}
+    for _ in range(100):
+        deep = {"x": deep}
+    assert urls_in_json(deep) == []  # hostile nesting ends the walk
+
+
+LOOKALIKE = "https://example.org/page?TOID=abc"  # a TOID outside NetServer with no NetServer-shaped value
+NETSERVER = (
+    "https://vergabe.landbw.de/NetServer/PublicationControllerServlet?function=Detail&amp;TOID=54321-NetTender-17f"
+)
+COSINEX_IN_QUERY = "https://www.evergabe-online.de/tenderdetails.html?id=CXS7YY6YTM1SY43C"
+
+
+def test_ocds_releases_follow_the_same_rules():
+    release = {
+        "ocid": "ocds-x-1",
+        "id": "rel-1",
+        "tag": ["tender"],
+        "tender": {
+            "id": "proc-1",
+            "title": "T",
+            "documents": [{"url": u} for u in (LOOKALIKE, NETSERVER, COSINEX_IN_QUERY)],
+        },
+    }
+    (record,) = parse_ocds_package(json.dumps({"releases": [release]}).encode())
+    assert record.portal_references == ("netserver:54321-NetTender-17f", "cosinex:CXS7YY6YTM1SY43C")
+
+
+def test_ted_notices_follow_the_same_rules():
+    notice = {
+        "publication-number": "123456-2026",
+        "notice-title": {"deu": "Dacharbeiten"},
+        "document-url-lot": {"deu": [LOOKALIKE, NETSERVER, COSINEX_IN_QUERY]},
+    }
+    record = parse_ted_notice(notice)
+    assert record.portal_references == ("netserver:54321-NetTender-17f", "cosinex:CXS7YY6YTM1SY43C")
