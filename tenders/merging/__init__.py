@@ -10,7 +10,7 @@ processing the same notices in any order yields the same tender.
 """
 
 from tenders.merging.compiling import TRACKED_CHANGES, TenderState, compile_tender, state_changes
-from tenders.merging.documents import content_hash, record_from_json, record_json, record_to_json
+from tenders.merging.documents import content_hash, record_from_json, record_json, record_storable, record_to_json
 from tenders.merging.identity import (
     FingerprintTraits,
     fingerprint,
@@ -36,6 +36,7 @@ __all__ = [
     "own_portal_references",
     "record_from_json",
     "record_json",
+    "record_storable",
     "record_to_json",
     "state_changes",
     "traits_of",

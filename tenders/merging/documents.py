@@ -107,11 +107,72 @@ def content_hash(record: NoticeRecord) -> str:
 
 def sha256_json(values: tuple) -> str:
     """SHA-256 of values serialised as JSON: orjson, or the standard library for what orjson refuses."""
+    return hashlib.sha256(_json_bytes(values)[0]).hexdigest()
+
+
+def _json_bytes(value) -> tuple[bytes, bool]:
+    """``value`` as JSON, and whether it holds what PostgreSQL cannot store (NUL, lone surrogates)."""
     try:
-        data = orjson.dumps(values, default=_json_default)
-    except orjson.JSONEncodeError:  # lone surrogates: hash the escaped form, still deterministic
-        data = json.dumps(values, ensure_ascii=True, cls=_FallbackEncoder).encode()
-    return hashlib.sha256(data).hexdigest()
+        data = orjson.dumps(value, default=_json_default)
+    except orjson.JSONEncodeError:  # lone surrogates (or huge integers): the escaped form, still deterministic
+        data = json.dumps(value, ensure_ascii=True, cls=_FallbackEncoder).encode()
+        return data, b"\\u0000" in data or b"\\ud" in data
+    return data, b"\\u0000" in data
+
+
+def record_storable(record: NoticeRecord) -> tuple[NoticeRecord, str]:
+    """The record as PostgreSQL can store it, and its content hash.
+
+    PostgreSQL text and jsonb hold neither NUL characters nor lone surrogates, and hostile
+    feeds send both (in ids, links, payloads): NUL is dropped, a lone surrogate becomes "?".
+    One such notice must not fail the whole batch it arrives in. A clean record (the normal
+    case) is returned as it is; the check rides on the hash serialisation.
+    """
+    data, dirty = _json_bytes(_record_content(record))
+    if not dirty and record.payload:
+        dirty = _json_bytes(record.payload)[1]
+    if dirty:
+        record = _scrubbed(record)
+        data = _json_bytes(_record_content(record))[0]
+    return record, hashlib.sha256(data).hexdigest()
+
+
+def _scrubbed(record: NoticeRecord) -> NoticeRecord:
+    changes = {}
+    for name in (*_RECORD_FIELDS, "payload"):
+        value = getattr(record, name)
+        cleaned = _scrub(value)
+        if cleaned is not value:
+            changes[name] = cleaned
+    return record.replace(**changes) if changes else record
+
+
+def _scrub(value):
+    """``value`` with NUL dropped and lone surrogates replaced in every string; the same object if clean."""
+    if isinstance(value, str):
+        cleaned = value.replace("\x00", "")
+        try:
+            cleaned.encode("utf-8")
+        except UnicodeEncodeError:
+            cleaned = cleaned.encode("utf-8", "replace").decode("utf-8")
+        return value if cleaned == value else cleaned
+    if isinstance(value, tuple | list):
+        items = [_scrub(item) for item in value]
+        if all(new is old for new, old in zip(items, value, strict=True)):
+            return value
+        return type(value)(items)
+    if isinstance(value, dict):
+        pairs = [(_scrub(key), _scrub(item)) for key, item in value.items()]
+        if all(k is old_k and v is old_v for (k, v), (old_k, old_v) in zip(pairs, value.items(), strict=True)):
+            return value
+        return dict(pairs)
+    if isinstance(value, Lot):
+        fields_ = {"lot_id": value.lot_id, "title": value.title, "cpv_codes": value.cpv_codes}
+        cleaned = {key: _scrub(item) for key, item in fields_.items()}
+        if all(cleaned[key] is item for key, item in fields_.items()):
+            return value
+        return Lot(**cleaned, estimated_value=value.estimated_value)
+    return value
 
 
 class _FallbackEncoder(json.JSONEncoder):

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from sources.records import NoticeRecord
 from tenders.bulk import copy_rows, cycle_collection_paused, interleaved, reserve_ids, staged_update, staged_upsert
-from tenders.merging import compile_tender, content_hash, latest_versions, state_changes
+from tenders.merging import compile_tender, latest_versions, record_storable, state_changes
 from tenders.models import Tender
 from tenders.resolution import keys_of, resolve
 from tenders.services.ingest_reads import known_versions, merge_lookups, records_of_tenders, tender_states
@@ -104,10 +104,12 @@ def notices_ingest(
 
 
 def _ingest(records: Sequence[NoticeRecord], *, now: datetime, use_fingerprint: bool | None) -> IngestDelta:
-    records = _dedupe(records)
-    if not records:
+    # Pure, before the lock: what PostgreSQL cannot store is scrubbed, and every record hashed.
+    checked = [record_storable(record) for record in _dedupe(records)]
+    if not checked:
         return IngestDelta()
-    hashes = {id(r): content_hash(r) for r in records}  # pure: computed before the lock is taken
+    records = [record for record, _hash in checked]
+    hashes = {id(record): content_hash for record, content_hash in checked}
     with transaction.atomic():
         lock_ingest()
         if use_fingerprint is None:

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from sources.normalise import BERLIN
 from sources.records import Lot
-from tenders.merging import content_hash, record_from_json, record_json, record_to_json
+from tenders.merging import content_hash, record_from_json, record_json, record_storable, record_to_json
 from tests.factories.records import OCDS_3LOTS, NoticeRecordFactory, eforms_record, ocds_records
 
 
@@ -43,3 +43,34 @@ def test_content_hash_ignores_the_raw_payload_and_sees_every_stated_field():
     )
     moved = record.submission_deadline + timedelta(hours=1)
     assert content_hash(record) != content_hash(record.replace(submission_deadline=moved))
+
+
+def test_clean_records_are_stored_as_they_are():
+    record = NoticeRecordFactory(payload={"format": "ocds", "tag": ["tender"]})
+    stored, digest = record_storable(record)
+    assert stored is record and digest == content_hash(record)
+
+
+def test_nul_and_lone_surrogates_are_scrubbed_everywhere_postgresql_would_refuse_them():
+    record = NoticeRecordFactory(
+        source_notice_id="54321-Tender-\x00abc",
+        url="https://www.tender24.de/x?\ud800=1",
+        cpv_codes=("4526\x001210",),
+        lots=(Lot(lot_id="LOT-\x000001", title="Los\x00 1"),),
+        payload={"raw\x00key": ["wert\x00", {"tief": "\udfff"}]},
+    )
+    stored, digest = record_storable(record)
+    assert stored.source_notice_id == "54321-Tender-abc"
+    assert stored.url == "https://www.tender24.de/x??=1"
+    assert stored.cpv_codes == ("45261210",)
+    assert stored.lots == (Lot(lot_id="LOT-0001", title="Los 1"),)
+    assert stored.payload == {"rawkey": ["wert", {"tief": "?"}]}
+    assert digest == content_hash(stored)
+    assert "\\u0000" not in record_json(stored)
+    assert record_storable(record) == (stored, digest)  # the same hostile notice again: the same row
+
+
+def test_only_the_payload_can_make_a_record_dirty():
+    record = NoticeRecordFactory(payload={"note": "a\x00b"})
+    stored, digest = record_storable(record)
+    assert stored.payload == {"note": "ab"} and digest == content_hash(record)  # the hash never covered the payload

@@ -241,3 +241,19 @@ def test_ted_search_result_joins_the_doe_notice_it_names():
         ("doe", MergeRule.NEW),
         ("ted", MergeRule.NOTICE_REFERENCE),
     ]
+
+
+@pytest.mark.django_db
+def test_a_hostile_notice_does_not_fail_its_batch():
+    """PostgreSQL stores neither NUL nor lone surrogates; one notice carrying them must not sink the others."""
+    hostile = NoticeRecordFactory(
+        source_notice_id="54321-Tender-\x00evil", url="https://x.example/\ud800", payload={"raw": "\x00"}
+    )
+    fine = NoticeRecordFactory()
+    delta = notices_ingest(records=[hostile, fine], now=NOW, use_fingerprint=False)
+    assert len(delta.created) == 2
+    source = TenderSource.objects.get(source_notice_id="54321-Tender-evil")
+    assert source.url == "https://x.example/?"
+    assert source.versions.get().record["payload"] == {"raw": ""}
+    again = notices_ingest(records=[hostile, fine], now=NOW, use_fingerprint=False)
+    assert again.unchanged == 2 and again.created == ()
