@@ -125,16 +125,51 @@ def record_storable(record: NoticeRecord) -> tuple[NoticeRecord, str]:
 
     PostgreSQL text and jsonb hold neither NUL characters nor lone surrogates, and hostile
     feeds send both (in ids, links, payloads): NUL is dropped, a lone surrogate becomes "?".
-    One such notice must not fail the whole batch it arrives in. A clean record (the normal
-    case) is returned as it is; the check rides on the hash serialisation.
+    Identifiers longer than their columns are shortened by ``fit_identifier``. One such
+    notice must not fail the whole batch it arrives in. A clean record (the normal case) is
+    returned as it is; the check rides on the hash serialisation.
     """
     data, dirty = _json_bytes(_record_content(record))
     if not dirty and record.payload:
         dirty = _json_bytes(record.payload)[1]
     if dirty:
         record = _scrubbed(record)
+    fitted = _identifiers_fitted(record)
+    if dirty or fitted is not record:
+        record = fitted
         data = _json_bytes(_record_content(record))[0]
     return record, hashlib.sha256(data).hexdigest()
+
+
+# Column sizes of the identifiers a record writes (tenders.models; a test keeps them in step).
+IDENTIFIER_LIMITS = {"source_notice_id": 200, "ocid": 120, "procedure_id": 120, "version": 10}
+PORTAL_REFERENCE_LIMIT = 200
+
+
+def fit_identifier(value: str, limit: int) -> str:
+    """An over-long identifier shortened to ``limit`` without losing its identity.
+
+    Cutting alone could make two different ids equal (a false merge); the cut keeps a
+    hash of the whole id, so equal ids stay equal and different ones stay different.
+    """
+    if len(value) <= limit:
+        return value
+    digest = hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()
+    keep = max(0, limit - 17)
+    return f"{value[:keep]}~{digest[: limit - keep - 1]}"
+
+
+def _identifiers_fitted(record: NoticeRecord) -> NoticeRecord:
+    changes = {
+        name: fit_identifier(value, limit)
+        for name, limit in IDENTIFIER_LIMITS.items()
+        if (value := getattr(record, name)) and len(value) > limit
+    }
+    if any(len(ref) > PORTAL_REFERENCE_LIMIT for ref in record.portal_references):
+        changes["portal_references"] = tuple(
+            fit_identifier(ref, PORTAL_REFERENCE_LIMIT) for ref in record.portal_references
+        )
+    return record.replace(**changes) if changes else record
 
 
 def _scrubbed(record: NoticeRecord) -> NoticeRecord:

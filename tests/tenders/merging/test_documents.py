@@ -74,3 +74,37 @@ def test_only_the_payload_can_make_a_record_dirty():
     record = NoticeRecordFactory(payload={"note": "a\x00b"})
     stored, digest = record_storable(record)
     assert stored.payload == {"note": "ab"} and digest == content_hash(record)  # the hash never covered the payload
+
+
+def test_over_long_identifiers_are_shortened_without_losing_identity():
+    long_id = "54321-Tender-" + "x" * 300
+    record = NoticeRecordFactory(
+        source_notice_id=long_id,
+        ocid="ocds-" + "o" * 200,
+        procedure_id="p" * 121,
+        version="0" * 11 + "2",
+        portal_references=("netserver:" + "t" * 250,),
+    )
+    stored, _ = record_storable(record)
+    assert len(stored.source_notice_id) == 200 and stored.source_notice_id.startswith("54321-Tender-xxx")
+    assert (len(stored.ocid), len(stored.procedure_id), len(stored.version)) == (120, 120, 10)
+    assert len(stored.portal_references[0]) == 200
+    other, _ = record_storable(record.replace(source_notice_id=long_id + "y"))
+    assert other.source_notice_id != stored.source_notice_id  # a different id stays different
+    assert record_storable(record)[0] == stored  # and the same one stays the same
+
+
+def test_identifier_limits_are_the_column_sizes():
+    from tenders.merging.documents import IDENTIFIER_LIMITS, PORTAL_REFERENCE_LIMIT
+    from tenders.models import Tender, TenderSource, TenderVersion
+
+    def size(model, name):
+        return model._meta.get_field(name).max_length
+
+    assert {
+        "source_notice_id": min(size(TenderSource, "source_notice_id"), size(TenderVersion, "source_notice_id")),
+        "ocid": min(size(Tender, "ocid"), size(TenderSource, "ocid")),
+        "procedure_id": min(size(Tender, "procedure_id"), size(TenderSource, "procedure_id")),
+        "version": min(size(TenderVersion, "version"), size(TenderSource, "latest_version")),
+    } == IDENTIFIER_LIMITS
+    assert Tender._meta.get_field("portal_references").base_field.max_length == PORTAL_REFERENCE_LIMIT

@@ -257,3 +257,12 @@ def test_a_hostile_notice_does_not_fail_its_batch():
     assert source.versions.get().record["payload"] == {"raw": ""}
     again = notices_ingest(records=[hostile, fine], now=NOW, use_fingerprint=False)
     assert again.unchanged == 2 and again.created == ()
+
+
+@pytest.mark.django_db
+def test_over_long_identifiers_do_not_fail_their_batch():
+    long = NoticeRecordFactory(source_notice_id="x" * 500, ocid="o" * 500, procedure_id="p" * 500, version="9" * 30)
+    delta = notices_ingest(records=[long, NoticeRecordFactory()], now=NOW, use_fingerprint=False)
+    assert len(delta.created) == 2
+    again = notices_ingest(records=[long], now=NOW, use_fingerprint=False)
+    assert again.unchanged == 1
