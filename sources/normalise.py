@@ -191,23 +191,27 @@ def clean_text(raw: str | None, *, limit: int | None = None) -> str:
 
 def parse_decimal(raw) -> Decimal | None:
     """ "1.234.567,89", "1234567.89", 1234567 -> Decimal; garbage -> None."""
-    if raw is None or raw == "":
+    if raw is None or raw == "" or isinstance(raw, bool):
         return None
-    if isinstance(raw, (int, Decimal)):
-        return Decimal(raw)
-    if isinstance(raw, float):
-        return Decimal(str(raw))
-    text = re.sub(r"[^\d,.\-]", "", str(raw))
-    if not text:
-        return None
-    if "," in text and "." in text:
-        text = text.replace(".", "").replace(",", ".") if text.rfind(",") > text.rfind(".") else text.replace(",", "")
-    elif "," in text:
-        text = text.replace(".", "").replace(",", ".") if text.count(",") == 1 else text.replace(",", "")
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        return None
+    if isinstance(raw, int | Decimal):
+        value = Decimal(raw)
+    elif isinstance(raw, float):  # JSON numbers, including NaN and Infinity, which json.loads accepts
+        value = Decimal(str(raw))
+    else:
+        text = re.sub(r"[^\d,.\-]", "", str(raw))
+        if not text:
+            return None
+        if "," in text and "." in text:
+            text = (
+                text.replace(".", "").replace(",", ".") if text.rfind(",") > text.rfind(".") else text.replace(",", "")
+            )
+        elif "," in text:
+            text = text.replace(".", "").replace(",", ".") if text.count(",") == 1 else text.replace(",", "")
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            return None
+    # A value is a non-negative amount; NaN, infinities and negatives (typed numbers too) are garbage.
     return value if value.is_finite() and value >= 0 else None
 
 

@@ -93,7 +93,7 @@ class FingerprintTraits:
 
 def value_bucket(value: Decimal | None) -> int | None:
     """Quarter-decades: 100,000 and 150,000 share a bucket, 100,000 and 1,000,000 do not."""
-    if value is None or value <= 0:
+    if value is None or not value.is_finite() or value <= 0:
         return None
     return math.floor(math.log10(float(value)) * 4)
 

@@ -42,7 +42,7 @@ STATE_FIELDS = (
     "content_hash",
 )
 
-_MAX_VALUE = 10**16  # numeric(18, 2); an implausible figure is worse than none
+_MAX_VALUE = 10**16  # numeric(18, 2), and the column refuses negatives: an implausible figure is worse than none
 
 
 def state_values(state: TenderState) -> list:
@@ -66,7 +66,7 @@ def state_values(state: TenderState) -> list:
         state.postal_code[:5],
         (state.town or "")[:200],
         state.country[:3],
-        value if value is None or abs(value) < _MAX_VALUE else None,
+        value if value is not None and value.is_finite() and 0 <= value < _MAX_VALUE else None,
         state.currency[:3],
         state.published_at,
         state.submission_deadline,

@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 import re
 import unicodedata
+from decimal import Decimal
 
 import pytest
 
-from sources.normalise import clean_text
+from sources.normalise import clean_text, parse_decimal
 
 
 def _reference(raw: str) -> str:
@@ -52,3 +53,27 @@ def test_clean_text_agrees_with_its_definition_on_random_text():
 def test_clean_text_limit_ends_with_an_ellipsis():
     assert clean_text("Sanierung der Grundschule", limit=10) == "Sanierung…"
     assert clean_text(None) == clean_text("") == ""
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("1.234.567,89 €", Decimal("1234567.89")),
+        ("1234567.89", Decimal("1234567.89")),
+        (250000, Decimal("250000")),
+        (12.5, Decimal("12.5")),
+        (Decimal("0"), Decimal("0")),
+        ("-5", None),
+        (-5, None),  # typed numbers get the same checks as text
+        (Decimal("-1"), None),
+        (float("nan"), None),  # json.loads accepts NaN and Infinity
+        (float("inf"), None),
+        (Decimal("NaN"), None),
+        (True, None),
+        ("keine Angabe", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_parse_decimal_accepts_only_finite_non_negative_amounts(raw, expected):
+    assert parse_decimal(raw) == expected

@@ -266,3 +266,15 @@ def test_over_long_identifiers_do_not_fail_their_batch():
     assert len(delta.created) == 2
     again = notices_ingest(records=[long], now=NOW, use_fingerprint=False)
     assert again.unchanged == 1
+
+
+@pytest.mark.django_db
+def test_amounts_the_value_column_refuses_are_left_out():
+    records = [
+        NoticeRecordFactory(title="Negativer Wert Dachdeckerarbeiten", estimated_value=Decimal("-5")),
+        NoticeRecordFactory(title="Kein Wert Dachdeckerarbeiten", estimated_value=Decimal("NaN")),
+        NoticeRecordFactory(title="Riesiger Wert Dachdeckerarbeiten", estimated_value=Decimal("1E+20")),
+    ]
+    delta = notices_ingest(records=records, now=NOW, use_fingerprint=False)
+    assert len(delta.created) == 3
+    assert set(Tender.objects.values_list("estimated_value", flat=True)) == {None}
