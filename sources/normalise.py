@@ -238,6 +238,17 @@ def parse_iso_datetime(raw: str | None, *, default_time: time | None = None) -> 
         return None
     if value.tzinfo is None:
         value = value.replace(tzinfo=BERLIN)
+    return plausible_datetime(value)
+
+
+PLAUSIBLE_YEARS = range(1990, 2100)
+
+
+def plausible_datetime(value: datetime | None) -> datetime | None:
+    """None for placeholder dates (0001-01-01, 9999-12-31 …): no notice means them, and time-zone
+    arithmetic on them overflows Python's date range. Decided on the year as written, before any conversion."""
+    if value is None or value.year not in PLAUSIBLE_YEARS:
+        return None
     return value
 
 
@@ -271,7 +282,7 @@ def parse_german_datetime(raw: str | None) -> datetime | None:
         value = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0))
     except ValueError:
         return None
-    return value.replace(tzinfo=BERLIN)
+    return plausible_datetime(value.replace(tzinfo=BERLIN))
 
 
 def first_nonempty(*values):

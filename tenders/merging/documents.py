@@ -16,6 +16,7 @@ from operator import attrgetter
 
 import orjson
 
+from sources.normalise import plausible_datetime
 from sources.records import Lot, NoticeKind, NoticeRecord, TenderStatus
 
 _RECORD_FIELDS = tuple(f.name for f in fields(NoticeRecord) if f.name != "payload")
@@ -125,7 +126,8 @@ def record_storable(record: NoticeRecord) -> tuple[NoticeRecord, str]:
 
     PostgreSQL text and jsonb hold neither NUL characters nor lone surrogates, and hostile
     feeds send both (in ids, links, payloads): NUL is dropped, a lone surrogate becomes "?".
-    Identifiers longer than their columns are shortened by ``fit_identifier``. One such
+    Identifiers longer than their columns are shortened by ``fit_identifier``; placeholder
+    dates (year 9999 …) are dropped, whichever adapter built the record. One such
     notice must not fail the whole batch it arrives in. A clean record (the normal case) is
     returned as it is; the check rides on the hash serialisation.
     """
@@ -134,7 +136,7 @@ def record_storable(record: NoticeRecord) -> tuple[NoticeRecord, str]:
         dirty = _json_bytes(record.payload)[1]
     if dirty:
         record = _scrubbed(record)
-    fitted = _identifiers_fitted(record)
+    fitted = _fitted(record)
     if dirty or fitted is not record:
         record = fitted
         data = _json_bytes(_record_content(record))[0]
@@ -159,8 +161,16 @@ def fit_identifier(value: str, limit: int) -> str:
     return f"{value[:keep]}~{digest[: limit - keep - 1]}"
 
 
-def _identifiers_fitted(record: NoticeRecord) -> NoticeRecord:
-    changes = {
+_DATE_FIELDS = ("published_at", "submission_deadline", "questions_deadline")
+
+
+def _fitted(record: NoticeRecord) -> NoticeRecord:
+    changes: dict = {
+        name: None
+        for name in _DATE_FIELDS
+        if (value := getattr(record, name)) is not None and plausible_datetime(value) is None
+    }
+    changes |= {
         name: fit_identifier(value, limit)
         for name, limit in IDENTIFIER_LIMITS.items()
         if (value := getattr(record, name)) and len(value) > limit

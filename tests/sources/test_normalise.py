@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 import re
 import unicodedata
+from datetime import datetime
 from decimal import Decimal
 
 import pytest
 
-from sources.normalise import clean_text, parse_decimal
+from sources.normalise import BERLIN, clean_text, parse_decimal, parse_german_datetime, parse_iso_datetime
 
 
 def _reference(raw: str) -> str:
@@ -77,3 +78,15 @@ def test_clean_text_limit_ends_with_an_ellipsis():
 )
 def test_parse_decimal_accepts_only_finite_non_negative_amounts(raw, expected):
     assert parse_decimal(raw) == expected
+
+
+@pytest.mark.parametrize(
+    "raw", ["9999-12-31T23:59:59Z", "9999-12-31", "0001-01-01T00:00:00+05:00", "9999-12-31T23:00:00-05:00"]
+)
+def test_placeholder_dates_are_no_dates(raw):
+    assert parse_iso_datetime(raw) is None
+
+
+def test_german_placeholder_dates_are_no_dates_either():
+    assert parse_german_datetime("31.12.9999 23:59") is None
+    assert parse_german_datetime("01.10.2026 12:00") == datetime(2026, 10, 1, 12, 0, tzinfo=BERLIN)

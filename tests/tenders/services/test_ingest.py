@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
@@ -278,3 +278,12 @@ def test_amounts_the_value_column_refuses_are_left_out():
     delta = notices_ingest(records=records, now=NOW, use_fingerprint=False)
     assert len(delta.created) == 3
     assert set(Tender.objects.values_list("estimated_value", flat=True)) == {None}
+
+
+@pytest.mark.django_db
+def test_placeholder_dates_from_any_adapter_are_dropped_not_fatal():
+    far = datetime(9999, 12, 31, 23, 59, tzinfo=UTC)  # a placeholder; in Berlin time it would be year 10000
+    record = NoticeRecordFactory(title="Platzhalterfrist Dachdeckerarbeiten", submission_deadline=far)
+    delta = notices_ingest(records=[record], now=NOW, use_fingerprint=True)
+    tender = Tender.objects.get(pk=delta.created[0])
+    assert tender.submission_deadline is None and tender.status == "active"
