@@ -127,7 +127,8 @@ def record_storable(record: NoticeRecord) -> tuple[NoticeRecord, str]:
     PostgreSQL text and jsonb hold neither NUL characters nor lone surrogates, and hostile
     feeds send both (in ids, links, payloads): NUL is dropped, a lone surrogate becomes "?".
     Identifiers longer than their columns are shortened by ``fit_identifier``; placeholder
-    dates (year 9999 …) are dropped, whichever adapter built the record. One such
+    dates (year 9999 …) are dropped and overlong texts cut (``TEXT_LIMITS``), whichever
+    adapter built the record. One such
     notice must not fail the whole batch it arrives in. A clean record (the normal case) is
     returned as it is; the check rides on the hash serialisation.
     """
@@ -162,6 +163,8 @@ def fit_identifier(value: str, limit: int) -> str:
 
 
 _DATE_FIELDS = ("published_at", "submission_deadline", "questions_deadline")
+# Far above any real notice, far below what breaks: PostgreSQL refuses a search vector over 1 MB.
+TEXT_LIMITS = {"title": 2_000, "description": 50_000}
 
 
 def _fitted(record: NoticeRecord) -> NoticeRecord:
@@ -174,6 +177,11 @@ def _fitted(record: NoticeRecord) -> NoticeRecord:
         name: fit_identifier(value, limit)
         for name, limit in IDENTIFIER_LIMITS.items()
         if (value := getattr(record, name)) and len(value) > limit
+    }
+    changes |= {
+        name: value[: limit - 1].rstrip() + "…"
+        for name, limit in TEXT_LIMITS.items()
+        if len(value := getattr(record, name)) > limit
     }
     if any(len(ref) > PORTAL_REFERENCE_LIMIT for ref in record.portal_references):
         changes["portal_references"] = tuple(

@@ -287,3 +287,14 @@ def test_placeholder_dates_from_any_adapter_are_dropped_not_fatal():
     delta = notices_ingest(records=[record], now=NOW, use_fingerprint=True)
     tender = Tender.objects.get(pk=delta.created[0])
     assert tender.submission_deadline is None and tender.status == "active"
+
+
+@pytest.mark.django_db
+def test_a_description_too_big_for_the_search_vector_is_cut_not_fatal():
+    # Distinct words, so the German search vector would pass PostgreSQL's 1 MB limit if stored whole.
+    huge = " ".join(f"Leistung{n:07d}" for n in range(200_000))
+    record = NoticeRecordFactory(title="Riesige Beschreibung Dachdeckerarbeiten", description=huge)
+    delta = notices_ingest(records=[record], now=NOW, use_fingerprint=False)
+    tender = Tender.objects.get(pk=delta.created[0])
+    assert len(tender.description) == 50_000 and tender.description.endswith("…")
+    assert Tender.objects.filter(search_vector="Leistung0000001").exists()
