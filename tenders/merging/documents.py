@@ -127,8 +127,8 @@ def record_storable(record: NoticeRecord) -> tuple[NoticeRecord, str]:
     PostgreSQL text and jsonb hold neither NUL characters nor lone surrogates, and hostile
     feeds send both (in ids, links, payloads): NUL is dropped, a lone surrogate becomes "?".
     Identifiers longer than their columns are shortened by ``fit_identifier``; placeholder
-    dates (year 9999 …) are dropped and overlong texts cut (``TEXT_LIMITS``), whichever
-    adapter built the record. One such
+    dates (year 9999 …) and CPV codes that are not eight digits are dropped, and overlong
+    texts cut (``TEXT_LIMITS``), whichever adapter built the record. One such
     notice must not fail the whole batch it arrives in. A clean record (the normal case) is
     returned as it is; the check rides on the hash serialisation.
     """
@@ -183,6 +183,8 @@ def _fitted(record: NoticeRecord) -> NoticeRecord:
         for name, limit in TEXT_LIMITS.items()
         if len(value := getattr(record, name)) > limit
     }
+    if not all(len(code) == 8 and code.isdigit() for code in record.cpv_codes):  # e.g. "45000000-7" unnormalised
+        changes["cpv_codes"] = tuple(code for code in record.cpv_codes if len(code) == 8 and code.isdigit())
     if any(len(ref) > PORTAL_REFERENCE_LIMIT for ref in record.portal_references):
         changes["portal_references"] = tuple(
             fit_identifier(ref, PORTAL_REFERENCE_LIMIT) for ref in record.portal_references

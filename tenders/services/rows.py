@@ -55,7 +55,7 @@ def state_values(state: TenderState) -> list:
         state.description,
         (state.buyer_name or "")[:500],
         (state.buyer_id or "")[:200],
-        state.procedure_type,
+        state.procedure_type[:40],
         state.status,
         list(state.cpv_codes),
         list(state.cpv_divisions),

@@ -108,3 +108,11 @@ def test_identifier_limits_are_the_column_sizes():
         "version": min(size(TenderVersion, "version"), size(TenderSource, "latest_version")),
     } == IDENTIFIER_LIMITS
     assert Tender._meta.get_field("portal_references").base_field.max_length == PORTAL_REFERENCE_LIMIT
+
+
+def test_cpv_codes_that_are_not_eight_digits_are_dropped():
+    record = NoticeRecordFactory(cpv_codes=("45261210", "45000000-7", "4526", "ABCDEFGH"))
+    stored, digest = record_storable(record)
+    assert stored.cpv_codes == ("45261210",) and digest == content_hash(stored)
+    clean = NoticeRecordFactory(cpv_codes=("45261210",))
+    assert record_storable(clean)[0] is clean
