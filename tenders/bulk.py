@@ -21,7 +21,7 @@ from tenders.copy_text import row_encoder
 T = TypeVar("T")
 
 
-_CHUNK = 1 << 16  # bytes handed to the connection at a time
+_CHUNK = 1 << 16  # characters (about as many bytes) handed to the connection at a time
 
 
 def copy_rows(
