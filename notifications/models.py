@@ -246,6 +246,10 @@ class Webhook(models.Model):
     """A partner endpoint for one saved search; events are signed with HMAC-SHA256."""
 
     saved_search = models.ForeignKey(SavedSearch, on_delete=models.CASCADE, related_name="webhooks")
+    # Who connected it: a webhook on someone else's profile only sends while that profile is shared.
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     url = models.URLField(max_length=2000)
     secret = EncryptedTextField()
     is_active = models.BooleanField(default=True)

@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from notifications.models import (
@@ -48,15 +50,25 @@ class WebhookCreated:
     secret: str  # shown to the admin once, stored encrypted, never displayed again
 
 
-def webhook_create(*, saved_search: SavedSearch, url: str) -> WebhookCreated:
-    """Register an HTTPS endpoint for a profile; raises ``ValidationError`` for a URL we must not call."""
+def webhook_create(*, saved_search: SavedSearch, url: str, created_by: AbstractBaseUser) -> WebhookCreated:
+    """Register an HTTPS endpoint for a profile; raises ``ValidationError`` for a URL we must not call.
+
+    Only the creator's own profiles and shared ones qualify (``webhook_may_send``): a webhook on
+    another person's private profile would hand its matches to a third party behind the owner's back.
+    """
+    if not (saved_search.is_shared or saved_search.owner_id == created_by.pk):
+        raise ValidationError(
+            "Nur eigene oder geteilte Suchprofile können einen Webhook bekommen.", code="saved_search"
+        )
     try:
         url = webhook_url_check(url, allow_loopback=settings.SOURCES_ALLOW_LOOPBACK)
     except WebhookTargetRefused as exc:
         raise ValidationError(exc.message, code="url") from exc
     secret = new_signing_secret()
     with transaction.atomic():
-        webhook = Webhook.objects.create(saved_search=saved_search, url=url, secret=secret, is_active=True)
+        webhook = Webhook.objects.create(
+            saved_search=saved_search, url=url, secret=secret, is_active=True, created_by=created_by
+        )
     return WebhookCreated(webhook=webhook, secret=secret)
 
 
@@ -90,9 +102,16 @@ def _clean_ids(ids: Iterable[int]) -> list[int]:
     return sorted({int(i) for i in ids})
 
 
+# The creation rule, held at send time too: a profile made private later stops feeding
+# webhooks that others connected to it (and a webhook without a known creator needs a shared profile).
+webhook_may_send = Q(saved_search__is_shared=True) | Q(saved_search__owner=F("created_by"))
+
+
 def _active_webhooks_by_search(search_ids: Iterable[int]) -> dict[int, list[int]]:
     hooks: dict[int, list[int]] = defaultdict(list)
-    rows = Webhook.objects.filter(is_active=True, saved_search_id__in=set(search_ids), saved_search__is_active=True)
+    rows = Webhook.objects.filter(
+        webhook_may_send, is_active=True, saved_search_id__in=set(search_ids), saved_search__is_active=True
+    )
     for webhook_id, search_id in rows.order_by("id").values_list("id", "saved_search_id"):
         hooks[search_id].append(webhook_id)
     return hooks

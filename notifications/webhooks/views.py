@@ -33,9 +33,11 @@ class WebhookListView(TenantAdminRequiredMixin, View):
         if not form.is_valid():
             return self._render(request, form, status=400)
         try:
-            created = webhook_create(saved_search=form.cleaned_data["saved_search"], url=form.cleaned_data["url"])
+            created = webhook_create(
+                saved_search=form.cleaned_data["saved_search"], url=form.cleaned_data["url"], created_by=request.user
+            )
         except ValidationError as exc:
-            form.add_error("url", exc.messages[0])
+            form.add_error("saved_search" if exc.code == "saved_search" else "url", exc.messages[0])
             return self._render(request, form, status=400)
         # The only time the secret is shown; not redirected, so it never passes through the session.
         response = render(

@@ -55,7 +55,7 @@ def build_scene(test_tenant, url: str) -> Scene:
     search = SavedSearch.objects.create(
         owner=admin, name="Dachsanierung Bayern", filters={"q": "Dach"}, active_since=timezone.now()
     )
-    created = webhook_create(saved_search=search, url=url)
+    created = webhook_create(saved_search=search, url=url, created_by=admin)
     return Scene(search=search, webhook=created.webhook, secret=created.secret)
 
 

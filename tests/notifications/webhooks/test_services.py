@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
@@ -32,7 +33,7 @@ def test_created_webhook_stores_the_secret_encrypted(scene):
 )
 def test_create_refuses_urls_we_must_not_call(scene, url):
     with pytest.raises(ValidationError):
-        webhook_create(saved_search=scene.search, url=url)
+        webhook_create(saved_search=scene.search, url=url, created_by=scene.search.owner)
     assert Webhook.objects.count() == 1
 
 
@@ -58,8 +59,12 @@ def test_matched_event_carries_tender_profile_and_a_stable_key(scene):
 
 
 def test_one_event_per_active_webhook_of_the_profile_only(scene, alpha):
-    second = webhook_create(saved_search=scene.search, url="http://127.0.0.1:9/other").webhook
-    inactive = webhook_create(saved_search=scene.search, url="http://127.0.0.1:9/off").webhook
+    second = webhook_create(
+        saved_search=scene.search, url="http://127.0.0.1:9/other", created_by=scene.search.owner
+    ).webhook
+    inactive = webhook_create(
+        saved_search=scene.search, url="http://127.0.0.1:9/off", created_by=scene.search.owner
+    ).webhook
     webhook_set_active(webhook=inactive, is_active=False)
     other_search = SavedSearch.objects.create(
         owner=scene.search.owner, name="Ohne Webhook", filters={}, active_since=scene.search.active_since
@@ -128,3 +133,33 @@ def test_deactivating_drops_unsent_events_and_delete_removes_the_log(scene):
     webhook_delete(webhook=scene.webhook)
     assert not WebhookEvent.objects.exists()
     assert not Webhook.objects.exists()
+
+
+def test_only_own_or_shared_profiles_get_a_webhook(scene, alpha):
+    member = get_user_model().objects.get(username=alpha.member_email)
+    private = SavedSearch.objects.create(
+        owner=member, name="Privat", filters={}, active_since=scene.search.active_since, is_shared=False
+    )
+    with pytest.raises(ValidationError) as refused:
+        webhook_create(saved_search=private, url="http://127.0.0.1:9/x", created_by=scene.search.owner)
+    assert refused.value.code == "saved_search"
+    private.is_shared = True
+    private.save(update_fields=["is_shared"])
+    assert webhook_create(saved_search=private, url="http://127.0.0.1:9/x", created_by=scene.search.owner).webhook
+
+
+def test_a_profile_made_private_stops_feeding_webhooks_others_connected(scene, alpha):
+    member = get_user_model().objects.get(username=alpha.member_email)
+    shared = SavedSearch.objects.create(
+        owner=member, name="Geteilt", filters={}, active_since=scene.search.active_since, is_shared=True
+    )
+    webhook_create(saved_search=shared, url="http://127.0.0.1:9/partner", created_by=scene.search.owner)
+    tender = ingest_tenders(1)[0]
+    first = scene.match(tender, search=shared)
+    assert webhook_events_for_matches(match_ids=[first.pk]) == 1
+
+    SavedSearch.objects.filter(pk=shared.pk).update(is_shared=False)  # the owner takes it back
+    second = scene.match(ingest_tenders(1)[0], search=shared)
+    assert webhook_events_for_matches(match_ids=[second.pk]) == 0
+    own = scene.match(ingest_tenders(1)[0])  # the admin's own profile still feeds the admin's webhook
+    assert webhook_events_for_matches(match_ids=[own.pk]) == 1
