@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -142,6 +143,9 @@ def _execute(source: Source, run: FetchRun, produce: Callable[[], Iterable[Fetch
     except SourceDenied as exc:
         _finish(run, status=FetchRunStatus.FAILED, reason="denylist", error=str(exc))
         return RunOutcome(run=run)
+    except ValidationError as exc:  # unknown adapter type or settings it refuses: the operator must fix the Source
+        _finish(run, status=FetchRunStatus.FAILED, reason="configuration", error="; ".join(exc.messages))
+        return RunOutcome(run=run)
     except Blocked as exc:
         _finish(run, status=FetchRunStatus.BLOCKED, reason=exc.reason or "blocked", error=str(exc))
         return RunOutcome(run=run)
@@ -170,12 +174,13 @@ def source_poll(
     """Poll one source now. ``cursor`` replaces the stored cursor for this run only (backfills)."""
     source = Source.objects.get(pk=source_id)
     run = _start_run(source, trigger=trigger)
-    adapter_class = get_adapter(source.adapter)
-    config = source_config(source, cursor=cursor, **(settings_overrides or {}))
     persist_cursor = cursor is None
-    cache = conditional_cache_load(source=source) if adapter_class.conditional_requests else None
 
     def produce():
+        # Set up inside the run (a generator runs in _execute): a broken setup ends it as failed, never "running".
+        adapter_class = get_adapter(source.adapter)
+        config = source_config(source, cursor=cursor, **(settings_overrides or {}))
+        cache = conditional_cache_load(source=source) if adapter_class.conditional_requests else None
         with fetcher_factory(fetch_policy_for(source, adapter_class)) as fetcher:
             client = fetcher if cache is None else ConditionalFetcher(fetcher, cache)
             yield from adapter_class().fetch(config=config, fetcher=client, now=now or timezone.now())
@@ -190,16 +195,14 @@ def source_ingest_files(*, source_key: str, paths: list[Path], on_batch=None) ->
     """Import downloaded or saved material through exactly the polling path (no network)."""
     source = Source.objects.get(key=source_key)
     run = _start_run(source, trigger="file", scope=", ".join(p.name for p in paths)[:200])
-    adapter_class = get_adapter(source.adapter)
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         _finish(run, status=FetchRunStatus.FAILED, reason="file_missing", error="Not found: " + ", ".join(missing))
         return RunOutcome(run=run)
-    config = source_config(source)
     return _execute(
         source,
         run,
-        lambda: adapter_class().parse_files(config=config, paths=paths),
+        lambda: get_adapter(source.adapter)().parse_files(config=source_config(source), paths=paths),
         persist_cursor=False,
         on_batch=on_batch,
     )

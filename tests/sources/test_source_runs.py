@@ -185,3 +185,24 @@ def test_sources_without_conditional_requests_keep_no_validators(db) -> None:
     assert get_adapter("doe").conditional_requests is False
     assert get_adapter("netserver").conditional_requests is True
     assert get_adapter("cosinex").conditional_requests is True
+
+
+@pytest.mark.parametrize(
+    ("change", "reason", "expected"),
+    [
+        ({"adapter": "retired-portal"}, "configuration", "Unknown adapter type"),
+        (
+            {"settings": {"base_url": "https://www.tender24.de/NetServer/", "unknown_option": 1}},
+            "invalid_settings",
+            "unknown_option",
+        ),
+    ],
+)
+def test_a_source_whose_setup_is_broken_fails_its_run_with_the_reason(tender24, change, reason, expected) -> None:
+    # The admin validates settings on save; a renamed adapter or an edited row can still break later.
+    Source.objects.filter(pk=tender24.pk).update(**change)
+    run = source_poll(source_id=tender24.pk).run
+    run.refresh_from_db()
+    assert (run.status, run.error_reason) == (FetchRunStatus.FAILED, reason)
+    assert expected in run.error and run.finished_at is not None
+    assert not FetchRun.objects.filter(status=FetchRunStatus.RUNNING).exists()
