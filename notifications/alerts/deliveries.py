@@ -177,6 +177,7 @@ class SendSummary:
     retrying: int = 0
     failed: int = 0
     marked_uncertain: int = 0
+    waiting: int = 0  # due rows held back because the tenant has no mail route yet (no attempt spent)
     more_due: bool = False
 
 
@@ -185,6 +186,15 @@ def deliveries_send_due(
 ) -> SendSummary:
     """Send this tenant's due mails, one claimed row at a time; every outcome is recorded on its row."""
     summary = SendSummary(marked_uncertain=deliveries_mark_uncertain())
+    try:
+        route = mail_route()
+    except SendError as exc:
+        # No route (yet): the mails are not at fault, so no attempt is spent. Rows that are due say why
+        # they wait, and go out on the first run after the settings are saved.
+        summary.waiting = Delivery.objects.filter(
+            status=DeliveryStatus.PENDING, next_attempt_at__lte=timezone.now()
+        ).update(last_error=str(exc)[:4000])
+        return summary
     transport: MailTransport | None = None
     route_error: SendError | None = None
     try:
@@ -194,7 +204,7 @@ def deliveries_send_due(
                 return summary
             if transport is None and route_error is None:
                 try:
-                    transport = transport_factory(mail_route())
+                    transport = transport_factory(route)
                 except Exception as exc:  # recorded on every row of this run below
                     route_error = classify(exc)
             try:
