@@ -36,7 +36,7 @@ from notifications.alerts.matching import NewMatch, active_searches, matches_ins
 from notifications.alerts.rendering import change_subject, instant_subject, render_mail
 from notifications.alerts.selectors import tenant_base_url, tenders_for_mail
 from notifications.alerts.unsubscribe import SCOPE_DIGEST, SCOPE_SEARCH, UnsubscribeTarget
-from notifications.models import DeliveryKind, DigestInterval, SavedSearch, UserPreference
+from notifications.models import DeliveryKind, DigestInterval, MatchChange, SavedSearch, UserPreference
 from notifications.webhooks.services import webhook_events_for_changes, webhook_events_for_matches
 
 
@@ -91,23 +91,21 @@ def change_alerts_create(*, change_ids: Sequence[int], now: datetime) -> list[in
     """One update mail per saved search with instant alerts for changes of tenders it already told about."""
     if not change_ids:
         return []
+    # Decide who can be mailed before claiming, as for new matches: a claimed change is never told again,
+    # so a change of a search whose owner cannot be mailed right now stays for the digest.
+    search_ids = MatchChange.objects.filter(pk__in=list(change_ids)).values_list("match__saved_search_id", flat=True)
+    searches = _alertable_searches(set(search_ids))
+    if not searches:
+        return []
     pending = claim_changes(
-        change_filter={
-            "pk__in": list(change_ids),
-            "match__saved_search__in": SavedSearch.objects.filter(
-                is_active=True, instant_alert=True, email_enabled=True, owner__is_active=True
-            ),
-        },
-        now=now,
+        change_filter={"pk__in": list(change_ids), "match__saved_search_id__in": list(searches)}, now=now
     )
     grouped = by_search(pending)
-    searches = _alertable_searches(grouped)
     tenders = tenders_for_mail({c.tender_id for c in pending})
     base_url = tenant_base_url()
     return [
         _search_mail(searches[search_id], [], rows, tenders=tenders, base_url=base_url).pk
         for search_id, rows in grouped.items()
-        if search_id in searches
     ]
 
 

@@ -78,3 +78,28 @@ def test_real_ingest_changes_become_one_notice_per_match_and_change(alpha):
 def test_changes_of_tenders_nobody_matched_create_nothing(alpha):
     connection.set_tenant(alpha.tenant)
     assert match_changes_insert(changed={999999: {"status": ["active", "cancelled"]}}, now=timezone.now()) == []
+
+
+def test_a_change_the_owner_cannot_be_mailed_now_is_not_used_up(alpha):
+    """A change is told once; while its owner's address is unusable it must stay for later (digest, fixed address)."""
+    from notifications.alerts.services import change_alerts_create
+
+    record = notice(title="Dach", submission_deadline=datetime(2026, 10, 1, 12, tzinfo=BERLIN))
+    first = ingest(record)
+    connection.set_tenant(alpha.tenant)
+    owner = user(alpha.member_email)
+    search = saved_search(owner, name="A", q="Dach", instant_alert=True)
+    now = timezone.now()
+    TenderMatch.objects.create(saved_search=search, tender_id=first.created[0], matched_at=now, notified_at=now)
+    connection.set_schema_to_public()
+    moved = ingest(changed_notice(record, submission_deadline=datetime(2026, 10, 15, 12, tzinfo=BERLIN)))
+    connection.set_tenant(alpha.tenant)
+    [change] = match_changes_insert(changed=moved.changed, now=now)
+
+    type(owner).objects.filter(pk=owner.pk).update(email="kaputt")
+    assert change_alerts_create(change_ids=[change], now=now) == []
+    assert MatchChange.objects.get(pk=change).notified_at is None
+
+    type(owner).objects.filter(pk=owner.pk).update(email=alpha.member_email)
+    assert len(change_alerts_create(change_ids=[change], now=now)) == 1
+    assert MatchChange.objects.get(pk=change).notified_at is not None
