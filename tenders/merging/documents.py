@@ -127,7 +127,7 @@ def record_storable(record: NoticeRecord) -> tuple[NoticeRecord, str]:
     PostgreSQL text and jsonb hold neither NUL characters nor lone surrogates, and hostile
     feeds send both (in ids, links, payloads): NUL is dropped, a lone surrogate becomes "?".
     Identifiers longer than their columns are shortened by ``fit_identifier``; placeholder
-    dates (year 9999 …) and CPV codes that are not eight digits are dropped, and overlong
+    dates (year 9999 …), implausible amounts and CPV codes that are not eight digits are dropped, and overlong
     texts cut (``TEXT_LIMITS``), whichever adapter built the record. One such
     notice must not fail the whole batch it arrives in. A clean record (the normal case) is
     returned as it is; the check rides on the hash serialisation.
@@ -165,6 +165,14 @@ def fit_identifier(value: str, limit: int) -> str:
 _DATE_FIELDS = ("published_at", "submission_deadline", "questions_deadline")
 # Far above any real notice, far below what breaks: PostgreSQL refuses a search vector over 1 MB.
 TEXT_LIMITS = {"title": 2_000, "description": 50_000}
+VALUE_LIMIT = Decimal(10) ** 16  # numeric(18, 2); an implausible figure is worse than none
+
+
+def plausible_value(value: Decimal | None) -> Decimal | None:
+    """A finite amount in [0, VALUE_LIMIT), else None (the column refuses the rest)."""
+    if value is None or not value.is_finite() or not (0 <= value < VALUE_LIMIT):
+        return None
+    return value
 
 
 def _fitted(record: NoticeRecord) -> NoticeRecord:
@@ -178,6 +186,8 @@ def _fitted(record: NoticeRecord) -> NoticeRecord:
         for name, limit in IDENTIFIER_LIMITS.items()
         if (value := getattr(record, name)) and len(value) > limit
     }
+    if record.estimated_value is not None and plausible_value(record.estimated_value) is None:
+        changes["estimated_value"] = None
     changes |= {
         name: value[: limit - 1].rstrip() + "…"
         for name, limit in TEXT_LIMITS.items()

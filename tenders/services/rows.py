@@ -42,12 +42,9 @@ STATE_FIELDS = (
     "content_hash",
 )
 
-_MAX_VALUE = 10**16  # numeric(18, 2), and the column refuses negatives: an implausible figure is worse than none
-
 
 def state_values(state: TenderState) -> list:
     """The Tender columns of ``STATE_FIELDS``, in that order, clipped to the column sizes."""
-    value = state.estimated_value
     return [
         state.ocid,
         state.procedure_id,
@@ -66,7 +63,7 @@ def state_values(state: TenderState) -> list:
         state.postal_code[:5],
         (state.town or "")[:200],
         state.country[:3],
-        value if value is not None and value.is_finite() and 0 <= value < _MAX_VALUE else None,
+        state.estimated_value,  # records are made storable at the ingest boundary (merging.record_storable)
         state.currency[:3],
         state.published_at,
         state.submission_deadline,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -298,3 +298,15 @@ def test_a_description_too_big_for_the_search_vector_is_cut_not_fatal():
     tender = Tender.objects.get(pk=delta.created[0])
     assert len(tender.description) == 50_000 and tender.description.endswith("…")
     assert Tender.objects.filter(search_vector="Leistung0000001").exists()
+
+
+@pytest.mark.django_db
+def test_a_refused_amount_is_not_reported_as_a_change_later():
+    # Stored as "no value"; the compiled state must agree, or every recompile would report a value change.
+    record = NoticeRecordFactory(title="Riesenwert Dachdeckerarbeiten", estimated_value=Decimal("1E+20"))
+    notices_ingest(records=[record], now=NOW, use_fingerprint=False)
+    moved = record.replace(version="02", submission_deadline=record.submission_deadline + timedelta(days=7))
+    delta = notices_ingest(records=[moved], now=NOW, use_fingerprint=False)
+    [changes] = delta.changed.values()
+    assert set(changes) == {"submission_deadline"}
+
