@@ -12,10 +12,11 @@ import hmac
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import F, Prefetch, Q, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 
 from notifications.api.services import api_key_hash
 from notifications.models import ApiKey, SavedSearch, TenderMatch
+from notifications.portal.selectors import saved_search_visible
 from tenders import search
 from tenders.filters import TenderFilters
 from tenders.models import Tender, TenderSource, TenderVersion
@@ -57,7 +58,8 @@ def tender_detail(*, tender_id: int) -> Tender:
 
 
 def saved_search_visible_to(*, user: AbstractBaseUser) -> QuerySet[SavedSearch]:
-    return SavedSearch.objects.filter(Q(owner=user) | Q(is_shared=True)).select_related("owner").order_by("name", "id")
+    """The portal's visibility rule (``saved_search_visible``), in the API's stable order."""
+    return saved_search_visible(user=user).order_by("name", "id")
 
 
 def match_list(*, user: AbstractBaseUser, saved_search_id: int | None = None, since: datetime | None = None):

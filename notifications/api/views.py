@@ -29,6 +29,7 @@ from notifications.api.serializers import (
     TenderSerializer,
 )
 from notifications.api.throttling import ApiKeyRateThrottle
+from notifications.portal.selectors import saved_search_can_edit
 from notifications.portal.services import saved_search_create, saved_search_delete, saved_search_update
 from sources.normalise import BERLIN
 from tenders.filters import ORDERS, FilterError, parse_filters
@@ -190,10 +191,12 @@ class SavedSearchDetailView(PartnerApiView):
             raise Http404
         return saved_search
 
-    def _own(self, pk: int):
+    def _editable(self, pk: int):
         saved_search = self._visible(pk)
-        if saved_search.owner_id != self.request.user.pk:
-            raise PermissionDenied(_("Nur eigene Suchprofile können geändert oder gelöscht werden."))
+        if not saved_search_can_edit(user=self.request.user, saved_search=saved_search):  # the portal's rule
+            raise PermissionDenied(
+                _("Nur eigene Suchprofile (und als Administrator geteilte) können geändert oder gelöscht werden.")
+            )
         return saved_search
 
     def get(self, request, pk: int):
@@ -206,7 +209,7 @@ class SavedSearchDetailView(PartnerApiView):
         return self._update(request, pk, partial=True)
 
     def _update(self, request, pk: int, *, partial: bool):
-        saved_search = self._own(pk)
+        saved_search = self._editable(pk)
         serializer = self.get_serializer(saved_search, data=request.data, partial=partial)
         serializer.is_valid(raise_exception=True)
         with _as_field_errors():
@@ -214,7 +217,7 @@ class SavedSearchDetailView(PartnerApiView):
         return Response(self.get_serializer(self._visible(pk)).data)
 
     def delete(self, request, pk: int):
-        saved_search_delete(saved_search=self._own(pk), actor=request.user)
+        saved_search_delete(saved_search=self._editable(pk), actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

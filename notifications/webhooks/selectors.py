@@ -6,6 +6,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, Q, QuerySet
 
 from notifications.models import DeliveryStatus, SavedSearch, Webhook, WebhookEvent
+from notifications.portal.selectors import saved_search_visible
 
 RECENT_EVENTS = 50
 
@@ -16,7 +17,7 @@ def webhook_saved_search_choices(*, user: AbstractBaseUser) -> QuerySet[SavedSea
     Another person's private profile is left out on purpose: a webhook would hand its
     matches to a third party without its owner knowing.
     """
-    return SavedSearch.objects.filter(Q(owner=user) | Q(is_shared=True)).order_by("name", "id")
+    return saved_search_visible(user=user).order_by("name", "id")
 
 
 def webhook_list() -> QuerySet[Webhook]:

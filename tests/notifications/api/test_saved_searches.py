@@ -93,6 +93,14 @@ def test_shared_search_of_a_colleague_is_read_only(alpha, alpha_api):
     assert _stored(alpha, shared.pk).name == "geteilt"
 
 
+def test_a_tenant_admin_may_edit_shared_profiles_as_in_the_portal(alpha, alpha_admin_api):
+    shared = _saved_search(alpha, alpha.member_email, name="geteilt", is_shared=True)
+    private = _saved_search(alpha, alpha.member_email, name="privat")
+    response = alpha_admin_api.patch(f"/api/v1/saved-searches/{shared.pk}/", {"name": "gepflegt"})
+    assert response.status_code == 200 and _stored(alpha, shared.pk).name == "gepflegt"
+    assert alpha_admin_api.patch(f"/api/v1/saved-searches/{private.pk}/", {"name": "x"}).status_code == 404
+
+
 def test_update_and_reactivation_restarts_active_since(alpha, alpha_api):
     own = _saved_search(alpha, alpha.member_email, name="alt")
     original_since = own.active_since

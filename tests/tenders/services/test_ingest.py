@@ -309,4 +309,3 @@ def test_a_refused_amount_is_not_reported_as_a_change_later():
     delta = notices_ingest(records=[moved], now=NOW, use_fingerprint=False)
     [changes] = delta.changed.values()
     assert set(changes) == {"submission_deadline"}
-
