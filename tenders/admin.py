@@ -8,8 +8,7 @@ fixed choices), and load related rows in one query per page.
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.contrib.postgres.search import SearchQuery
-from django.db.models import Count, F, Prefetch, Q, Window
+from django.db.models import Count, F, Prefetch, Window
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -20,6 +19,7 @@ from sources.normalise import BUNDESLAENDER
 from sources.records import NoticeKind
 from tenders.models import Tender, TenderSource, TenderVersion
 from tenders.pagination import EstimatedCountPaginator
+from tenders.selectors import tender_admin_search
 from tenders.services import tender_split_source
 
 
@@ -154,16 +154,7 @@ class TenderAdmin(admin.ModelAdmin):
 
     def get_search_results(self, request, queryset, search_term):
         """Words go through the GIN-indexed tsvector; ids (OCID, procedure id, #pk) stay exact."""
-        search_term = search_term.strip()
-        if not search_term:
-            return queryset, False
-        if search_term.lstrip("#").isdigit() and len(search_term) < 19:
-            return queryset.filter(pk=int(search_term.lstrip("#"))), False
-        # Ids are indexed on the sources (every tender's OCID / procedure id is one of its sources').
-        by_id = TenderSource.objects.filter(Q(ocid=search_term) | Q(procedure_id=search_term)).values("tender_id")
-        exact = queryset.filter(id__in=by_id)
-        words = queryset.filter(search_vector=SearchQuery(search_term, config="german", search_type="websearch"))
-        return exact | words, False
+        return tender_admin_search(queryset=queryset, term=search_term), False
 
     def get_urls(self):
         split = self.admin_site.admin_view(self.split_view)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
 from sources.normalise import BERLIN, procedure_type_label
+from tenders.filters import search_query
 from tenders.models import Tender, TenderSource, TenderVersion
 
 
@@ -88,3 +89,16 @@ def tender_export_iter(*, since: datetime | None = None, chunk_size: int = 2000)
         for tender in chunk:
             yield tender_representation(tender)
         last_id = chunk[-1].pk
+
+
+def tender_admin_search(*, queryset: QuerySet[Tender], term: str) -> QuerySet[Tender]:
+    """The operator's search box: ``#123`` is a primary key, an OCID or procedure id matches exactly,
+    anything else searches the German full text as the portal does (same query, umlaut spellings)."""
+    term = term.strip()
+    if not term:
+        return queryset
+    if term.lstrip("#").isdigit() and len(term) < 19:
+        return queryset.filter(pk=int(term.lstrip("#")))
+    # Ids are indexed on the sources (every tender's OCID / procedure id is one of its sources').
+    by_id = TenderSource.objects.filter(Q(ocid=term) | Q(procedure_id=term)).values("tender_id")
+    return queryset.filter(id__in=by_id) | queryset.filter(search_vector=search_query(term))

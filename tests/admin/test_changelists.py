@@ -108,6 +108,12 @@ def test_tender_search_uses_the_full_text_index(operator_client):
     assert "Reinigung Rathaus" in by_id and "Neubau Feuerwache Nord" not in by_id
 
 
+def test_tender_search_spells_umlauts_as_the_portal_does(operator_client):
+    notices_ingest(records=[NoticeRecordFactory(title="Müllabfuhr Stadtgebiet")], use_fingerprint=False)
+    body = operator_client.get("/admin/tenders/tender/", {"q": "Muellabfuhr"}).content.decode()
+    assert "Müllabfuhr Stadtgebiet" in body
+
+
 def test_tender_list_shows_portals_and_filters_by_bundesland(operator_client):
     notices_ingest(
         records=[
