@@ -69,11 +69,19 @@ def tender_representation(tender: Tender) -> dict:
     }
 
 
-def tender_with_history() -> QuerySet[Tender]:
-    return Tender.objects.prefetch_related(
-        Prefetch("sources", queryset=TenderSource.objects.order_by("first_seen_at", "id")),
-        Prefetch("versions", queryset=TenderVersion.objects.order_by("published_at", "id").defer("record")),
+def tender_history_prefetches(prefix: str = "") -> tuple[Prefetch, Prefetch]:
+    """Sources and versions (without the parsed record) for ``tender_representation``: two queries per page.
+
+    ``prefix`` reaches tenders through a relation, e.g. ``"tender__"`` from matches.
+    """
+    return (
+        Prefetch(f"{prefix}sources", queryset=TenderSource.objects.order_by("first_seen_at", "id")),
+        Prefetch(f"{prefix}versions", queryset=TenderVersion.objects.order_by("published_at", "id").defer("record")),
     )
+
+
+def tender_with_history() -> QuerySet[Tender]:
+    return Tender.objects.prefetch_related(*tender_history_prefetches())
 
 
 def tender_export_iter(*, since: datetime | None = None, chunk_size: int = 2000) -> Iterator[dict]:

@@ -12,22 +12,15 @@ import hmac
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import F, Prefetch, QuerySet
+from django.db.models import F, QuerySet
 
 from notifications.api.services import api_key_hash
 from notifications.models import ApiKey, SavedSearch, TenderMatch
 from notifications.portal.selectors import saved_search_visible
 from tenders import search
 from tenders.filters import TenderFilters
-from tenders.models import Tender, TenderSource, TenderVersion
-
-
-def _history_prefetches(prefix: str = "") -> tuple[Prefetch, Prefetch]:
-    """Sources and versions (without the parsed record) for ``tender_representation``: two queries per page."""
-    return (
-        Prefetch(f"{prefix}sources", queryset=TenderSource.objects.order_by("first_seen_at", "id")),
-        Prefetch(f"{prefix}versions", queryset=TenderVersion.objects.order_by("published_at", "id").defer("record")),
-    )
+from tenders.models import Tender
+from tenders.selectors import tender_history_prefetches
 
 
 def api_key_for_secret(plaintext: str) -> ApiKey | None:
@@ -49,7 +42,7 @@ def api_key_list() -> QuerySet[ApiKey]:
 
 def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> QuerySet[Tender]:
     """The portal's result list (``tenders.search``: same filters, same orders), ready to render."""
-    return search.tender_search(filters=filters, order=order, now=now).prefetch_related(*_history_prefetches())
+    return search.tender_search(filters=filters, order=order, now=now).prefetch_related(*tender_history_prefetches())
 
 
 def tender_detail(*, tender_id: int) -> Tender:
@@ -71,8 +64,6 @@ def match_list(*, user: AbstractBaseUser, saved_search_id: int | None = None, si
         matches = matches.filter(matched_at__gte=since)
     return (
         matches.select_related("saved_search", "tender")
-        .prefetch_related(
-            *(Prefetch(f"tender__{p.prefetch_through}", queryset=p.queryset) for p in _history_prefetches())
-        )
+        .prefetch_related(*tender_history_prefetches("tender__"))
         .order_by("-matched_at", "-id")
     )
