@@ -91,13 +91,18 @@ def row_cells(row: ExportRow) -> list[str]:
     ]
 
 
-def csv_lines(rows: Iterable[ExportRow], *, total: int, cap: int = ROW_CAP) -> Iterator[str]:
+def csv_lines(
+    rows: Iterable[ExportRow], *, total: int, cap: int = ROW_CAP, total_is_estimate: bool = False
+) -> Iterator[str]:
     """The file as chunks of text: BOM + header, at most ``cap`` rows, then a note row if rows were left out.
 
     Translated texts are taken now, not while the response streams (the language is the request's).
     """
     head = header()
-    note = _("Hinweis: Export auf %(cap)s von %(total)s Zeilen begrenzt – bitte die Suche eingrenzen.")
+    if total_is_estimate:
+        note = _("Hinweis: Export auf %(cap)s von ca. %(total)s Zeilen begrenzt – bitte die Suche eingrenzen.")
+    else:
+        note = _("Hinweis: Export auf %(cap)s von %(total)s Zeilen begrenzt – bitte die Suche eingrenzen.")
     return _chunks(rows, head=head, note=note, total=total, cap=cap)
 
 

@@ -69,13 +69,16 @@ def search_export(request):
     queryset = portal_tender_search(
         user=request.user, filters=parsed.filters, triage=parsed.triage, order=parsed.order, now=timezone.now()
     )
-    total = queryset.count()
+    counted = EstimatedCountPaginator(queryset, ROW_CAP)  # no unbounded COUNT(*) for a broad search
 
     def url_for(tender_id: int) -> str:
         return request.build_absolute_uri(reverse("portal:tender", args=[tender_id]))
 
     rows = export_rows(queryset, url_for=url_for, cap=ROW_CAP)
-    response = StreamingHttpResponse(csv_lines(rows, total=total, cap=ROW_CAP), content_type="text/csv; charset=utf-8")
+    response = StreamingHttpResponse(
+        csv_lines(rows, total=counted.count, cap=ROW_CAP, total_is_estimate=counted.is_estimate),
+        content_type="text/csv; charset=utf-8",
+    )
     stamp = timezone.localtime().strftime("%Y-%m-%d")
     response["Content-Disposition"] = f'attachment; filename="ausschreibungen-{stamp}.csv"'
     response["Cache-Control"] = "private, no-store"
