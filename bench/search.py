@@ -8,8 +8,7 @@ Each query is the portal's own (``tenders.search.tender_search`` over
 ``tenders.filters.filters_q``, order=deadline, first page of 50), timed on the
 server (EXPLAIN ANALYZE planning + execution time) after one warm-up run. The
 ILIKE baseline asks the same questions with ``title/description ILIKE '%term%'``.
-The RESULT line is the schema as migrated; the proposed changes
-(``PROPOSED_CHANGES``) are measured beside it while the schema lacks them.
+The RESULT line is the schema as migrated.
 """
 
 from __future__ import annotations
@@ -172,34 +171,6 @@ CASES = [
 ]
 RELEVANCE_CASES = [case for case in CASES if case[0] in {"frequent", "frequent active", "rare Bayern"}]
 
-# The proposed schema changes, measured on the bench table only (applied, measured, reverted); the product
-# gets them through a migration. Each: (name, is it already there?, apply, revert).
-#  * partial indexes for "active tenders by deadline", the portal's main question: without them the planner
-#    walks the whole deadline index past every expired tender to find 50 active ones;
-#  * a larger statistics target for the tsvector: rare words get real estimates instead of a default guess,
-#    so the planner stops ANDing them with a bitmap over every active tender.
-PROPOSED_CHANGES = [
-    (
-        "tender_active_deadline_idx",
-        "SELECT 1 FROM pg_indexes WHERE indexname = 'tender_active_deadline_idx'",
-        f"CREATE INDEX tender_active_deadline_idx ON {TABLE} (submission_deadline) WHERE status = 'active'",
-        "DROP INDEX tender_active_deadline_idx",
-    ),
-    (
-        "tender_active_land_dl_idx",
-        "SELECT 1 FROM pg_indexes WHERE indexname = 'tender_active_land_dl_idx'",
-        f"CREATE INDEX tender_active_land_dl_idx ON {TABLE} (bundesland, submission_deadline) WHERE status = 'active'",
-        "DROP INDEX tender_active_land_dl_idx",
-    ),
-    (
-        "search_vector statistics 1000",
-        f"SELECT 1 FROM pg_attribute WHERE attrelid = '{TABLE}'::regclass AND attname = 'search_vector' "
-        "AND attstattarget >= 1000",
-        f"ALTER TABLE {TABLE} ALTER COLUMN search_vector SET STATISTICS 1000",
-        f"ALTER TABLE {TABLE} ALTER COLUMN search_vector SET STATISTICS -1",
-    ),
-]
-
 
 def _query_dict(params: dict) -> QueryDict:
     query = QueryDict(mutable=True)
@@ -299,27 +270,6 @@ def result_pages(*, now: datetime, runs: int = 3) -> dict[str, tuple[float, int,
     return timings
 
 
-def measure_proposed(*, now: datetime) -> tuple[list[str], dict[str, dict]] | None:
-    """The deadline cases again with the proposed changes; None when the schema already has all of them."""
-    applied = []
-    with connection.cursor() as cursor:
-        for name, present_sql, apply_sql, revert_sql in PROPOSED_CHANGES:
-            cursor.execute(present_sql)
-            if cursor.fetchone() is None:
-                cursor.execute(apply_sql)
-                applied.append((name, revert_sql))
-        if not applied:
-            return None
-        cursor.execute(f"ANALYZE {TABLE}")
-    try:
-        return [name for name, _ in applied], measure(portal_query, now=now)
-    finally:
-        with connection.cursor() as cursor:
-            for _name, revert_sql in applied:
-                cursor.execute(revert_sql)
-            cursor.execute(f"ANALYZE {TABLE}")
-
-
 def run(*, n: int | None) -> None:
     n = n or 1_000_000
     now = timezone.now().astimezone(BERLIN).replace(microsecond=0)
@@ -331,7 +281,6 @@ def run(*, n: int | None) -> None:
     search = measure(portal_query, now=now)
     ilike = measure(ilike_query, now=now, runs=2)
     relevance = measure(relevance_query, now=now, cases=RELEVANCE_CASES, runs=3)
-    proposed = measure_proposed(now=now)
     pages = result_pages(now=now)
     _print("full text, schema as migrated (filters_q, ORDER BY deadline LIMIT 50):", search)
     _print("ILIKE baseline (same filters, ORDER BY deadline LIMIT 50):", ilike)
@@ -339,10 +288,6 @@ def run(*, n: int | None) -> None:
     print("\nportal result list, default order, count + first page of 25 (client side):")
     for label, (ms, count, shown) in pages.items():
         print(f"  {label:28} {ms:8.1f} ms  {shown}{count:,} matches")
-    if proposed is not None:
-        names, proposed_results = proposed
-        _print(f"full text with the proposed changes ({', '.join(names)}):", proposed_results)
-        print("proposed: " + " ".join(f"{k}_ms={v:.1f}" for k, v in summary(proposed_results).items()))
 
     result = summary(search)
     ilike_samples = [s for r in ilike.values() if r["kind"] != "filter" for s in r["samples"]]

@@ -57,10 +57,6 @@ CPV_DIVISIONS: dict[str, str] = {
 }
 
 
-def cpv_division_label(division: str) -> str:
-    return CPV_DIVISIONS.get(division, "")
-
-
 def cpv_labels_for(codes: Iterable[str]) -> str:
     divisions = dict.fromkeys(code[:2] for code in codes if code)
     return " ".join(label for label in (CPV_DIVISIONS.get(d, "") for d in divisions) if label)

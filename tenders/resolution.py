@@ -3,8 +3,10 @@
 Input: the batch of records and ``Lookups`` (what the database already knows,
 loaded by the service in a handful of set-based queries). Output: for every
 record either an existing tender id or a new-tender group, plus the rule that
-attached it. Rules, in order: OCID / procedure id → reference to an earlier
-notice → same source notice id → exact portal reference → fingerprint.
+attached it. A notice already known on its portal (same source notice id) stays
+on the tender its source belongs to, so a later version never jumps tenders (an
+operator's split holds). Otherwise, in order: OCID / procedure id → reference to
+an earlier notice (any portal's notice id) → exact portal reference → fingerprint.
 """
 
 from __future__ import annotations
@@ -14,8 +16,6 @@ from dataclasses import dataclass, field
 
 from sources.records import NoticeRecord
 from tenders.merging import FingerprintTraits, fingerprint, fingerprint_compatible, own_portal_references, traits_of
-
-RULE_ORDER = ("ocid", "procedure_id", "notice_reference", "source_notice_id", "portal_reference", "fingerprint")
 
 
 def strip_version_suffix(notice_id: str) -> str:

@@ -245,10 +245,6 @@ def tender_daily_counts(*, since: datetime, until: datetime) -> dict[date, int]:
     return dict(rows)
 
 
-def user_preference_of(*, user: AbstractBaseUser) -> UserPreference | None:
-    return UserPreference.objects.filter(user=user).first()
-
-
 def language_of(*, user_id: int) -> str | None:
     return UserPreference.objects.filter(user_id=user_id).values_list("language", flat=True).first()
 

@@ -130,6 +130,3 @@ def triage_set(*, user: AbstractBaseUser, tender_id: int, status: str, note: str
         defaults["note"] = note
     triage, _created = Triage.objects.update_or_create(user=user, tender_id=tender_id, defaults=defaults)
     return triage
-
-
-# --- preferences ----------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from decimal import Decimal
 from functools import lru_cache
 from operator import attrgetter
 
-from sources.normalise import BERLIN, procedure_type_label
+from sources.normalise import BERLIN
 from sources.records import NoticeKind, NoticeRecord, TenderStatus
 from tenders.cpv import cpv_labels_for
 from tenders.merging.documents import sha256_json, str_or_none
@@ -59,10 +59,6 @@ class TenderState:
 
     def content_hash(self) -> str:
         return sha256_json(_state_content(self))
-
-    @property
-    def procedure_type_label(self) -> str:
-        return procedure_type_label(self.procedure_type)
 
 
 _STATE_FIELD_NAMES = tuple(f.name for f in fields(TenderState))

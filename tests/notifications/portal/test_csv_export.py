@@ -79,4 +79,3 @@ def test_an_estimated_total_is_marked_as_such():
     with translation.override("de"):
         text = "".join(csv_lines((_row(i) for i in range(1, 10)), total=84_000, cap=3, total_is_estimate=True))
     assert "Export auf 3 von ca. 84000 Zeilen begrenzt" in text
-
