@@ -26,6 +26,7 @@ from sources.denylist import SourceDenied, ensure_not_denied
 from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
 from sources.models import FetchRun, FetchRunStatus, Source
 from sources.registry import get_adapter
+from tenders.handoff import delta_hand_off
 from tenders.services import IngestDelta, notices_ingest
 
 logger = logging.getLogger(__name__)
@@ -33,7 +34,6 @@ logger = logging.getLogger(__name__)
 # A run that yields less than this share of its recent median is flagged (breakage alarm).
 LOW_YIELD_SHARE = 0.2
 LOW_YIELD_HISTORY = 10
-MATCH_TASK_NAME = "notifications.match_delta"
 
 
 @dataclass
@@ -105,18 +105,6 @@ def _finish(run: FetchRun, *, status: str, reason: str = "", error: str = "") ->
     run.save()
 
 
-def _enqueue_matching(delta: IngestDelta) -> None:
-    """Hand the delta to matching (a tenant-side task, addressed by name so shared code never imports it)."""
-    if not delta.touched:
-        return
-    from config.celery import app
-
-    if MATCH_TASK_NAME not in app.tasks:
-        return
-    payload = {"created": list(delta.created), "changed": {str(k): v for k, v in delta.changed.items()}}
-    transaction.on_commit(lambda: app.send_task(MATCH_TASK_NAME, kwargs={"delta": payload}))
-
-
 def _run_batches(
     source: Source, run: FetchRun, batches: Iterable[FetchedBatch], *, persist_cursor: bool, on_batch=None
 ) -> IngestDelta:
@@ -129,7 +117,7 @@ def _run_batches(
                 source.cursor = dict(batch.cursor)
                 Source.objects.filter(pk=source.pk).update(cursor=source.cursor)
             run.save()
-            _enqueue_matching(delta)
+            delta_hand_off(delta)
         total = total.merged_with(delta)
         if on_batch:
             on_batch(batch)

@@ -48,6 +48,7 @@ from notifications.inbox.selectors import (
 from notifications.models import MailboxSettings
 from sources.adapters.mail import MailParse, host_sources_current, parse_alert_mail
 from sources.models import InboundMail
+from tenders.handoff import delta_hand_off
 from tenders.models import TenderSource
 from tenders.services import IngestDelta, notices_ingest
 
@@ -60,7 +61,6 @@ MAX_MAIL_BYTES = 10 * 2**20
 RAW_KEEP_BYTES = 256 * 2**10
 FAN_OUT_JITTER_SECONDS = 300
 CHECK_TASK_NAME = "notifications.check_mailbox"
-MATCH_TASK_NAME = "notifications.match_delta"
 _LOCK_NAMESPACE = 0x1B0C  # first key of pg_try_advisory_lock(int, int); the second is hashtext(schema)
 
 
@@ -212,7 +212,7 @@ def _process(mails: list[FetchedMail], *, schema: str, now: datetime, host_sourc
     with transaction.atomic():
         InboundMail.objects.bulk_create(rows, ignore_conflicts=True)
         delta = notices_ingest(records=records, now=now)
-        _enqueue_matching(delta)
+        delta_hand_off(delta)
     return _ChunkResult(results=results, delta=delta, tenders=_tenders_of(records))
 
 
@@ -235,19 +235,6 @@ def _parse(mail: FetchedMail, host_sources) -> MailParse:
             message_id=mail.key,
         )
     return parse_alert_mail(mail.raw, host_sources=host_sources)
-
-
-def _enqueue_matching(delta: IngestDelta) -> None:
-    """Hand new and changed tenders to matching, like a source run does (from the public schema)."""
-    if not delta.touched:
-        return
-    from config.celery import app
-
-    if MATCH_TASK_NAME not in app.tasks:
-        return
-    payload = {"created": list(delta.created), "changed": {str(k): v for k, v in delta.changed.items()}}
-    headers = {"_schema_name": get_public_schema_name()}
-    transaction.on_commit(lambda: app.send_task(MATCH_TASK_NAME, kwargs={"delta": payload}, headers=headers))
 
 
 # update(), not save(): saving would re-encrypt (and need to decrypt) the password, and would bump

@@ -10,9 +10,9 @@ from django.db import transaction
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
-from config.celery import app
 from notifications.models import Delivery, DeliveryStatus, SavedSearch, SmtpSettings, TlsMode, UserPreference
 from tenders.filters import TenderFilters
+from tenders.handoff import delta_hand_off
 from tenders.services import IngestDelta, notices_ingest
 from tests.factories.records import NoticeRecordFactory
 
@@ -24,8 +24,7 @@ def ingest(*records, now: datetime | None = None, hand_off: bool = False) -> Ing
     with schema_context("public"), transaction.atomic():
         delta = notices_ingest(records=list(records), now=now, use_fingerprint=False)
         if hand_off:
-            payload = {"created": list(delta.created), "changed": {str(k): v for k, v in delta.changed.items()}}
-            transaction.on_commit(lambda: app.send_task("notifications.match_delta", kwargs={"delta": payload}))
+            delta_hand_off(delta)  # exactly what a source run does after its batch
     return delta
 
 
