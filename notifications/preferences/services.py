@@ -113,6 +113,12 @@ def smtp_settings_save(
             row.password = ""
         elif password:
             row.password = password
+        if tls_mode == TlsMode.NONE and (row.username or row.password):
+            # A login over an unencrypted connection hands the password to everyone on the way.
+            raise ValidationError(
+                _("Mit Benutzername oder Passwort ist eine verschlüsselte Verbindung (STARTTLS oder SSL/TLS) nötig."),
+                code="tls_mode",
+            )
         row.save()
     return row
 

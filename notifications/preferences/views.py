@@ -123,7 +123,7 @@ class SmtpSettingsView(TenantAdminRequiredMixin, View):
         try:
             smtp_settings_save(**form.cleaned_data)
         except ValidationError as exc:
-            form.add_error("host" if exc.code == "host" else None, exc.messages[0])
+            form.add_error(exc.code if exc.code in ("host", "tls_mode") else None, exc.messages[0])
             return self._render(request, form, status=400)
         messages.success(request, _("SMTP-Einstellungen gespeichert."))
         return redirect("settings:smtp")

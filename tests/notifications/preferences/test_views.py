@@ -15,7 +15,7 @@ from tests.fixtures.network import free_loopback_port
 SMTP_FORM = {
     "host": "127.0.0.1",
     "port": "2525",
-    "tls_mode": "none",
+    "tls_mode": "starttls",
     "username": "radar",
     "password": "Sehr-Geheim-4711",
     "from_email": "radar@alpha.example",
@@ -138,7 +138,7 @@ def test_smtp_password_is_write_only_encrypted_and_kept_when_empty(alpha, alpha_
         assert (stored.host, stored.port, stored.tls_mode, stored.password) == (
             "127.0.0.1",
             2525,
-            "none",
+            "starttls",
             SMTP_FORM["password"],
         )
 
@@ -167,6 +167,15 @@ def test_smtp_form_errors_do_not_echo_the_password(alpha, alpha_admin_client):
     assert "Sehr-Geheim-4711" not in page
     with schema_context(alpha.schema_name):
         assert not SmtpSettings.objects.exists()
+
+
+def test_a_login_over_an_unencrypted_connection_is_refused(alpha, alpha_admin_client):
+    response = alpha_admin_client.post("/einstellungen/smtp/", {**SMTP_FORM, "tls_mode": "none"})
+    assert response.status_code == 400 and "verschlüsselte Verbindung" in response.content.decode()
+    with schema_context(alpha.schema_name):
+        assert not SmtpSettings.objects.exists()
+    without_login = {**SMTP_FORM, "tls_mode": "none", "username": "", "password": ""}
+    assert alpha_admin_client.post("/einstellungen/smtp/", without_login).status_code == 302  # a relay without login
 
 
 @override_settings(SOURCES_ALLOW_LOOPBACK=False)
