@@ -22,6 +22,7 @@ from tests.fixtures.tenants import (  # noqa: F401
     beta,
     beta_admin_client,
     beta_client,
+    committed_tenants,
     public_client,
     two_tenants,
 )

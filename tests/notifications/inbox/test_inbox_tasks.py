@@ -6,7 +6,6 @@ import random
 import time
 from pathlib import Path
 
-import pytest
 from django_tenants.utils import schema_context
 
 from notifications.inbox import services
@@ -14,7 +13,6 @@ from notifications.inbox.selectors import tenant_schemas_with_active_mailbox
 from notifications.models import MailboxSettings
 from notifications.tasks.inbox import check_all_mailboxes_task
 from sources.models import InboundMail
-from tests.fixtures.tenants import _test_tenant
 
 MAIL = Path(__file__).resolve().parents[2] / "data" / "portals" / "mail"
 
@@ -37,12 +35,6 @@ def test_only_tenants_with_an_active_mailbox_are_due(alpha, beta, imap_server):
     _mailbox(imap_server, beta.tenant, is_active=False)
     assert tenant_schemas_with_active_mailbox(schemas=["alpha", "beta"]) == ["alpha"]
     assert tenant_schemas_with_active_mailbox(schemas=[]) == []
-
-
-@pytest.fixture
-def committed_tenants(committed):
-    """alpha and beta without the ``db`` fixture, whose test transaction would hide rows from the worker."""
-    return _test_tenant("alpha"), _test_tenant("beta")
 
 
 def test_fan_out_runs_one_check_in_each_due_tenant_schema(celery_worker, committed_tenants, imap_server, monkeypatch):

@@ -121,7 +121,7 @@ def test_instant_alerts_switch_only_own_profiles(alpha, alpha_client):
     with schema_context(alpha.schema_name):
         assert SavedSearch.objects.get(pk=foreign.pk).instant_alert is False
         assert SavedSearch.objects.get(pk=first.pk).instant_alert is True
-    assert second.pk  # stays the user's own, switched off above
+        assert SavedSearch.objects.get(pk=second.pk).instant_alert is False  # the refused request changed nothing
 
 
 # --- SMTP ----------------------------------------------------------------------------------------------

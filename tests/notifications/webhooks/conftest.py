@@ -60,14 +60,6 @@ def build_scene(test_tenant, url: str) -> Scene:
 
 
 @pytest.fixture
-def committed_tenants(committed):
-    """alpha and beta without the ``db`` fixture, whose test transaction would hide rows from other connections."""
-    from tests.fixtures.tenants import _test_tenant
-
-    return _test_tenant("alpha"), _test_tenant("beta")
-
-
-@pytest.fixture
 def scene(alpha, httpserver) -> Scene:
     """In alpha's schema (connection switched), webhook URL on the local pytest-httpserver."""
     return build_scene(alpha, httpserver.url_for("/hook"))

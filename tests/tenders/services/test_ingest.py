@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -68,9 +69,11 @@ def test_the_same_export_three_times_gives_the_same_rows():
 @pytest.mark.usefixtures("committed")
 def test_concurrent_ingests_of_one_export_do_not_duplicate():
     records = [eforms_record(), *ocds_records(OCDS_3LOTS), *ocds_records(OCDS_AWARD)]
+    start = threading.Barrier(3)  # all three ingests begin together, so they really overlap
 
     def run():
         try:
+            start.wait(timeout=30)
             return notices_ingest(records=records, now=NOW, use_fingerprint=False)
         finally:
             connection.close()
