@@ -270,14 +270,20 @@ def combine_date_time(date_raw: str | None, time_raw: str | None) -> datetime | 
 _GERMAN_DT = re.compile(r"(\d{1,2})\.(\d{1,2})\.(\d{4})(?:\s*,?\s*(?:um\s*)?(\d{1,2}):(\d{2})(?::(\d{2}))?)?")
 
 
-def parse_german_datetime(raw: str | None) -> datetime | None:
-    """ "01.10.2026 12:00" (Europe/Berlin local time) -> aware datetime; date only -> 00:00."""
+END_OF_DAY = time(23, 59)  # a deadline given as a date alone: the whole day counts
+
+
+def parse_german_datetime(raw: str | None, *, default_time: time | None = None) -> datetime | None:
+    """ "01.10.2026 12:00" (Europe/Berlin local time) -> aware datetime; a date alone gets ``default_time``
+    (None: 00:00; deadlines pass ``END_OF_DAY``)."""
     if not raw:
         return None
     match = _GERMAN_DT.search(raw)
     if not match:
         return None
     day, month, year, hour, minute, second = match.groups()
+    if hour is None and default_time is not None:
+        hour, minute, second = default_time.hour, default_time.minute, default_time.second
     try:
         value = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0))
     except ValueError:

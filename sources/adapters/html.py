@@ -31,6 +31,7 @@ from bs4 import BeautifulSoup, Tag
 
 from sources.decoding import Decoded, decode_bytes
 from sources.normalise import (
+    END_OF_DAY,
     clean_text,
     normalise_postal_code,
     nuts_codes_from,
@@ -58,7 +59,6 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
 _LABEL_NOISE = re.compile(r"[\s:]+")
 _CURRENCY = re.compile(r"(EUR|€)", re.IGNORECASE)
 _AMOUNT = re.compile(r"\d[\d.,\s]*\d|\d")
-_TIME = re.compile(r"\d{1,2}:\d{2}")
 
 
 @dataclass(frozen=True)
@@ -107,9 +107,9 @@ def german_datetime(node: Tag | str | None, *, end_of_day: bool = False) -> date
         candidates.append(text_of(str(abbr["title"])))
     candidates.append(text_of(node))
     for text in candidates:
-        value = parse_german_datetime(text) if text else None
+        value = parse_german_datetime(text, default_time=END_OF_DAY if end_of_day else None) if text else None
         if value is not None:
-            return value.replace(hour=23, minute=59) if end_of_day and not _TIME.search(text) else value
+            return value
     return None
 
 

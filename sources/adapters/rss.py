@@ -158,7 +158,7 @@ def _record(entry: Mapping[str, Any], *, source: str, base_url: str) -> tuple[No
     if not notice_id:
         return None, ["no link and no guid: the item cannot be tracked, skipped"]
 
-    deadline = parse_field_date(fields.get("deadline"))
+    deadline = parse_field_date(fields.get("deadline"), end_of_day=True)
     if deadline.problem:
         problems.append(f"Angebotsfrist {deadline.problem}; left empty")
     published_at = _published(entry)

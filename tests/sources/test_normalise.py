@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import pytest
 
-from sources.normalise import BERLIN, clean_text, parse_decimal, parse_german_datetime, parse_iso_datetime
+from sources.normalise import BERLIN, END_OF_DAY, clean_text, parse_decimal, parse_german_datetime, parse_iso_datetime
 
 
 def _reference(raw: str) -> str:
@@ -90,3 +90,11 @@ def test_placeholder_dates_are_no_dates(raw):
 def test_german_placeholder_dates_are_no_dates_either():
     assert parse_german_datetime("31.12.9999 23:59") is None
     assert parse_german_datetime("01.10.2026 12:00") == datetime(2026, 10, 1, 12, 0, tzinfo=BERLIN)
+
+
+def test_a_date_alone_takes_the_default_time_a_written_time_wins():
+    assert parse_german_datetime("01.10.2026") == datetime(2026, 10, 1, 0, 0, tzinfo=BERLIN)
+    assert parse_german_datetime("01.10.2026", default_time=END_OF_DAY) == datetime(2026, 10, 1, 23, 59, tzinfo=BERLIN)
+    assert parse_german_datetime("01.10.2026 10:30", default_time=END_OF_DAY) == datetime(
+        2026, 10, 1, 10, 30, tzinfo=BERLIN
+    )

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from bs4 import BeautifulSoup, Comment
 
-from sources.normalise import BUNDESLAENDER, clean_text, parse_german_datetime, parse_iso_datetime
+from sources.normalise import BUNDESLAENDER, END_OF_DAY, clean_text, parse_german_datetime, parse_iso_datetime
 from sources.records import NoticeKind
 
 __all__ = [
@@ -153,18 +153,19 @@ class FieldDate:
         self.problem = problem
 
 
-def parse_field_date(raw: str | None) -> FieldDate:
+def parse_field_date(raw: str | None, *, end_of_day: bool = False) -> FieldDate:
     """``dd.mm.yyyy[ HH:MM]`` (Europe/Berlin) or ISO 8601; "nv"/"-"/empty is no date and no problem.
 
-    A date without time is 00:00 Berlin, as everywhere else in the product
-    (:func:`sources.normalise.parse_german_datetime`).
+    A date without time is 00:00 Berlin, or 23:59 with ``end_of_day`` (deadlines: the whole day
+    counts, as for portal pages and eForms).
     """
     text = clean_text(raw)
     if text.lower() in _NO_VALUE:
         return FieldDate(None)
-    value = parse_german_datetime(text)
+    default_time = END_OF_DAY if end_of_day else None
+    value = parse_german_datetime(text, default_time=default_time)
     if value is None and re.match(r"\d{4}-\d{2}-\d{2}", text):
-        value = parse_iso_datetime(text)
+        value = parse_iso_datetime(text, default_time=default_time)
     if value is None:
         return FieldDate(None, f"{text!r} is no date (expected dd.mm.yyyy HH:MM)")
     return FieldDate(value)

@@ -7,6 +7,7 @@ from datetime import datetime, time
 from decimal import Decimal
 
 from sources.normalise import (
+    END_OF_DAY,
     combine_date_time,
     normalise_nuts,
     normalise_postal_code,
@@ -26,7 +27,7 @@ _ROOT_KINDS = {
 # change-corrig-justification codes meaning the changed notice no longer stands.
 # "cancel-intent" (intention only) and "susp-review" (suspended) stay a CHANGE.
 CANCEL_REASONS = frozenset({"cancel"})
-END_OF_DAY = time(23, 59)
+
 _UUID_WITH_VERSION = re.compile(r"([0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})-\d{2}")
 _POSTAL_IN_TOWN = re.compile(r"(?:D-?\s*)?(\d{5})\s+(\S.*)")
 _ADDRESS = "cac:RealizedLocation/cac:Address"

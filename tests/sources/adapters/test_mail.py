@@ -113,7 +113,8 @@ def test_dtad_style_suchprofilergebnisse():
     shafts = records["dtad:24179012"]
     assert shafts.kind == NoticeKind.AWARD  # Projektstand: Zuschlag erteilt
     assert (shafts.bundesland, shafts.town) == ("Nordrhein-Westfalen", "")
-    assert shafts.submission_deadline == datetime(2026, 9, 30, tzinfo=BERLIN)
+    # "Frist: 30.09.2026" without a time: the whole day counts, as for portal pages and eForms.
+    assert shafts.submission_deadline == datetime(2026, 9, 30, 23, 59, tzinfo=BERLIN)
 
 
 def test_plain_and_html_alternatives_give_the_same_notices():
