@@ -77,9 +77,12 @@ def delivery_create(
     saved_search=None,
     match_ids: Sequence[int] = (),
     change_ids: Sequence[int] = (),
+    send_soon: bool = True,
 ) -> Delivery:
     """Queue one mail; a second call with the same ``dedupe_key`` returns the first row unchanged.
 
+    ``send_soon``: ask a worker to send after commit. Services creating many mails at once pass
+    False and call ``deliveries_send_soon`` once, so one batch is one sender run, not one per mail.
     Raises ValidationError for a recipient that is not one plain address.
     """
     recipient = (recipient or "").strip()
@@ -103,9 +106,14 @@ def delivery_create(
                 "next_attempt_at": timezone.now(),
             },
         )
-        if created:
+        if created and send_soon:
             transaction.on_commit(_sender_kick)
     return delivery
+
+
+def deliveries_send_soon() -> None:
+    """Ask a worker to send this tenant's due mails once the current transaction commits (now, outside one)."""
+    transaction.on_commit(_sender_kick)
 
 
 def delivery_retry(*, delivery_id: int) -> Delivery:

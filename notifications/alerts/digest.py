@@ -34,7 +34,7 @@ from notifications.alerts.composing import (
     unsubscribe_link,
     user_language,
 )
-from notifications.alerts.deliveries import delivery_create
+from notifications.alerts.deliveries import deliveries_send_soon, delivery_create
 from notifications.alerts.rendering import coverage_lines, digest_subject, render_mail
 from notifications.alerts.selectors import source_coverage, tenant_base_url, tenders_for_mail
 from notifications.alerts.unsubscribe import SCOPE_DIGEST, SCOPE_SEARCH
@@ -119,6 +119,8 @@ def digests_create_due(*, now: datetime | None = None) -> DigestRun:
             run.quiet += 1
         else:
             run.sent += 1
+    if run.sent:
+        deliveries_send_soon()
     return run
 
 
@@ -186,4 +188,5 @@ def digest_create(*, preference_id: int, now: datetime, base_url: str) -> Delive
             dedupe_key=key,
             match_ids=[m.match_id for m in matches],
             change_ids=[c.change_id for c in changes],
+            send_soon=False,  # digests_create_due asks once after all users
         )

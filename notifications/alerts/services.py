@@ -31,7 +31,7 @@ from notifications.alerts.composing import (
     unsubscribe_link,
     user_language,
 )
-from notifications.alerts.deliveries import delivery_create
+from notifications.alerts.deliveries import deliveries_send_soon, delivery_create
 from notifications.alerts.matching import NewMatch, active_searches, matches_insert, search_conditions
 from notifications.alerts.rendering import change_subject, instant_subject, render_mail
 from notifications.alerts.selectors import tenant_base_url, tenders_for_mail
@@ -155,6 +155,7 @@ def _search_mail(
         saved_search=search,
         match_ids=[m.match_id for m in matches],
         change_ids=[c.change_id for c in changes],
+        send_soon=False,  # delta_process asks once for the whole batch
     )
 
 
@@ -175,6 +176,8 @@ def delta_process(
         deliveries += change_alerts_create(change_ids=change_ids, now=now)
         webhook_events_for_matches(match_ids=[m.id for m in new_matches], now=now)
         webhook_events_for_changes(change_ids=change_ids, now=now)
+        if deliveries:
+            deliveries_send_soon()
     return DeltaOutcome(
         match_ids=tuple(m.id for m in new_matches), change_ids=tuple(change_ids), delivery_ids=tuple(deliveries)
     )

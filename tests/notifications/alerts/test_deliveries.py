@@ -227,3 +227,24 @@ def test_an_unreadable_smtp_password_is_recorded_not_fatal(alpha, smtp_server):
     delivery.refresh_from_db()
     assert delivery.status == DeliveryStatus.PENDING and "nicht entschlüsselbar" in delivery.last_error
     assert delivery.attempts == 0
+
+
+@pytest.mark.django_db
+def test_one_batch_of_many_alert_mails_asks_for_one_sender_run(alpha, monkeypatch, django_capture_on_commit_callbacks):
+    """Each sender run sweeps the outbox and opens one SMTP connection; a run per mail would hammer the server."""
+    from config.celery import app
+    from notifications.alerts.deliveries import SEND_TASK_NAME
+    from notifications.alerts.services import delta_process
+    from tests.notifications.alerts.helpers import ingest, notice, saved_search
+
+    sent = []
+    monkeypatch.setattr(app, "send_task", lambda name, **options: sent.append(name))  # the broker is off-machine
+    delta = ingest(notice(title="Dachsanierung Rathaus"), notice(title="Dachsanierung Schule"))
+    connection.set_tenant(alpha.tenant)
+    owner = user(alpha.member_email)
+    for name in ("A", "B", "C"):
+        saved_search(owner, name=name, q="Dachsanierung", instant_alert=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        outcome = delta_process(created=delta.created, changed={})
+    assert len(outcome.delivery_ids) == 3
+    assert sent == [SEND_TASK_NAME]
