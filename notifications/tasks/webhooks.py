@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from celery import shared_task
 from django.db import OperationalError
-from django_tenants.utils import schema_context
 
 
 @shared_task(
@@ -32,11 +31,6 @@ def send_due_webhooks_task() -> dict:
 @shared_task(name="notifications.webhooks_fanout", acks_late=True)
 def webhooks_fanout_task() -> int:
     """Periodic, in the public schema: one ``send_due_webhooks`` per active tenant (retries fall due here)."""
-    from accounts.selectors import tenant_list_active
+    from notifications.alerts.fanout import tenants_fan_out
 
-    sent = 0
-    for schema_name in tenant_list_active().values_list("schema_name", flat=True):
-        with schema_context(schema_name):
-            send_due_webhooks_task.delay()
-        sent += 1
-    return sent
+    return len(tenants_fan_out(send_due_webhooks_task).sent)
