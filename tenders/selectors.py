@@ -85,7 +85,8 @@ def tender_with_history() -> QuerySet[Tender]:
 
 
 def tender_export_iter(*, since: datetime | None = None, chunk_size: int = 2000) -> Iterator[dict]:
-    """Every tender (first seen since ``since``) in id order, in chunks: constant memory, 3 queries per chunk."""
+    """Every tender seen since ``since`` (new or seen again), in id order, in chunks: constant memory, 3 queries
+    per chunk."""
     queryset = tender_with_history().order_by("id")
     if since is not None:
         queryset = queryset.filter(last_seen_at__gte=since)
