@@ -47,9 +47,15 @@ def test_fan_out_runs_one_check_in_each_due_tenant_schema(celery_worker, committ
 
     check_all_mailboxes_task.delay()
 
+    def alpha_checked() -> bool:
+        with schema_context("alpha"):
+            return MailboxSettings.objects.filter(last_checked_at__isnull=False).exists()
+
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not InboundMail.objects.exists():
+    while time.monotonic() < deadline and not alpha_checked():
         time.sleep(0.2)
+    # The worker runs one task at a time: a check wrongly sent for beta would run right after alpha's.
+    time.sleep(2)
     rows = list(InboundMail.objects.values_list("tenant_schema", "status", "notices_found"))
     assert rows == [("alpha", "parsed", 3)]
     with schema_context("alpha"):
