@@ -19,6 +19,8 @@ from decimal import Decimal
 
 import orjson
 
+from tenders.merging.documents import json_default
+
 NULL = "\\N"
 _SPECIAL = re.compile(r"[\\\t\n\r\x00]")
 _ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
@@ -48,17 +50,11 @@ def text_array(items: Sequence[str]) -> str:
     return escape("{" + ",".join(map(_array_element, items)) + "}")
 
 
-def _json_default(value):
-    if isinstance(value, Decimal):
-        return str(value)
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
-
-
 def json_text(value) -> str:
     """A JSON column: text already serialised is taken as it is, anything else goes through orjson."""
     if isinstance(value, str):
         return escape(value)
-    return escape(orjson.dumps(value, default=_json_default).decode())
+    return escape(orjson.dumps(value, default=json_default).decode())
 
 
 def _scalar(value) -> str:

@@ -18,9 +18,10 @@ from django.contrib.postgres.search import SearchQuery
 from django.db.models import Exists, OuterRef, Q
 
 from sources.normalise import BERLIN, BUNDESLAENDER, normalise_cpv
+from sources.records import TenderStatus
 from tenders.cpv import CPV_DIVISIONS
 
-STATUSES = ("active", "awarded", "cancelled", "expired")
+STATUSES = tuple(status.value for status in TenderStatus)
 ORDERS = ("relevance", "deadline", "published")
 MAX_QUERY_LENGTH = 300
 _UMLAUT_SPELLINGS = (("ae", "ä"), ("oe", "ö"), ("ue", "ü"), ("ss", "ß"))

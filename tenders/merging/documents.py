@@ -77,7 +77,8 @@ def str_or_none(value) -> str | None:
     return None if value is None else str(value)
 
 
-def _json_default(value):
+def json_default(value):
+    """orjson's fallback for the one type our documents hold that JSON lacks: Decimal, as exact text."""
     if isinstance(value, Decimal):
         return str(value)
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
@@ -95,7 +96,7 @@ def record_json(record: NoticeRecord) -> str:
     lone surrogates replaced so PostgreSQL's jsonb accepts the document.
     """
     try:
-        return orjson.dumps(record, default=_json_default).decode()
+        return orjson.dumps(record, default=json_default).decode()
     except orjson.JSONEncodeError:
         text = json.dumps(record_to_json(record), ensure_ascii=False, default=str)
         return text.encode("utf-8", "replace").decode("utf-8")
@@ -114,7 +115,7 @@ def sha256_json(values: tuple) -> str:
 def _json_bytes(value) -> tuple[bytes, bool]:
     """``value`` as JSON, and whether it holds what PostgreSQL cannot store (NUL, lone surrogates)."""
     try:
-        data = orjson.dumps(value, default=_json_default)
+        data = orjson.dumps(value, default=json_default)
     except orjson.JSONEncodeError:  # lone surrogates (or huge integers): the escaped form, still deterministic
         data = json.dumps(value, ensure_ascii=True, cls=_FallbackEncoder).encode()
         return data, b"\\u0000" in data or b"\\ud" in data

@@ -6,10 +6,13 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from sources.records import TenderStatus
 from tenders.models import Tender
 
 
 def tenders_expire(*, now: datetime | None = None) -> int:
     """Active tenders whose submission deadline passed become expired (one UPDATE)."""
     now = now or timezone.now()
-    return Tender.objects.filter(status="active", submission_deadline__lt=now).update(status="expired", changed_at=now)
+    return Tender.objects.filter(status=TenderStatus.ACTIVE, submission_deadline__lt=now).update(
+        status=TenderStatus.EXPIRED, changed_at=now
+    )
