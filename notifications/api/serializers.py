@@ -162,12 +162,6 @@ class SavedSearchSerializer(serializers.ModelSerializer):
         request = self.context.get("request")
         return request is not None and obj.owner_id == request.user.pk
 
-    def validate_name(self, value: str) -> str:
-        value = value.strip()
-        if not value:
-            raise serializers.ValidationError(_("Bitte einen Namen angeben."))
-        return value
-
 
 class SavedSearchRefSerializer(serializers.Serializer):
     id = serializers.IntegerField()

@@ -17,6 +17,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from notifications.models import TriageStatus
+from notifications.portal.services import NAME_MAX_LENGTH, NOTE_MAX_LENGTH
 from sources.normalise import BUNDESLAENDER
 from tenders.filters import FilterError, TenderFilters, parse_filters
 from tenders.models import TenderStatus
@@ -170,7 +171,7 @@ def filters_as_params(filters: TenderFilters) -> QueryDict:
 class SavedSearchForm(forms.Form):
     """The profile's own settings; its filters come from a ``FilterForm`` on the same page."""
 
-    name = forms.CharField(label=_("Name des Suchprofils"), max_length=200)
+    name = forms.CharField(label=_("Name des Suchprofils"), max_length=NAME_MAX_LENGTH)
     is_shared = forms.BooleanField(
         label=_("Für alle im Unternehmen sichtbar (nur lesen)"), required=False, initial=False
     )
@@ -183,7 +184,9 @@ class SavedSearchForm(forms.Form):
 
 class TriageForm(forms.Form):
     status = forms.ChoiceField(label=_("Bewertung"), choices=TriageStatus.choices)
-    note = forms.CharField(label=_("Notiz"), required=False, max_length=5000, widget=forms.Textarea(attrs={"rows": 3}))
+    note = forms.CharField(
+        label=_("Notiz"), required=False, max_length=NOTE_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 3})
+    )
 
 
 class LanguageForm(forms.Form):
