@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -18,15 +16,8 @@ from sources.models import FetchRun, InboundMail, Source
 from sources.registry import adapter_types
 from sources.schedules import schedules_sync
 from sources.selectors import source_health_list
+from sources.services import source_polls_enqueue
 from tenders.pagination import EstimatedCountPaginator
-
-
-def _enqueue_polls(source_ids: list[int]) -> None:
-    """After commit, so a rolled-back request never starts a run; the task records its own FetchRun."""
-    from sources.tasks import source_poll_now_task
-
-    for source_id in source_ids:
-        transaction.on_commit(lambda source_id=source_id: source_poll_now_task.delay(source_id))
 
 
 class SourceForm(forms.ModelForm):
@@ -101,8 +92,7 @@ class SourceAdmin(admin.ModelAdmin):
 
     @admin.action(description="Jetzt abrufen")
     def fetch_now(self, request, queryset):
-        ids = list(queryset.filter(is_active=True).values_list("pk", flat=True))
-        _enqueue_polls(ids)
+        ids = source_polls_enqueue(source_ids=list(queryset.values_list("pk", flat=True)))
         self.message_user(request, f"{len(ids)} Abruf(e) eingeplant.", messages.SUCCESS)
 
     def fetch_now_view(self, request, object_id: int):
@@ -110,23 +100,16 @@ class SourceAdmin(admin.ModelAdmin):
         source = Source.objects.filter(pk=object_id).first()
         if source is None or not self.has_change_permission(request, source):
             raise Http404
-        if not source.is_active:
-            self.message_user(request, f"{source} ist deaktiviert; nichts eingeplant.", messages.WARNING)
-        else:
-            _enqueue_polls([source.pk])
+        if source_polls_enqueue(source_ids=[source.pk]):
             self.message_user(request, f"Abruf von {source} eingeplant.", messages.SUCCESS)
+        else:
+            self.message_user(request, f"{source} ist deaktiviert; nichts eingeplant.", messages.WARNING)
         return redirect("admin:sources_source_change", source.pk)
 
     @admin.action(description="Zeitpläne schreiben (Celery Beat)")
     def write_schedules(self, request, queryset):
         result = schedules_sync()
         self.message_user(request, f"{result['written']} Zeitpläne geschrieben.", messages.SUCCESS)
-
-    def save_model(self, request, obj, form, change):
-        try:
-            super().save_model(request, obj, form, change)
-        except ValidationError as exc:  # pragma: no cover - clean() already refuses; kept for safety
-            self.message_user(request, str(exc), messages.ERROR)
 
     def get_urls(self):
         return [

@@ -194,3 +194,16 @@ def source_ingest_files(*, source_key: str, paths: list[Path], on_batch=None) ->
         persist_cursor=False,
         on_batch=on_batch,
     )
+
+
+def source_polls_enqueue(*, source_ids: list[int]) -> list[int]:
+    """Poll these sources now (the active ones among them); returns the ids that were queued.
+
+    Sent after commit, so a rolled-back request never starts a run; each task records its own FetchRun.
+    """
+    from sources.tasks import source_poll_now_task
+
+    active = list(Source.objects.filter(pk__in=source_ids, is_active=True).order_by("pk").values_list("pk", flat=True))
+    for source_id in active:
+        transaction.on_commit(lambda source_id=source_id: source_poll_now_task.delay(source_id))
+    return active
