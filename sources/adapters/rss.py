@@ -48,7 +48,15 @@ from urllib.parse import urljoin
 import feedparser
 from bs4 import BeautifulSoup
 
-from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, walk_files
+from sources.adapters.base import (
+    Adapter,
+    AdapterError,
+    FetchedBatch,
+    SourceConfig,
+    read_saved,
+    scope_text,
+    walk_files,
+)
 from sources.adapters.mail.fields import (
     bundesland_named,
     html_to_text,
@@ -288,12 +296,15 @@ class RssAdapter(Adapter):
             yield _parse_file(path, source=config.key, base_url=base_url)
 
 
+MAX_FILE_BYTES = 20 * 2**20  # as for portal pages: a saved feed is far smaller
+
+
 def _parse_file(path: Path, *, source: str, base_url: str) -> FetchedBatch:
-    scope = str(path)[:200]
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return FetchedBatch(problems=(f"{path}: cannot read file: {exc.strerror or exc}",), scope=scope)
+    scope = scope_text(str(path))
+    saved = read_saved(path, limit=MAX_FILE_BYTES)
+    if saved.problem:
+        return FetchedBatch(problems=(saved.problem,), bytes=saved.size, scope=scope)
+    data = saved.data
     decoded, problems = decode_feed(data)
     try:
         parsed = parse_feed(decoded.text, source=source, base_url=base_url)

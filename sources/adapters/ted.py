@@ -43,7 +43,15 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, walk_files
+from sources.adapters.base import (
+    Adapter,
+    AdapterError,
+    FetchedBatch,
+    SourceConfig,
+    read_saved,
+    scope_text,
+    walk_files,
+)
 from sources.adapters.settings import bounded_ints, endpoint_url, iso_day
 from sources.fetching import Fetcher, raise_for_wall
 from sources.normalise import BERLIN
@@ -189,12 +197,15 @@ def _max_pages_message(days: str, page_size: int, max_pages: int, body: bytes) -
     )
 
 
+MAX_FILE_BYTES = 50 * 2**20  # a saved search result of 250 notices is a few MB; anything far larger is not one
+
+
 def _parse_file(path: Path) -> FetchedBatch:
-    scope = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return FetchedBatch(problems=(f"{path}: cannot read file: {exc.strerror or exc}",), scope=scope)
+    scope = scope_text(str(path))
+    saved = read_saved(path, limit=MAX_FILE_BYTES)
+    if saved.problem:
+        return FetchedBatch(problems=(saved.problem,), bytes=saved.size, scope=scope)
+    data = saved.data
     records: list[NoticeRecord] = []
     problems: list[str] = []
     start = data.removeprefix(b"\xef\xbb\xbf").lstrip()[:1]

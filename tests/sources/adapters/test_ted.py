@@ -408,3 +408,11 @@ def test_parse_files_unreadable_and_unusable_files_are_problems(tmp_path: Path) 
     assert "neither a TED search result (JSON) nor an eForms notice (XML)" in problems[1][0]
     assert "not a TED search result" in problems[2][0]
     assert "not a usable eForms notice" in problems[3][0]
+
+
+def test_parse_files_refuses_a_file_too_large_to_be_a_search_result(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("sources.adapters.ted.MAX_FILE_BYTES", 10)
+    big = tmp_path / "export.json"
+    big.write_bytes(b"[" + b" " * 100 + b"]")
+    (batch,) = parse(big)
+    assert batch.records == () and batch.problems == (f"{big}: larger than 10 bytes; skipped",)
