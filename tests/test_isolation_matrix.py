@@ -47,6 +47,7 @@ from notifications.models import (
     UserPreference,
     Webhook,
     WebhookEvent,
+    calendar_token_hash,
 )
 from tenders.models import Tender, TenderSource
 from tests.url_routes import Route, tenant_routes
@@ -138,10 +139,13 @@ def _seed_tenant_objects(*, pk: int, mark: str, owner, tender_id: int, now) -> N
     )  # fmt: skip
 
 
-def _preference(*, pk: int, user, mark: str) -> UserPreference:
+def _preference(*, pk: int, user, mark: str) -> str:
+    """A preference row with a calendar link; returns the link's token (only its hash is stored)."""
     UserPreference.objects.filter(user=user).delete()
     # No marker in tokens: pages echo their own URL (language switch), which is not a leak.
-    return UserPreference.objects.create(id=pk, user=user, calendar_token=f"kalender{pk}{mark[:1]}{'0' * 30}")
+    token = f"kalender{pk}{mark[:1]}{'0' * 30}"
+    UserPreference.objects.create(id=pk, user=user, calendar_token_hash=calendar_token_hash(token))
+    return token
 
 
 SEEDED_MODELS = {
@@ -180,12 +184,12 @@ def world(alpha, beta, alpha_admin_client, alpha_client, beta_admin_client) -> W
         beta_admin, beta_member = users.get(username=beta.admin_email), users.get(username=beta.member_email)
         for pk in (FOREIGN_ID, COLLIDING_ID):
             _seed_tenant_objects(pk=pk, mark=BETA_MARK, owner=beta_admin, tender_id=pk, now=now)
-        beta_token = _preference(pk=FOREIGN_ID, user=beta_admin, mark=BETA_MARK).calendar_token
+        beta_token = _preference(pk=FOREIGN_ID, user=beta_admin, mark=BETA_MARK)
         _preference(pk=COLLIDING_ID, user=beta_member, mark=BETA_MARK)
     with schema_context(alpha.schema_name):
         alpha_admin = users.get(username=alpha.admin_email)
         _seed_tenant_objects(pk=COLLIDING_ID, mark=ALPHA_MARK, owner=alpha_admin, tender_id=COLLIDING_ID, now=now)
-        alpha_token = _preference(pk=COLLIDING_ID, user=alpha_admin, mark=ALPHA_MARK).calendar_token
+        alpha_token = _preference(pk=COLLIDING_ID, user=alpha_admin, mark=ALPHA_MARK)
     connection.set_schema_to_public()
     alpha_api, _ = _api_client(alpha.host, alpha.schema_name, alpha.admin_email)
     beta_api, beta_key = _api_client(beta.host, beta.schema_name, beta.admin_email)

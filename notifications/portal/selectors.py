@@ -16,7 +16,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import TruncDate
 
 from accounts.roles import user_is_tenant_admin
-from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference
+from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference, calendar_token_hash
 from notifications.portal.csv_export import ExportRow
 from sources.models import Source
 from sources.normalise import BERLIN
@@ -250,10 +250,14 @@ def language_of(*, user_id: int) -> str | None:
 
 
 def calendar_owner(*, token: str) -> UserPreference | None:
-    """The preference row holding this calendar token (only active users), or None."""
+    """The preference row holding this calendar token's hash (only active users), or None."""
     if not token or len(token) > 64:
         return None
-    return UserPreference.objects.filter(calendar_token=token, user__is_active=True).select_related("user").first()
+    return (
+        UserPreference.objects.filter(calendar_token_hash=calendar_token_hash(token), user__is_active=True)
+        .select_related("user")
+        .first()
+    )
 
 
 def calendar_triage(*, user: AbstractBaseUser, now: datetime) -> QuerySet[Triage]:
