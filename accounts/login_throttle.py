@@ -29,6 +29,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import ngettext
 
+
 def attempt_username(request: HttpRequest, credentials: dict | None) -> str | None:
     """The account an attempt is counted against: user names are stored lower-case and trimmed."""
     if credentials and credentials.get("username") is not None:
@@ -99,4 +100,3 @@ def lockout_response(
         response = render(request, "accounts/login_locked.html", {"message": message}, status=429)
     response["Retry-After"] = retry_after
     return response
-

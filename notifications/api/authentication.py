@@ -23,8 +23,8 @@ from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
-from notifications.api.selectors import api_key_for_secret
 from accounts.login_throttle import lockout_message, lockout_remaining
+from notifications.api.selectors import api_key_for_secret
 from notifications.api.services import KEY_PREFIX, PREFIX_LENGTH, api_key_touch
 
 MAX_KEY_LENGTH = 200

@@ -152,6 +152,13 @@ def saved_search_visible(*, user: AbstractBaseUser) -> QuerySet[SavedSearch]:
     return SavedSearch.objects.filter(Q(owner=user) | Q(is_shared=True)).select_related("owner")
 
 
+def saved_search_name_visible(*, saved_search: SavedSearch, viewer: AbstractBaseUser) -> bool:
+    """``saved_search_visible`` for one loaded row: own or shared. Admins are no exception (a private
+    profile's name can say what a colleague is looking into); pages that list other people's deliveries or
+    webhooks show "privates Suchprofil" instead."""
+    return saved_search.owner_id == viewer.pk or saved_search.is_shared
+
+
 def saved_search_list(*, user: AbstractBaseUser, now: datetime) -> QuerySet[SavedSearch]:
     week_ago = now - timedelta(days=7)
     return saved_search_visible(user=user).annotate(

@@ -64,7 +64,10 @@ def test_a_lockout_on_one_tenant_does_not_touch_another(alpha, beta):
             user_create(email=shared_email, password=TENANT_PASSWORD, role=Role.MEMBER)
     address = "198.51.100.7"
     _guess(Client(HTTP_HOST=alpha.host, REMOTE_ADDR=address), shared_email)
-    assert _portal_login(Client(HTTP_HOST=alpha.host, REMOTE_ADDR=address), shared_email, TENANT_PASSWORD).status_code == 429
+    assert (
+        _portal_login(Client(HTTP_HOST=alpha.host, REMOTE_ADDR=address), shared_email, TENANT_PASSWORD).status_code
+        == 429
+    )
 
     on_beta = Client(HTTP_HOST=beta.host, REMOTE_ADDR=address)
     assert _portal_login(on_beta, shared_email, TENANT_PASSWORD).status_code == 302
@@ -82,7 +85,9 @@ def test_operator_admin_is_locked_after_forty_wrong_passwords(db):
     for attempt in range(GUESSES):
         client.post("/admin/login/", {"username": "operator@example.org", "password": f"falsch-{attempt}"})
 
-    response = client.post("/admin/login/?next=/admin/", {"username": "operator@example.org", "password": TENANT_PASSWORD})
+    response = client.post(
+        "/admin/login/?next=/admin/", {"username": "operator@example.org", "password": TENANT_PASSWORD}
+    )
 
     assert response.status_code == 429
     assert LOCKED in response.content.decode()

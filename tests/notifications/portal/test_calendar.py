@@ -10,9 +10,8 @@ from django.test import Client
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
-from notifications.models import UserPreference
+from notifications.models import UserPreference, calendar_token_hash
 from notifications.portal.services import triage_set
-from notifications.models import calendar_token_hash
 from notifications.preferences.services import user_preference_calendar_token_rotate
 from sources.records import NoticeKind
 from tenders.models import TenderSource
