@@ -124,3 +124,27 @@ def test_a_forged_forwarded_for_header_does_not_dodge_the_address_limit(alpha):
             HTTP_X_FORWARDED_FOR=f"10.0.{number}.1",
         )
     assert _portal_login(attacker, alpha.admin_email, TENANT_PASSWORD).status_code == 429
+
+
+def test_operators_see_tenant_lockouts_and_can_lift_one(alpha, public_client):
+    from tests.fixtures.tenants import operator_sign_in
+
+    _guess(Client(HTTP_HOST=alpha.host, REMOTE_ADDR="198.51.100.7"), alpha.member_email)
+    operator_sign_in(public_client)
+
+    assert "Anmeldesperren" in public_client.get("/admin/accounts/tenant/").content.decode()
+    page = public_client.get("/admin/accounts/tenant/anmeldesperren/").content.decode()
+    assert "Alpha Bau GmbH" in page and alpha.member_email in page and "198.51.100.7" in page
+
+    for kind, value in (("username", alpha.member_email), ("ip_address", "198.51.100.7")):
+        lifted = public_client.post(
+            "/admin/accounts/tenant/anmeldesperren/", {"schema_name": "alpha", "kind": kind, "value": value}
+        )
+        assert lifted.status_code == 302
+    client = Client(HTTP_HOST=alpha.host, REMOTE_ADDR="198.51.100.7")
+    assert _portal_login(client, alpha.member_email, TENANT_PASSWORD).status_code == 302
+    assert "Keine Sperren" in public_client.get("/admin/accounts/tenant/anmeldesperren/").content.decode()
+
+
+def test_tenant_users_cannot_reach_the_lockout_list(alpha, alpha_admin_client):
+    assert alpha_admin_client.get("/admin/accounts/tenant/anmeldesperren/").status_code == 404
