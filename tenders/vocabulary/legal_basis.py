@@ -31,7 +31,18 @@ LEGAL_BASIS_LABELS: dict[str, str] = {
 
 # Legal bases that only apply above the EU thresholds (GWB part 4 and the directives behind it).
 ABOVE_THRESHOLD = frozenset(
-    {"vgv", "sektvo", "konzvgv", "vsvgv", "vob-a-eu", "vob-a-vs", "eu-2014-24", "eu-2014-25", "eu-2014-23", "eu-2009-81"}
+    {
+        "vgv",
+        "sektvo",
+        "konzvgv",
+        "vsvgv",
+        "vob-a-eu",
+        "vob-a-vs",
+        "eu-2014-24",
+        "eu-2014-25",
+        "eu-2014-23",
+        "eu-2009-81",
+    }
 )
 BELOW_THRESHOLD = frozenset({"vob-a", "uvgo", "vol-a", "svhv", "haushaltsrecht"})
 

@@ -2,7 +2,8 @@
 
 Input: ``zipcodes.de.csv`` from github.com/zauberware/postal-codes-json-xml-csv (``data/DE.zip``,
 commit a6e8df1e94385a76d8c8c2f8260b2cd020298c19), itself GeoNames' DE postal code dump (CC BY 4.0).
-Run: ``python tenders/vocabulary/data/build_postcode_laender.py zipcodes.de.csv > tenders/vocabulary/data/postcode_laender.txt``
+Run (from the repository root, output to ``tenders/vocabulary/data/postcode_laender.txt``):
+``python tenders/vocabulary/data/build_postcode_laender.py zipcodes.de.csv > …/postcode_laender.txt``
 
 Output: one line per run of consecutive known postcodes in one Land, ``<first>-<last> <Land code>``.
 A postcode listed under several Länder (a few straddle a border, a few are company postcodes) ends a
