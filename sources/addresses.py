@@ -30,7 +30,8 @@ def split_town(city: str, zone: str) -> tuple[str, str]:
         return city, postal
     town = match.group(2)
     head, comma, tail = town.rpartition(",")
-    if comma and tail.strip() and _STREET_WITH_NUMBER.search(head):
+    # "Anger 5, Erfurt": a house number (or a street name) before the comma marks the street.
+    if comma and tail.strip() and (_STREET_WITH_NUMBER.search(head) or re.search(r"\s\d+\s*[a-zA-Z]?$", head)):
         town = tail.strip()
     return town, match.group(1)
 

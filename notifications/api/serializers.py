@@ -77,9 +77,8 @@ class DeadlineSerializer(serializers.Serializer):
 
 class AwardSerializer(serializers.Serializer):
     lot = serializers.CharField(allow_null=True)
-    status = serializers.ChoiceField(
-        choices=["awarded", "not_awarded", "open"],
-        help_text="awarded: Zuschlag erteilt; not_awarded: ohne Zuschlag beendet; open: noch offen",
+    status = serializers.CharField(
+        help_text="awarded: Zuschlag erteilt; not_awarded: ohne Zuschlag beendet; open: noch offen"
     )
     supplier_name = serializers.CharField(allow_null=True)
     supplier_id = serializers.CharField(allow_null=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from sources.normalise import clean_text, parse_iso_datetime
+from sources.normalise import BERLIN, clean_text, parse_iso_datetime
 from sources.records import Award, AwardStatus
 
 from .places import country
@@ -38,7 +38,7 @@ def supplier_names(release: dict) -> tuple[str, ...]:
 
 def _date(raw: str) -> date | None:
     value = parse_iso_datetime(raw or None)
-    return value.date() if value else None
+    return value.astimezone(BERLIN).date() if value else None  # "2026-07-19T22:00Z" is 20 July in Germany
 
 
 def _tenders_received(release: dict) -> dict[str, int]:
@@ -52,6 +52,12 @@ def _tenders_received(release: dict) -> dict[str, int]:
 def awards(release: dict) -> tuple[Award, ...]:
     """One ``Award`` per lot and supplier of every award; an award without a winner keeps its lot's outcome."""
     contracts = {as_str(c.get("awardID")): c for c in as_dicts(release.get("contracts"))}
+    # DÖE writes the contract id into awardID ("CON-0001" for award "LOT-0000"): its items name the lot.
+    contracts_by_lot = {
+        as_str(item.get("relatedLot")): c
+        for c in as_dicts(release.get("contracts"))
+        for item in as_dicts(c.get("items"))
+    }
     parties = {as_str(p.get("id")): p for p in as_dicts(release.get("parties"))}
     received = _tenders_received(release)
     supplier_parties = [p for p in parties.values() if "supplier" in as_strs(p.get("roles"))]
@@ -59,7 +65,9 @@ def awards(release: dict) -> tuple[Award, ...]:
     for award in as_dicts(release.get("awards")):
         status = _AWARD_STATUS.get(as_str(award.get("status")).lower(), AwardStatus.AWARDED)
         lots = as_strs(award.get("relatedLots")) or [as_str(award.get("id"))]
-        contract = contracts.get(as_str(award.get("id")), {})
+        contract = contracts.get(as_str(award.get("id"))) or next(
+            (contracts_by_lot[lot] for lot in lots if lot in contracts_by_lot), {}
+        )
         value, currency = amount(award.get("value"))
         if value is None:
             value, currency = amount(contract.get("value"))
