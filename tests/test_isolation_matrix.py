@@ -62,7 +62,7 @@ DENIED = {403, 404}
 PUBLIC_OBJECT_KWARGS = {"tender_id"}
 PUBLIC_OBJECT_ROUTES = {"api-tender-detail"}  # the API names its tender kwarg "pk"
 # Routes whose kwargs are not object ids, with their own check below.
-SPECIAL_ROUTES = {"accounts:invite-accept"}
+SPECIAL_ROUTES = {"accounts:invite-accept", "accounts:password-reset-confirm"}  # tokens: tests/security
 
 # Routes without object kwargs and what they must not show of another tenant. Every such route is
 # checked for beta's marker whether listed here or not; the list says what each one is about.

@@ -49,6 +49,8 @@ class TeamMemberReactivateView(_TeamActionView):
 
 class TeamMemberRoleView(_TeamActionView):
     def act(self, request, pk):
+        if not get_user_model().objects.filter(pk=pk).exists():
+            raise get_user_model().DoesNotExist  # unknown person first: 404, whatever the form says
         try:
             role = Role(request.POST.get("role", ""))
         except ValueError as exc:

@@ -109,3 +109,17 @@ def test_the_request_travels_through_a_worker_to_the_tenants_server(celery_worke
     [message] = smtp_server.messages
     assert message["To"] == alpha.member_email
     assert "/konto/passwort-neu/" in message.get_content()
+
+
+def test_a_reset_link_of_another_tenant_is_invalid_here(alpha, beta):
+    from django.contrib.auth.tokens import default_token_generator
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    with schema_context(beta.schema_name):
+        beta_member = get_user_model().objects.get(username=beta.member_email)
+        uid = urlsafe_base64_encode(force_bytes(beta_member.pk))
+        token = default_token_generator.make_token(beta_member)
+    link = f"/konto/passwort-neu/{uid}/{token}/"
+    assert "ungültig" in Client(HTTP_HOST=alpha.host).get(link, follow=True).content.decode()
+    assert "ungültig" not in Client(HTTP_HOST=beta.host).get(link, follow=True).content.decode()
