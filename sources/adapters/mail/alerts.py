@@ -57,6 +57,9 @@ class MailParse:
     message_id: str = ""
     subject: str = ""
     sender: str = ""
+    sender_address: str = ""
+    return_path: str = ""
+    authentication_results: tuple[str, ...] = ()
     date: datetime | None = None
     records: tuple[NoticeRecord, ...] = ()
     problems: tuple[str, ...] = ()
@@ -120,6 +123,9 @@ def _result(content: MailContent, status: str, reason: str, **values) -> MailPar
         message_id=content.message_id,
         subject=content.subject,
         sender=content.sender,
+        sender_address=content.sender_address,
+        return_path=content.return_path,
+        authentication_results=content.authentication_results,
         date=content.date,
         **values,
     )
