@@ -41,10 +41,10 @@ from sources.adapters.mail.portals import (
 )
 from sources.normalise import clean_text, procedure_type_code
 from sources.records import NoticeRecord
+from tenders.vocabulary.provenance import MAIL_VERSION
 
 __all__ = ["MAIL_VERSION", "MailParse", "parse_alert_mail"]
 
-MAIL_VERSION = "00"
 PARSED, UNPARSED, IGNORED = "parsed", "unparsed", "ignored"
 MAX_NOTICE_ID = 200  # TenderSource.source_notice_id
 
