@@ -61,10 +61,11 @@ def mail_provenance(
     sender_domain = parse.sender_address.rpartition("@")[2].strip().rstrip(".").lower()
     family = _family_of(sender_domain, portal_domains)
     if not family:
+        envelope = f" (Return-Path {parse.return_path})" if parse.return_path else ""
         return Provenance(
             verified=False,
             reason=SENDER_UNVERIFIED,
-            detail=f"sender {parse.sender_address or '(none)'!r} is no known portal address",
+            detail=f"sender {parse.sender_address or '(none)'!r}{envelope} is no known portal address",
         )
     via = _verified_by(parse, sender_domain, trust)
     if not via:

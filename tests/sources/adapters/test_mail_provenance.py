@@ -95,6 +95,13 @@ def test_links_must_stay_within_the_senders_portal_family():
     assert "dtvp.de" in verdict.detail and "evergabe-online.de" in verdict.detail
 
 
+def test_a_mail_from_no_portal_names_its_envelope_sender():
+    raw = TENDER24.replace(b"From: tender24 Vergabeplattform <noreply@tender24.de>", b"From: Vergabe <a@b.example>")
+    verdict = mail_provenance(parse_alert_mail(as_received(raw, dkim="b.example")), trust=TRUST)
+    assert (verdict.verified, verdict.reason) == (False, SENDER_UNVERIFIED)
+    assert verdict.detail == "sender 'a@b.example' (Return-Path noreply@tender24.de) is no known portal address"
+
+
 def test_sources_of_the_installation_extend_their_portal_family():
     rows = [
         ("netserver", {"base_url": "https://vergabe.neue-stadt.example/NetServer/"}),
