@@ -28,7 +28,6 @@ _NETSERVER_OID = re.compile(r"\d+-\w*Tender-[\w-]+")
 _SAFE_ID = re.compile(r"[\w.-]+")
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 SAFE_SCHEMES = ("http", "https")
 LINK_FIELDS = ("url", "documents_url")  # the record fields rendered as links
 
@@ -38,7 +37,7 @@ def safe_link(url: object) -> str:
     if not isinstance(url, str):
         return ""
     candidate = url.strip()
-    if not candidate or _CONTROL.search(candidate):
+    if not candidate or not candidate.isprintable():  # control characters browsers would strip or act on
         return ""
     try:
         parts = urlsplit(candidate)
