@@ -14,7 +14,7 @@ def hash_existing_tokens(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("notifications", "0003_webhook_created_by"),
+        ("notifications", "0004_mailbox_mail_trust"),
     ]
 
     operations = [
