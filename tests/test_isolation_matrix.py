@@ -111,6 +111,8 @@ def _public_tender(pk: int, now) -> Tender:
 
 def _seed_tenant_objects(*, pk: int, mark: str, owner, tender_id: int, now) -> None:
     """One row of every tenant model with primary key ``pk``; ``mark`` in every shown text."""
+    # A team member with this id too: the team actions take a user id.
+    get_user_model().objects.create(id=pk, username=f"{mark}{pk}@example.org", email=f"{mark}{pk}@example.org")
     search = SavedSearch.objects.create(
         id=pk, owner=owner, name=f"{mark} Suchprofil", filters={"bundesland": ["Bayern"]}, is_shared=True,
         instant_alert=True, active_since=now - timedelta(days=3),
