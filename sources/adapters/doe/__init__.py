@@ -38,7 +38,7 @@ does not change.
 
 from .adapter import DoeAdapter
 from .archive import ZipLimits
-from .join import NoticeJoiner, join_doe_records, stem_key
+from .join import join_doe_records, stem_key
 from .options import days_to_fetch, export_url
 
-__all__ = ["DoeAdapter", "NoticeJoiner", "ZipLimits", "days_to_fetch", "export_url", "join_doe_records", "stem_key"]
+__all__ = ["DoeAdapter", "ZipLimits", "days_to_fetch", "export_url", "join_doe_records", "stem_key"]
