@@ -10,7 +10,8 @@ slot is free, so a huge archive never sits in memory or in the pipes at once.
 
 Processes start by ``forkserver`` (fork without the writer's threads, DB connections and
 open files; the server imports only the parsing modules). A daemonic process (a Celery
-prefork child) may not have children: there the work runs in-process and says so once.
+prefork child) may not have children, and lifting that rule breaks on billiard's process
+state: there the same stream runs in-process (``logging`` says so).
 """
 
 from __future__ import annotations
