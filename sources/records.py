@@ -68,6 +68,7 @@ class NoticeRecord:
     buyer_name: str = ""
     buyer_id: str = ""
     procedure_type: str = ""  # canonical code from sources.normalise.PROCEDURE_TYPES
+    legal_basis: str = ""  # code from tenders.vocabulary.legal_basis (VgV, UVgO, VOB/A, …)
     status: TenderStatus = TenderStatus.ACTIVE
     cpv_codes: tuple[str, ...] = ()  # 8 digits, no check digit, most specific first-seen order
     nuts_codes: tuple[str, ...] = ()

@@ -51,6 +51,8 @@ class Tender(models.Model):
     buyer_name = models.CharField(max_length=500, blank=True, default="")
     buyer_id = models.CharField(max_length=200, blank=True, default="")
     procedure_type = models.CharField(max_length=40, blank=True, default="")
+    # Code from tenders.vocabulary.legal_basis (VgV, UVgO, VOB/A, …); "" when no source states it.
+    legal_basis = models.CharField(max_length=20, blank=True, default="")
     status = models.CharField(max_length=12, choices=TenderStatus.choices, default=TenderStatus.ACTIVE)
     cpv_codes = ArrayField(models.CharField(max_length=8), default=list, blank=True)
     cpv_divisions = ArrayField(models.CharField(max_length=2), default=list, blank=True)

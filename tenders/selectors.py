@@ -10,6 +10,7 @@ from django.db.models import Prefetch, Q, QuerySet
 from sources.normalise import BERLIN, procedure_type_label
 from tenders.filters import search_query
 from tenders.models import Tender, TenderSource, TenderVersion
+from tenders.vocabulary.legal_basis import legal_basis_label
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -28,6 +29,8 @@ def tender_representation(tender: Tender) -> dict:
         "buyer_id": tender.buyer_id,
         "procedure_type": tender.procedure_type,
         "procedure_type_label": procedure_type_label(tender.procedure_type),
+        "legal_basis": tender.legal_basis or None,
+        "legal_basis_label": legal_basis_label(tender.legal_basis) if tender.legal_basis else None,
         "status": tender.status,
         "cpv_codes": list(tender.cpv_codes),
         "cpv_divisions": list(tender.cpv_divisions),

@@ -36,6 +36,7 @@ class TenderState:
     buyer_name: str
     buyer_id: str
     procedure_type: str
+    legal_basis: str
     status: str
     cpv_codes: tuple[str, ...]
     cpv_divisions: tuple[str, ...]
@@ -133,6 +134,7 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
         buyer_name=buyer_name,
         buyer_id=_latest(describing, "buyer_id"),
         procedure_type=_latest(describing, "procedure_type"),
+        legal_basis=_latest(describing, "legal_basis") or _latest(ordered, "legal_basis"),
         status=_status(ordered, deadline, now),
         cpv_codes=cpv_codes,
         cpv_divisions=tuple(dict.fromkeys(code[:2] for code in cpv_codes)),
