@@ -21,7 +21,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
-from sources.adapters.yields import LayoutChanged, PageYield, SamplePage, run_rejected_too_much
+from sources.adapters.yields import (
+    UNINFORMATIVE_LAYOUTS,
+    LayoutChanged,
+    PageYield,
+    SamplePage,
+    run_rejected_too_much,
+)
 from sources.conditional import ConditionalFetcher, conditional_cache_load, conditional_cache_save
 from sources.denylist import SourceDenied, ensure_not_denied
 from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
@@ -88,7 +94,9 @@ def _apply_yields(run: FetchRun, yields: tuple[PageYield, ...], sample: SamplePa
     """The list pages' yield reports, the layout last seen, and the first sample page of the run."""
     if yields:
         run.yield_report = [*run.yield_report, *(y.as_json() for y in yields)][:YIELD_REPORT_PAGES]
-        run.layout = yields[-1].layout[:40]
+        informative = [y.layout for y in yields if y.layout not in UNINFORMATIVE_LAYOUTS]
+        if informative or not run.layout:
+            run.layout = (informative or [yields[-1].layout])[-1][:40]
     if sample is not None and run.sample_page is None:
         run.sample_page = sample.body
         run.sample_page_url = sample.url

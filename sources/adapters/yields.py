@@ -23,7 +23,11 @@ from typing import Any
 
 from sources.fetching import Blocked
 
+# Layouts that say nothing about the markup (a "nothing found" page): not recorded as the layout last seen.
+UNINFORMATIVE_LAYOUTS = frozenset({"empty", ""})
+
 __all__ = [
+    "UNINFORMATIVE_LAYOUTS",
     "REJECTED_SHARE_LIMIT",
     "SAMPLE_MAX_BYTES",
     "LayoutChanged",
@@ -35,7 +39,7 @@ __all__ = [
 # More than this share of all rows seen in a run rejected: the markup changed under us.
 REJECTED_SHARE_LIMIT = 0.2
 # Below this many rows seen in a run, one odd row is no evidence of drift (the all-rejected rule still holds).
-MIN_ROWS_FOR_SHARE = 5
+MIN_ROWS_FOR_SHARE = 3
 # A result page is tens to hundreds of KB; the sample keeps its head, enough to see the new markup.
 SAMPLE_MAX_BYTES = 256 * 1024
 REASONS_KEPT = 20  # distinct rejection reasons per page
@@ -46,7 +50,7 @@ class PageYield:
     """What one list page gave: ``rows_seen`` = ``parsed`` + sum of ``rejected``."""
 
     page: str  # the page's URL or file name
-    layout: str  # e.g. "table-6", "table-5", "cards", "json", "empty", "unknown"
+    layout: str  # e.g. "table-6", "table-5", "cards", "json", "empty" (the portal's "nothing found"), "unknown"
     rows_seen: int = 0
     parsed: int = 0
     rejected: Mapping[str, int] = field(default_factory=dict)  # reason -> rows

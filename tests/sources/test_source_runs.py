@@ -81,7 +81,13 @@ def test_a_changed_layout_blocks_the_run_instead_of_reporting_zero_tenders(tende
     assert bytes(run.sample_page) == body and run.sample_page_url.startswith(site.base_url)
     assert run.layout == "cards"
     assert run.yield_report == [
-        {"page": run.sample_page_url, "layout": "cards", "rows_seen": 1, "parsed": 0, "rejected": {"no title (p.mb-3)": 1}}
+        {
+            "page": run.sample_page_url,
+            "layout": "cards",
+            "rows_seen": 1,
+            "parsed": 0,
+            "rejected": {"no title (p.mb-3)": 1},
+        }
     ]
 
 

@@ -202,7 +202,9 @@ def _cell_roles(cells: list[Tag], header: list[str]) -> dict[str, Tag | str]:
     unassigned: list[tuple[int, Tag]] = []
     for index, cell in enumerate(cells):
         by_header = header[index] if index < len(header) else ""
-        by_class = next((selectors.CELL_CLASS_ROLES[c] for c in cell.get("class") or () if c in selectors.CELL_CLASS_ROLES), "")
+        by_class = next(
+            (selectors.CELL_CLASS_ROLES[c] for c in cell.get("class") or () if c in selectors.CELL_CLASS_ROLES), ""
+        )
         role = by_class or by_header
         if role == selectors.ROLE_TYPE or (not by_class and role in _TYPE_ROLES):
             type_cells.append((cell, by_header if by_header in _TYPE_ROLES else ""))

@@ -97,8 +97,8 @@ LAYOUT_EMPTY = "empty"
 LAYOUT_UNKNOWN = "unknown"
 # A page is a result page when it has the result table or says that nothing was found.
 RESULT_MARKER = re.compile(
-    r"tableHorizontalHeader|role=[\"']?listitem|Keine (?:Ergebnisse|Bekanntmachungen|Ausschreibungen|Eintr(?:ä|&auml;)ge) gefunden"
-    r"|Es wurden keine",
+    r"tableHorizontalHeader|role=[\"']?listitem"
+    r"|Keine (?:Ergebnisse|Bekanntmachungen|Ausschreibungen|Eintr(?:ä|&auml;)ge) gefunden|Es wurden keine",
     re.IGNORECASE,
 )
 NO_RESULTS_TEXT = re.compile(
@@ -145,6 +145,7 @@ LABELS = {
         "Angebotsfrist",
         "Schlusstermin für den Eingang der Angebote",
         "Frist für den Eingang der Angebote",
+        "Abgabefrist",
     ),
     "questions": ("Frist für Bieterfragen", "Bieterfragen bis"),
     "published": ("Tag der Veröffentlichung", "Veröffentlichungsdatum", "Tag der Absendung dieser Bekanntmachung"),
