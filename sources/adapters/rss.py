@@ -27,10 +27,10 @@ a feed that is not XML at all fails the run (``AdapterError`` reason "bad_respon
 HTML page where the feed should be is a wall (``Blocked``).
 
 Settings: ``feed_url`` (required; service.bund.de serves the feed under
-``/Content/Globals/Functions/RSSFeed/`` and ``/SiteGlobals/Functions/RSSFeed/``; https, plain http only for loopback test servers; its host
-must be in ``allowed_hosts`` if given, else in ``known_hosts``: adding a feed on another host
-means listing that host in ``allowed_hosts`` - redirect hops are checked against the same
-list). No cursor: the feed is read whole every time it changed.
+``/Content/Globals/Functions/RSSFeed/`` and ``/SiteGlobals/Functions/RSSFeed/``; https, plain
+http only for loopback test servers; its host must be in ``allowed_hosts`` if given, else in
+``known_hosts``: adding a feed on another host means listing that host in ``allowed_hosts`` -
+redirect hops are checked against the same list). No cursor: the feed is read whole every time it changed.
 
 Limits: no paging (feeds show their newest items only; service.bund.de keeps no archive),
 no CPV codes (the feed has none), titles and descriptions are plain text.

@@ -27,6 +27,7 @@ from sources.records import NoticeRecord
 from sources.registry import register
 
 from . import selectors
+from .center import CenterSearch, is_center
 from .options import KNOWN_HOSTS, KNOWN_SETTINGS, category_url, check_cosinex_settings, list_url
 from .parse import ListRow, ProjectPage, notice_record, parse_list_page, parse_project_page
 
@@ -57,6 +58,10 @@ class CosinexAdapter(Adapter):
         settings = self.settings_for(config)
         if settings.get("opendata_url"):
             yield self._opendata(config.key, settings["opendata_url"], fetcher)
+            return
+        if is_center(settings["base_url"]) and not settings.get("cpv_codes"):
+            # No server-rendered list on Center hosts: the JSON search, or the browser-only state.
+            yield from CenterSearch(source=config.key, settings=settings, fetcher=fetcher).run()
             return
         crawl = _ListCrawl(source=config.key, settings=settings, fetcher=fetcher)
         if settings.get("cpv_codes"):

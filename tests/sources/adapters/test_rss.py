@@ -318,7 +318,10 @@ def test_tracking_fragments_are_neither_identity_nor_stored_url_and_ids_are_alph
     parsed = parse_feed(TRACKED_FEED, source="service-bund")
     first, second = parsed.records
     assert first.source_notice_id == second.source_notice_id == "432613G349409"
-    assert first.url == "https://www.service.bund.de/IMPORTE/Ausschreibungen/eVergabe/2026/11/432613G349409.html?nn=4641514"
+    assert (
+        first.url
+        == "https://www.service.bund.de/IMPORTE/Ausschreibungen/eVergabe/2026/11/432613G349409.html?nn=4641514"
+    )
     assert "#" not in second.url and "track" not in first.payload["rss"]["guid"]
     assert first.buyer_name == "Bundesamt für Seeschifffahrt und Hydrographie"
     assert first.submission_deadline.astimezone(BERLIN).strftime("%d.%m.%Y %H:%M") == "15.12.2026 23:59"
