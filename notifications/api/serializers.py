@@ -69,6 +69,8 @@ class TenderSerializer(serializers.Serializer):
     buyer_id = serializers.CharField()
     procedure_type = serializers.CharField()
     procedure_type_label = serializers.CharField()
+    legal_basis = serializers.CharField(allow_null=True, help_text="Code, z. B. vgv, uvgo, vob_a")
+    legal_basis_label = serializers.CharField(allow_null=True)
     status = serializers.ChoiceField(choices=STATUSES)
     cpv_codes = serializers.ListField(child=serializers.CharField())
     cpv_divisions = serializers.ListField(child=serializers.CharField())
