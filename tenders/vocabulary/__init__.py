@@ -1,5 +1,8 @@
-"""Shared vocabulary of the tender domain: code lists and their German labels. Pure Python, no models.
+"""Shared vocabulary: code lists, German labels and pure look-ups (no Django, no ORM).
 
-One module per list; parsers, adapters, the tender model and the portal import from here, so a
-code means the same wherever it appears.
+- ``legal_basis``: Vergaberechtsgrundlage (VgV, VOB/A-EU, UVgO …) and the EU-threshold flag;
+- ``contract_nature``: Bauleistung / Lieferleistung / Dienstleistung;
+- ``deadlines``: kinds of deadline (Angebotsfrist, Teilnahmefrist, Fragenfrist);
+- ``procedures``: the German national procedure codes of eForms-DE;
+- ``postcodes``: German postcode -> Bundesland (from GeoNames, see ``data/README.md``).
 """

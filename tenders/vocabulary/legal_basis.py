@@ -1,77 +1,132 @@
-"""Legal basis of a procedure (Rechtsrahmen): the German procurement rules and the EU directives.
+"""Legal basis of a procurement (Vergaberechtsgrundlage): codes, German labels, a normaliser.
 
-Portals print it in many spellings: NetServer's legal-framework cell ("VOB", "VOL/UVgO", "VgV"),
-its five-cell rows ("UVgO, Öffentliche Ausschreibung"), cosinex "Typ" cells ("VOB/A Ausschreibung",
-"VgV Vergebener Auftrag"), eForms ``cbc:RegulatoryDomain`` / legal-basis codes ("32014L0024").
-``legal_basis_code`` maps each to one code; the label is what the portal shows users.
-
-Limits: "VOL" alone is the old VOL/A (replaced by the UVgO below the thresholds, but still printed);
-"VOL/UVgO" means the UVgO. A text naming no known rule gives "" (unknown), never a guess.
+Codes follow the eForms-DE code list for ``cac:ProcurementLegislationDocumentReference/cbc:ID``
+(BT-01 local legal basis, lower case: ``vgv``, ``sektvo``, ``konzvgv``, ``vsvgv``, ``vob-a-eu``,
+``vob-a``, ``uvgo`` …); ``legal_basis_code`` also folds the spellings portals print ("VOB/A EU",
+"UVgO", "Vergabeverordnung") and the EU directives of ``cbc:RegulatoryDomain`` (CELEX numbers).
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["LEGAL_BASIS_CODES", "LEGAL_BASIS_LABELS", "legal_basis_code", "legal_basis_label"]
-
 LEGAL_BASIS_LABELS: dict[str, str] = {
-    "vgv": "VgV (Vergabeverordnung)",
-    "uvgo": "UVgO (Unterschwellenvergabeordnung)",
-    "vob_a": "VOB/A (Bauleistungen, Abschnitt 1)",
-    "vob_a_eu": "VOB/A-EU (Bauleistungen, Abschnitt 2)",
-    "vob_a_vs": "VOB/A-VS (Bauleistungen Verteidigung und Sicherheit)",
-    "vol_a": "VOL/A (Liefer- und Dienstleistungen, alt)",
-    "sektvo": "SektVO (Sektorenverordnung)",
-    "konzvgv": "KonzVgV (Konzessionsvergabeverordnung)",
-    "vsvgv": "VSVgV (Verteidigung und Sicherheit)",
-    "eu_2014_24": "Richtlinie 2014/24/EU (klassische Vergabe)",
-    "eu_2014_25": "Richtlinie 2014/25/EU (Sektoren)",
-    "eu_2014_23": "Richtlinie 2014/23/EU (Konzessionen)",
-    "eu_2009_81": "Richtlinie 2009/81/EG (Verteidigung und Sicherheit)",
-    "other": "sonstige Rechtsgrundlage",
+    "vgv": "VgV",
+    "sektvo": "SektVO",
+    "konzvgv": "KonzVgV",
+    "vsvgv": "VSVgV",
+    "vob-a-eu": "VOB/A-EU",
+    "vob-a-vs": "VOB/A-VS",
+    "vob-a": "VOB/A (Abschnitt 1)",
+    "uvgo": "UVgO",
+    "vol-a": "VOL/A",
+    "svhv": "SVHV",
+    "haushaltsrecht": "Haushaltsrecht",
+    "eu-2014-24": "Richtlinie 2014/24/EU",
+    "eu-2014-25": "Richtlinie 2014/25/EU",
+    "eu-2014-23": "Richtlinie 2014/23/EU",
+    "eu-2009-81": "Richtlinie 2009/81/EG",
+    "other": "Sonstige",
 }
-LEGAL_BASIS_CODES: tuple[str, ...] = tuple(LEGAL_BASIS_LABELS)
 
-# Most specific first: "VOB/A-EU" before "VOB/A", "VOL/UVgO" (= UVgO) before "VOL".
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+# Legal bases that only apply above the EU thresholds (GWB part 4 and the directives behind it).
+ABOVE_THRESHOLD = frozenset(
+    {
+        "vgv",
+        "sektvo",
+        "konzvgv",
+        "vsvgv",
+        "vob-a-eu",
+        "vob-a-vs",
+        "eu-2014-24",
+        "eu-2014-25",
+        "eu-2014-23",
+        "eu-2009-81",
+    }
+)
+BELOW_THRESHOLD = frozenset({"vob-a", "uvgo", "vol-a", "svhv", "haushaltsrecht"})
+
+_CELEX = {
+    "32014l0024": "eu-2014-24",
+    "32014l0025": "eu-2014-25",
+    "32014l0023": "eu-2014-23",
+    "32009l0081": "eu-2009-81",
+}
+_ALIASES = {
+    "vergabeverordnung": "vgv",
+    "sektorenverordnung": "sektvo",
+    "konzessionsvergabeverordnung": "konzvgv",
+    "vergabeverordnung verteidigung und sicherheit": "vsvgv",
+    "unterschwellenvergabeordnung": "uvgo",
+    "vob/a eu": "vob-a-eu",
+    "vob/a-eu": "vob-a-eu",
+    "vob/a abschnitt 2": "vob-a-eu",
+    "vob/a vs": "vob-a-vs",
+    "vob/a-vs": "vob-a-vs",
+    "vob/a abschnitt 3": "vob-a-vs",
+    "vob/a": "vob-a",
+    "vob/a abschnitt 1": "vob-a",
+    "vob": "vob-a",
+    "vol/a": "vol-a",
+    # NetServer's legal-framework cell: "VOL/UVgO" is the UVgO that replaced the VOL/A below the thresholds.
+    "vol/uvgo": "uvgo",
+    "vol": "vol-a",
+}
+_FOLD = re.compile(r"[\s_]+")
+
+
+def legal_basis_code(raw: str | None) -> str:
+    """Any known spelling of a legal basis -> its code; "" when empty, "other" when unknown."""
+    if not raw:
+        return ""
+    key = _FOLD.sub(" ", raw.strip().lower())
+    if not key:
+        return ""
+    if key in LEGAL_BASIS_LABELS:
+        return key
+    if key in _CELEX:
+        return _CELEX[key]
+    if key in _ALIASES:
+        return _ALIASES[key]
+    dashed = key.replace("/", "-").replace(" ", "-").replace("--", "-")
+    if dashed in LEGAL_BASIS_LABELS:
+        return dashed
+    return "other"
+
+
+# Spellings found INSIDE a longer portal text, most specific first: NetServer's five-cell
+# "UVgO, Öffentliche Ausschreibung", cosinex's "VgV Vergebener Auftrag", a JSON "contractingRule".
+_IN_TEXT: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), code)
     for pattern, code in (
-        (r"\bVOB\s*/?\s*A?\s*[-\s]?\s*EU\b|\bEU\s*[-/]?\s*VOB\b", "vob_a_eu"),
-        (r"\bVOB\s*/?\s*A?\s*[-\s]?\s*VS\b", "vob_a_vs"),
+        (r"\bVOB\s*/?\s*A?\s*[-\s]?\s*EU\b|\bVOB/A\s+Abschnitt\s+2\b", "vob-a-eu"),
+        (r"\bVOB\s*/?\s*A?\s*[-\s]?\s*VS\b|\bVOB/A\s+Abschnitt\s+3\b", "vob-a-vs"),
         (r"\bUVgO\b|\bUnterschwellenvergabeordnung\b", "uvgo"),
-        (r"\bVOB\b|\bVergabe- und Vertragsordnung für Bauleistungen\b", "vob_a"),
+        (r"\bVOB\b", "vob-a"),
         (r"\bKonzVgV\b|\bKonzessionsvergabeverordnung\b", "konzvgv"),
         (r"\bVSVgV\b", "vsvgv"),
         (r"\bSektVO\b|\bSektorenverordnung\b", "sektvo"),
         (r"\bVgV\b|\bVergabeverordnung\b", "vgv"),
-        (r"\bVOL\b", "vol_a"),
-        (r"\b32014L0024\b|\b2014/24/EU\b", "eu_2014_24"),
-        (r"\b32014L0025\b|\b2014/25/EU\b", "eu_2014_25"),
-        (r"\b32014L0023\b|\b2014/23/EU\b", "eu_2014_23"),
-        (r"\b32009L0081\b|\b2009/81/EG\b|\b2009/81/EC\b", "eu_2009_81"),
+        (r"\bVOL\b", "vol-a"),
+        (r"\bSVHV\b", "svhv"),
     )
 )
-# Texts that state a legal basis outside the list above (eForms "other", "Sonstige", national law).
-_OTHER = re.compile(r"^\s*(other|sonstige?s?|andere|nationales? recht|haushaltsrecht)\s*$", re.IGNORECASE)
 
 
-def legal_basis_code(raw: str | None) -> str:
-    """The code of the rule ``raw`` names ("VOB/A, Beschränkte Ausschreibung" -> "vob_a"); "" when none.
-
-    A code passed in again is kept ("uvgo" -> "uvgo"), so normalising twice changes nothing.
-    """
-    text = (raw or "").strip()
-    if not text:
-        return ""
-    if text in LEGAL_BASIS_LABELS:
-        return text
-    for pattern, code in _PATTERNS:
-        if pattern.search(text):
-            return code
-    return "other" if _OTHER.match(text) else ""
+def legal_basis_in_text(raw: str | None) -> str:
+    """The legal basis a longer portal text names ("VOB/A, Beschränkte Ausschreibung" -> "vob-a");
+    "" when it names none (a procedure alone, "Öffentliche Ausschreibung"), never "other"."""
+    text = raw or ""
+    return next((code for pattern, code in _IN_TEXT if pattern.search(text)), "")
 
 
 def legal_basis_label(code: str) -> str:
-    """German label of a code; an unknown code is shown as given."""
-    return LEGAL_BASIS_LABELS.get(code, code)
+    return LEGAL_BASIS_LABELS.get(code, "")
+
+
+def above_eu_threshold(codes: list[str] | tuple[str, ...]) -> bool | None:
+    """True when any legal basis is an EU one, False when all known ones are national, None when unknown."""
+    known = [code for code in codes if code in ABOVE_THRESHOLD or code in BELOW_THRESHOLD]
+    if not known:
+        return None
+    return any(code in ABOVE_THRESHOLD for code in known)

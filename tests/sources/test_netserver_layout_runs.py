@@ -59,7 +59,7 @@ def test_a_five_cell_run_records_layout_and_yield_and_stores_legal_basis(db, htt
     assert (run.yield_report[0]["rows_seen"], run.yield_report[0]["parsed"]) == (3, 3)
     assert run.sample_page is None
     tender = TenderSource.objects.get(source="vergabe-landbw", source_notice_id=WEILHEIM).tender
-    assert tender.legal_basis == "vob_a" and tender.procedure_type == "public_tender"
+    assert tender.legal_basis == "vob-a" and tender.procedure_type == "public_tender"
     assert tender.submission_deadline.astimezone(BERLIN).strftime("%d.%m.%Y %H:%M") == "22.12.2026 23:59"
 
 

@@ -24,7 +24,7 @@ from sources.fetching import Blocked, Fetcher, HttpStatusError
 from sources.normalise import END_OF_DAY, parse_german_datetime, parse_iso_datetime
 from sources.parsers.links import portal_references_from_urls
 from sources.records import NoticeRecord, TenderStatus
-from tenders.vocabulary.legal_basis import legal_basis_code
+from tenders.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
 
 from . import selectors
 from .parse import notice_kind
@@ -175,7 +175,7 @@ def center_record(project: Any, *, source: str, base_url: str) -> tuple[NoticeRe
             portal_references=tuple(ref for ref in refs if ref.startswith("cosinex:")),
             title=title,
             buyer_name=text_of(str(project.get("organisationName") or ""), limit=500),
-            legal_basis=legal_basis_code(rule),
+            legal_basis=legal_basis_in_text(rule) or legal_basis_code(rule),
             published_at=_date(project.get("publishingDate")),
             submission_deadline=_date(project.get("relevantDate"), deadline=True) if kind != "award" else None,
             url=url,

@@ -26,6 +26,7 @@ from sources.adapters.html import (
 from sources.adapters.yields import PageYield
 from sources.normalise import bundesland_for_nuts, procedure_type_code
 from sources.records import NoticeKind, NoticeRecord, TenderStatus
+from tenders.vocabulary.legal_basis import legal_basis_in_text
 
 from . import selectors
 from .options import notice_url
@@ -218,6 +219,7 @@ def notice_record(
         description=facts.description,
         buyer_name=(row.buyer_name if row else "") or facts.buyer_name,
         procedure_type=procedure,
+        legal_basis=legal_basis_in_text(rule),
         cpv_codes=facts.cpv_codes,
         nuts_codes=facts.nuts_codes,
         bundesland=bundesland_for_nuts(facts.nuts_codes),

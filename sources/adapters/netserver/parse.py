@@ -29,7 +29,7 @@ from sources.adapters.html import (
 from sources.adapters.yields import PageYield
 from sources.normalise import bundesland_for_nuts, parse_german_datetime, procedure_type_code
 from sources.records import NoticeKind, NoticeRecord, TenderStatus
-from tenders.vocabulary.legal_basis import legal_basis_code
+from tenders.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
 
 from . import selectors
 from .options import detail_url, documents_url
@@ -247,7 +247,7 @@ def split_type_text(text: str) -> tuple[str, str]:
     no legal basis is all procedure.
     """
     parts = [part for part in selectors.COMBINED_SEPARATOR.split(text) if part]
-    legal = [part for part in parts if legal_basis_code(part)]
+    legal = [part for part in parts if legal_basis_in_text(part)]
     if not legal:
         return "", text
     return legal[0], ", ".join(part for part in parts if part is not legal[0])
@@ -470,7 +470,7 @@ def notice_record(
         description=facts.description,
         buyer_name=(row.buyer_name if row else "") or facts.buyer_name,
         procedure_type=_procedure_code(procedure),
-        legal_basis=legal_basis_code(legal_framework),
+        legal_basis=legal_basis_in_text(legal_framework) or legal_basis_code(legal_framework),
         cpv_codes=facts.cpv_codes,
         nuts_codes=facts.nuts_codes,
         bundesland=bundesland_for_nuts(facts.nuts_codes),

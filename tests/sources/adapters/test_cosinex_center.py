@@ -167,4 +167,5 @@ def test_a_doe_notice_linking_the_cx_project_merges_with_the_center_project(db, 
     crawled = TenderSource.objects.get(source="dtvp", source_notice_id=HUMBOLDT)
     assert crawled.tender_id == created[0] and crawled.merge_rule == MergeRule.PORTAL_REFERENCE
     assert set(crawled.tender.sources.values_list("source", flat=True)) == {"doe", "dtvp"}
-    assert crawled.tender.legal_basis == "vgv"
+    # The tender takes the legal basis of its latest describing notice; the portal's own is kept on its version.
+    assert crawled.versions.get().record["legal_basis"] == "vgv"

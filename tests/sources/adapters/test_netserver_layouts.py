@@ -111,7 +111,7 @@ def test_five_cell_rows_split_legal_basis_and_procedure_and_read_24_00_as_end_of
     weilheim = found[WEILHEIM]
     assert weilheim.title == "Neubau Feuerwehrhaus Weilheim – Rohbauarbeiten"  # windows-1252 0x96 under ISO-8859-1
     assert weilheim.buyer_name == "Stadt Weilheim an der Teck"
-    assert (weilheim.legal_basis, weilheim.procedure_type) == ("vob_a", "public_tender")
+    assert (weilheim.legal_basis, weilheim.procedure_type) == ("vob-a", "public_tender")
     assert weilheim.payload["legal_framework"] == "VOB/A"
     assert weilheim.payload["procedure"] == "Öffentliche Ausschreibung"
     assert local(weilheim.published_at) == "18.11.2026 00:00"
@@ -141,7 +141,7 @@ def test_six_cells_known_by_class_alone(httpserver, fetcher) -> None:
     a8 = records(batches)[A8]
     assert a8.title == "A 8 – Erneuerung der Fahrbahn zwischen AS Merklingen und AS Ulm-West"
     assert a8.buyer_name == "Die Autobahn GmbH des Bundes, Niederlassung Südwest"
-    assert (a8.legal_basis, a8.procedure_type) == ("vob_a_eu", "open")
+    assert (a8.legal_basis, a8.procedure_type) == ("vob-a-eu", "open")
     assert local(a8.published_at) == "20.11.2026 00:00"
     assert local(a8.submission_deadline) == "15.01.2027 23:59"
     assert batches[0].yields[0].layout == "table-6"
@@ -159,7 +159,7 @@ def test_cards_give_the_same_fields_with_slash_dates(httpserver, fetcher) -> Non
     assert local(darmstadt.published_at) == "21.11.2026 00:00"
     assert local(darmstadt.submission_deadline) == "14.12.2026 23:59"  # "14/12/2026 24:00"
     kassel = found[KASSEL]
-    assert (kassel.legal_basis, kassel.procedure_type) == ("vob_a", "limited_tender")
+    assert (kassel.legal_basis, kassel.procedure_type) == ("vob-a", "limited_tender")
     assert local(kassel.submission_deadline) == "09.12.2026 10:00"
     assert batches[0].yields[0].layout == "cards"
 
