@@ -126,7 +126,7 @@ class CosinexAdapter(Adapter):
         records.extend(
             rows_with_pages(
                 rows,
-                projects,
+                _projects_of_pid_rows(rows, projects),
                 lambda row, project: notice_record(source=config.key, base_url=base_url, row=row, project=project),
             )
         )
@@ -164,3 +164,20 @@ def _parse_page(
         problems.append(f"{path}: neither a cosinex announcement list nor a project page (markup not recognised)")
     else:
         projects.setdefault(project.project_id, project)
+
+
+def _projects_of_pid_rows(rows: dict[str, ListRow], projects: dict[str, ProjectPage]) -> dict[str, ProjectPage]:
+    """Saved project pages keyed for the join: a page whose CX id no row names goes with the one
+    pid row of exactly the same title (a Satellite project page does not name its pid)."""
+    by_title: dict[str, list[str]] = {}
+    for key, row in rows.items():
+        if not row.is_cx:
+            by_title.setdefault(row.title.casefold(), []).append(key)
+    joined: dict[str, ProjectPage] = {}
+    for key, project in projects.items():
+        candidates = by_title.get(project.facts.title.casefold(), []) if key not in rows else []
+        if len(candidates) == 1 and candidates[0] not in projects and candidates[0] not in joined:
+            joined[candidates[0]] = project
+        else:
+            joined[key] = project
+    return joined

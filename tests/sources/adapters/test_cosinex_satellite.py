@@ -298,3 +298,18 @@ def test_the_crawled_project_first_and_the_doe_notice_later_are_one_tender_too(m
     notices_ingest(records=[eforms_record(LEGACY_EFORMS)])
     doe = TenderSource.objects.get(source="doe")
     assert (doe.tender_id, doe.merge_rule) == (crawled.tender_id, MergeRule.PORTAL_REFERENCE)
+
+
+def test_manage_py_ingest_file_joins_saved_pid_rows_with_their_saved_project_pages(db) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    files = [str(DATA / "list_page1_cp1252.html"), str(DATA / "project_CXP4Y9PRGS5.html")]
+    call_command("ingest", "vergabe-metropoleruhr", "--file", *files, stdout=out)
+    run = FetchRun.objects.get(source__key="vergabe-metropoleruhr", trigger="file")
+    assert run.status == FetchRunStatus.SUCCEEDED and (run.fetched, run.new) == (3, 3)
+    humboldt = TenderSource.objects.get(source="vergabe-metropoleruhr", source_notice_id="73001").tender
+    assert humboldt.portal_references == ["cosinex:CXP4Y9PRGS5"]
+    assert humboldt.cpv_codes == ["72266000", "72227000"]
