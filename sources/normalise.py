@@ -185,7 +185,18 @@ def clean_text(raw: str | None, *, limit: int | None = None) -> str:
     """NFC, collapse whitespace, drop control characters; keeps umlauts and €."""
     if not raw:
         return ""
-    text = _without_controls(unicodedata.normalize("NFC", str(raw)))
+    raw = str(raw)
+    # Most texts (ids, codes, names) are already clean: printable (no control, no line break,
+    # no space but " "), NFC, single-spaced, trimmed. They are returned as they are.
+    if (
+        raw.isprintable()
+        and "  " not in raw
+        and raw[0] != " "
+        and raw[-1] != " "
+        and (raw.isascii() or unicodedata.is_normalized("NFC", raw))
+    ):
+        return raw if limit is None or len(raw) <= limit else raw[: limit - 1].rstrip() + "…"
+    text = _without_controls(unicodedata.normalize("NFC", raw))
     text = _BLANKS.sub(" ", text)
     text = _AROUND_NEWLINE.sub("\n", text).strip()
     if limit is not None and len(text) > limit:
