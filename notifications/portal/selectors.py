@@ -20,7 +20,7 @@ from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus,
 from notifications.portal.csv_export import ExportRow
 from sources.models import Source
 from sources.normalise import BERLIN
-from tenders.filters import FilterError, TenderFilters, filters_q
+from tenders.filters import FilterError, TenderFilters, alert_filters, filters_q
 from tenders.models import Tender
 from tenders.search import tender_detail, tender_search
 
@@ -191,9 +191,12 @@ class Preview:
 
 
 def saved_search_preview(*, filters: TenderFilters, now: datetime, sample_size: int = 5) -> Preview:
-    """How many tenders first seen in the last 30 days these filters match, and the newest few of them."""
+    """How many tenders first seen in the last 30 days these filters would alert on, and the newest few.
+
+    As in matching, only open tenders unless the filters name statuses (``alert_filters``).
+    """
     since = now - timedelta(days=PREVIEW_DAYS)
-    queryset = Tender.objects.filter(filters_q(filters, now=now), first_seen_at__gte=since)
+    queryset = Tender.objects.filter(filters_q(alert_filters(filters), now=now), first_seen_at__gte=since)
     count = queryset.count()
     sample = tuple(queryset.order_by("-first_seen_at", "-id")[:sample_size]) if count else ()
     return Preview(count, sample, since)

@@ -108,6 +108,8 @@ def _save_errors(settings_form, exc: ValidationError) -> dict[str, str]:
             settings_form.add_error(field, messages_)
         elif field == "filters":
             filter_errors["__all__"] = messages_[0]
+        elif field.startswith("filters."):
+            filter_errors[field.removeprefix("filters.")] = messages_[0]
         else:
             settings_form.add_error(None, messages_)
     return filter_errors
