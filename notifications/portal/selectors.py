@@ -188,6 +188,7 @@ class Preview:
     count: int
     sample: tuple[Tender, ...]
     since: datetime
+    status_named: bool = False  # the filters choose statuses; otherwise only open tenders count
 
 
 def saved_search_preview(*, filters: TenderFilters, now: datetime, sample_size: int = 5) -> Preview:
@@ -199,7 +200,7 @@ def saved_search_preview(*, filters: TenderFilters, now: datetime, sample_size: 
     queryset = Tender.objects.filter(filters_q(alert_filters(filters), now=now), first_seen_at__gte=since)
     count = queryset.count()
     sample = tuple(queryset.order_by("-first_seen_at", "-id")[:sample_size]) if count else ()
-    return Preview(count, sample, since)
+    return Preview(count, sample, since, status_named=bool(filters.status))
 
 
 # --- pipeline, dashboard, calendar ------------------------------------------------------------------------------

@@ -20,7 +20,13 @@ from django.views.decorators.http import require_GET, require_http_methods
 from accounts.roles import user_is_tenant_admin
 from notifications.models import SavedSearch
 from notifications.portal.formatting import filters_summary
-from notifications.portal.forms import FilterForm, SavedSearchForm, bound_form, filters_as_params
+from notifications.portal.forms import (
+    FilterForm,
+    SavedSearchForm,
+    bound_form,
+    filter_error_messages,
+    filters_as_params,
+)
 from notifications.portal.selectors import (
     PREVIEW_DAYS,
     saved_search_can_edit,
@@ -213,7 +219,12 @@ def profile_preview(request):
     """The preview block alone (htmx, while filters are edited)."""
     filters, errors = _parse(request.GET)
     preview = None if errors or filters.is_empty else saved_search_preview(filters=filters, now=timezone.now())
-    context = {"preview": preview, "preview_days": PREVIEW_DAYS, "filters_empty": filters.is_empty, "errors": errors}
+    context = {
+        "preview": preview,
+        "preview_days": PREVIEW_DAYS,
+        "filters_empty": filters.is_empty,
+        "errors": filter_error_messages(errors),
+    }
     return render(request, "portal/_preview.html", context)
 
 
