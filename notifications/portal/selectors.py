@@ -180,7 +180,20 @@ def saved_search_filters(saved_search: SavedSearch) -> TenderFilters:
 
 
 def saved_search_recent_matches(*, saved_search: SavedSearch, limit: int = 20) -> QuerySet[TenderMatch]:
-    return saved_search.matches.select_related("tender").order_by("-matched_at")[:limit]
+    return saved_search.matches.select_related("tender").order_by("-matched_at", "-id")[:limit]
+
+
+def saved_search_new_matches(*, saved_search: SavedSearch, limit: int = 200) -> QuerySet[TenderMatch]:
+    """Matches no mail has told yet ("neu"), nearest deadline first: where a mail's "… und N weitere" links to."""
+    return (
+        saved_search.matches.filter(notified_at__isnull=True)
+        .select_related("tender")
+        .order_by(F("tender__submission_deadline").asc(nulls_last=True), "id")[:limit]
+    )
+
+
+def saved_search_new_match_count(*, saved_search: SavedSearch) -> int:
+    return saved_search.matches.filter(notified_at__isnull=True).count()
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@ from notifications.portal.selectors import (
     saved_search_can_edit,
     saved_search_filters,
     saved_search_list,
+    saved_search_new_match_count,
+    saved_search_new_matches,
     saved_search_preview,
     saved_search_recent_matches,
     saved_search_visible,
@@ -81,12 +83,19 @@ def profile_list(request):
 def profile_detail(request, pk: int):
     profile = _visible_or_404(request, pk)
     filters = saved_search_filters(profile)
+    only_new = request.GET.get("neu") == "1"
     context = {
         "profile": profile,
         "summary": filters_summary(filters),
         "search_query": urlencode(filters.to_params()),
         "can_edit": saved_search_can_edit(user=request.user, saved_search=profile),
-        "matches": saved_search_recent_matches(saved_search=profile),
+        "only_new": only_new,
+        "new_count": saved_search_new_match_count(saved_search=profile),
+        "matches": (
+            saved_search_new_matches(saved_search=profile)
+            if only_new
+            else saved_search_recent_matches(saved_search=profile)
+        ),
     }
     return render(request, "portal/profile_detail.html", context)
 
