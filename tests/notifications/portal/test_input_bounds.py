@@ -60,3 +60,13 @@ def test_a_second_profile_with_the_same_name_is_refused(alpha, alpha_client):
     assert "Sie haben bereits ein Suchprofil mit diesem Namen." in again.content.decode()
     with schema_context(alpha.schema_name):
         assert SavedSearch.objects.count() == 1
+
+
+def test_model_forms_such_as_an_admin_check_stored_filters_by_the_same_rules(alpha, alpha_member):
+    from django.forms import modelform_factory
+
+    form_class = modelform_factory(SavedSearch, fields=["name", "filters"])
+    bad = form_class(data={"name": "Admin", "filters": '{"value_min": "1e131072"}'})
+    assert not bad.is_valid()
+    assert "value_min: Bitte einen Betrag bis höchstens 9.999.999.999.999.999,99 € angeben." in bad.errors["filters"]
+    assert form_class(data={"name": "Admin", "filters": '{"q": "Dach"}'}).is_valid()
