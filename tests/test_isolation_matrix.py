@@ -110,7 +110,7 @@ def _public_tender(pk: int, now) -> Tender:
 def _seed_tenant_objects(*, pk: int, mark: str, owner, tender_id: int, now) -> None:
     """One row of every tenant model with primary key ``pk``; ``mark`` in every shown text."""
     search = SavedSearch.objects.create(
-        id=pk, owner=owner, name=f"{mark} Suchprofil", filters={"bundesland": ["Bayern"]}, is_shared=True,
+        id=pk, owner=owner, name=f"{mark} Suchprofil {pk}", filters={"bundesland": ["Bayern"]}, is_shared=True,
         instant_alert=True, active_since=now - timedelta(days=3),
     )  # fmt: skip
     match = TenderMatch.objects.create(id=pk, saved_search=search, tender_id=tender_id, matched_at=now)
