@@ -15,6 +15,7 @@ urlpatterns = [
     path("smtp/testmail/", views.SmtpTestView.as_view(), name="smtp-test"),
     path("postfach/", views.MailboxSettingsView.as_view(), name="mailbox"),
     path("postfach/pruefen/", views.MailboxTestView.as_view(), name="mailbox-test"),
+    path("postfach/meldungen/<int:pk>/freigeben/", views.MailboxReleaseView.as_view(), name="mailbox-release"),
     path("zustellungen/", views.DeliveryLogView.as_view(), name="deliveries"),
     path("zustellungen/<int:pk>/erneut-senden/", outbox_views.DeliveryResendView.as_view(), name="delivery-resend"),
     path(

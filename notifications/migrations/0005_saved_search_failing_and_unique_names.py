@@ -27,7 +27,7 @@ def rename_duplicate_names(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('notifications', '0003_webhook_created_by'),
+        ('notifications', '0004_mailbox_mail_trust'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
