@@ -215,7 +215,7 @@ def test_alert_mail_templates_never_render_a_javascript_href():
 
 _TEMPLATE_HREF = re.compile(r"""href="(\{\{[^}]*\}\})""")
 # Links the project builds itself (its own host, reverse()d paths, the calendar's webcal: address).
-_OWN_LINKS = {"portal_url", "unsubscribe_url", "section.unsubscribe_url", "webcal_url", "back_url"}
+_OWN_LINKS = {"portal_url", "unsubscribe_url", "section.unsubscribe_url", "section.more_url", "webcal_url", "back_url"}
 
 
 def test_templates_render_every_variable_href_through_the_safe_link_helper():
