@@ -7,6 +7,7 @@ from django.views.i18n import set_language
 
 from accounts.views import PublicLandingView
 from config.health import health
+from notifications.operator.views import operator_deliveries
 
 admin.site.site_header = "Tender Radar – Betrieb"
 admin.site.site_title = "Tender Radar"
@@ -15,6 +16,8 @@ admin.site.index_title = "Betriebskonsole"
 urlpatterns = [
     path("", PublicLandingView.as_view(), name="landing"),
     path("healthz", health, name="health"),
+    # Tenant outboxes seen across tenants (read-only); a notifications view, staff only through the admin site.
+    path("admin/zustellungen/", admin.site.admin_view(operator_deliveries), name="operator-deliveries"),
     path("admin/", admin.site.urls),
     path("i18n/setlang/", set_language, name="set_language"),
 ]

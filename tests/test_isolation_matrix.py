@@ -114,7 +114,7 @@ def _seed_tenant_objects(*, pk: int, mark: str, owner, tender_id: int, now) -> N
     # A team member with this id too: the team actions take a user id.
     get_user_model().objects.create(id=pk, username=f"{mark}{pk}@example.org", email=f"{mark}{pk}@example.org")
     search = SavedSearch.objects.create(
-        id=pk, owner=owner, name=f"{mark} Suchprofil", filters={"bundesland": ["Bayern"]}, is_shared=True,
+        id=pk, owner=owner, name=f"{mark} Suchprofil {pk}", filters={"bundesland": ["Bayern"]}, is_shared=True,
         instant_alert=True, active_since=now - timedelta(days=3),
     )  # fmt: skip
     match = TenderMatch.objects.create(id=pk, saved_search=search, tender_id=tender_id, matched_at=now)
