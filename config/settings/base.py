@@ -183,6 +183,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "ingest"
 # Queues by stage, so each stage scales on its own machines.
 CELERY_TASK_ROUTES = {
+    "tenders.dispatch_deltas": {"queue": "match"},  # exact names win over the patterns below
     "sources.*": {"queue": "ingest"},
     "tenders.*": {"queue": "ingest"},
     "notifications.match*": {"queue": "match"},
@@ -264,6 +265,14 @@ PLATFORM_PERIODIC_TASKS["notifications: send due webhooks"] = {
     "queue": "notify",
     "description": "Queues notifications.send_due_webhooks for every active tenant",
 }
+# The hand-off (tenders.handoff): deltas no tenant task has completed yet are dispatched again.
+PLATFORM_PERIODIC_TASKS["tenders: dispatch pending deltas"] = {
+    "task": "tenders.dispatch_deltas",
+    "minutes": 1,
+    "queue": "match",
+    "description": "Queues notifications.match_pending_deltas for every tenant with an unmatched ingest delta",
+}
+HANDOFF_DELTA_RETENTION_DAYS = env_int("HANDOFF_DELTA_RETENTION_DAYS", 7)  # completed deltas, then deleted
 # Alert e-mails (notifications.alerts): digests are due per user; the outbox sends and retries every minute.
 PLATFORM_PERIODIC_TASKS["notifications: digests"] = {
     "task": "notifications.digest_fanout",
