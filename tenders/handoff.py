@@ -81,8 +81,8 @@ def deltas_mark_completed(*, now: datetime) -> int:
     waiting_tenant = waiting_tenant.exclude(
         Exists(TenderDeltaCompletion.objects.filter(delta=OuterRef(OuterRef("pk")), tenant=OuterRef("pk")))
     )
-    return TenderDelta.objects.filter(completed_at__isnull=True).exclude(Exists(waiting_tenant)).update(
-        completed_at=now
+    return (
+        TenderDelta.objects.filter(completed_at__isnull=True).exclude(Exists(waiting_tenant)).update(completed_at=now)
     )
 
 
@@ -172,7 +172,10 @@ def deltas_complete(*, tenant_id: int, delta_ids: Sequence[int], now: datetime) 
 
 def deltas_oldest_pending_age(*, now: datetime | None = None) -> timedelta | None:
     """How long the oldest delta has been waiting for some tenant (None: nothing pending)."""
-    oldest = TenderDelta.objects.filter(completed_at__isnull=True).order_by("created_at").values_list(
-        "created_at", flat=True
-    ).first()
+    oldest = (
+        TenderDelta.objects.filter(completed_at__isnull=True)
+        .order_by("created_at")
+        .values_list("created_at", flat=True)
+        .first()
+    )
     return None if oldest is None else (now or timezone.now()) - oldest

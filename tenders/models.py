@@ -200,7 +200,9 @@ class TenderDelta(models.Model):
     class Meta:
         ordering = ["id"]
         indexes = [
-            models.Index(fields=["created_at"], name="tender_delta_pending_idx", condition=Q(completed_at__isnull=True)),
+            models.Index(
+                fields=["created_at"], name="tender_delta_pending_idx", condition=Q(completed_at__isnull=True)
+            ),
             models.Index(fields=["completed_at"], name="tender_delta_completed_idx"),
         ]
 
