@@ -60,6 +60,8 @@ TENANT_APPS = [
 INSTALLED_APPS = SHARED_APPS + [app for app in TENANT_APPS if app not in SHARED_APPS]
 
 TENANT_MODEL = "accounts.Tenant"
+# migrate_schemas --executor=multiprocessing (docker-compose.yml's migrate step): tenants in parallel.
+TENANT_MULTIPROCESSING_MAX_PROCESSES = env_int("TENANT_MULTIPROCESSING_MAX_PROCESSES", 4)
 TENANT_DOMAIN_MODEL = "accounts.Domain"
 PUBLIC_SCHEMA_NAME = "public"
 PUBLIC_SCHEMA_URLCONF = "config.urls_public"
