@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('accounts', '0001_initial'),
-        ('tenders', '0005_published_newest_first_index'),
+        ('tenders', '0006_award_results_and_notice_fields'),
     ]
 
     operations = [
