@@ -15,7 +15,7 @@ def keep_the_newest_row(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('notifications', '0004_mailbox_mail_trust'),
+        ('notifications', '0005_calendar_token_hash'),
     ]
 
     operations = [

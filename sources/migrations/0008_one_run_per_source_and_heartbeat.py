@@ -19,7 +19,7 @@ def fail_all_but_the_newest_running_run(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('sources', '0005_inbound_mail_quarantine'),
+        ('sources', '0007_more_portal_sources'),
     ]
 
     operations = [
