@@ -202,6 +202,14 @@ class SmtpSettings(models.Model):
     password = EncryptedTextField(blank=True, default="")
     from_email = models.EmailField()
     updated_at = models.DateTimeField(auto_now=True)
+    # Always True and unique: the database itself allows one row per tenant (read by smtp_settings_get).
+    singleton = models.BooleanField(default=True, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["singleton"], name="smtp_settings_one_per_tenant"),
+            models.CheckConstraint(condition=Q(singleton=True), name="smtp_settings_singleton_true"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"
@@ -224,6 +232,14 @@ class MailboxSettings(models.Model):
     last_checked_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
+    # Always True and unique: the database itself allows one row per tenant (read by mailbox_settings_get).
+    singleton = models.BooleanField(default=True, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["singleton"], name="mailbox_settings_one_per_tenant"),
+            models.CheckConstraint(condition=Q(singleton=True), name="mailbox_settings_singleton_true"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.username}@{self.host}"

@@ -126,10 +126,15 @@ def _seed_tenant_objects(*, pk: int, mark: str, owner, tender_id: int, now) -> N
         id=pk, name=f"{mark} Schlüssel", prefix=f"tr_{mark[:2]}{pk}", created_by=owner,
         key_hash=hashlib.sha256(f"{mark}{pk}".encode()).hexdigest(),
     )  # fmt: skip
-    SmtpSettings.objects.create(
-        id=pk, host=f"smtp.{mark}.example", username=f"{mark}-user", password=mark, from_email=f"radar@{mark}.example"
-    )
-    MailboxSettings.objects.create(id=pk, host=f"imap.{mark}.example", username=f"{mark}-postfach", password=mark)
+    if pk == COLLIDING_ID:  # one settings row per tenant (database constraint): the one whose id collides
+        SmtpSettings.objects.create(
+            id=pk,
+            host=f"smtp.{mark}.example",
+            username=f"{mark}-user",
+            password=mark,
+            from_email=f"radar@{mark}.example",
+        )
+        MailboxSettings.objects.create(id=pk, host=f"imap.{mark}.example", username=f"{mark}-postfach", password=mark)
     Delivery.objects.create(
         id=pk, kind="instant", user=owner, saved_search=search, dedupe_key=f"{mark}-{pk}",
         recipient=f"{mark}@example.org", subject=f"{mark} Betreff", text_body=mark, next_attempt_at=now,

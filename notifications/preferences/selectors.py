@@ -12,11 +12,14 @@ from notifications.models import Delivery, DeliveryStatus, MailboxSettings, Save
 
 
 def smtp_settings_get() -> SmtpSettings | None:
-    return SmtpSettings.objects.order_by("id").first()
+    """The tenant's SMTP settings (one row at most, by constraint); every reader goes through here."""
+    return SmtpSettings.objects.first()
 
 
-def mailbox_settings_get() -> MailboxSettings | None:
-    return MailboxSettings.objects.order_by("id").first()
+def mailbox_settings_get(*, defer_password: bool = False) -> MailboxSettings | None:
+    """The tenant's IMAP settings (one row at most, by constraint); every reader goes through here."""
+    rows = MailboxSettings.objects.all()
+    return (rows.defer("password") if defer_password else rows).first()
 
 
 def saved_search_list_own(*, user: AbstractBaseUser) -> QuerySet[SavedSearch]:
