@@ -18,6 +18,7 @@ from operator import attrgetter
 import orjson
 
 from sources.normalise import plausible_datetime
+from sources.parsers.links import LINK_FIELDS, safe_link
 from sources.placeholders import placeholder_amount, plausible_buyer_id, without_placeholder
 from sources.records import Award, AwardStatus, Deadline, Lot, NoticeKind, NoticeRecord, TenderStatus
 
@@ -162,7 +163,8 @@ def record_storable(record: NoticeRecord) -> tuple[NoticeRecord, str]:
     feeds send both (in ids, links, payloads): NUL is dropped, a lone surrogate becomes "?".
     Identifiers longer than their columns are shortened by ``fit_identifier``; placeholder
     dates (year 9999 …), implausible amounts and CPV codes that are not eight digits are dropped, and overlong
-    texts cut (``TEXT_LIMITS``), whichever adapter built the record. One such
+    texts cut (``TEXT_LIMITS``), and links that are not http(s) with a host emptied, whichever adapter
+    built the record. One such
     notice must not fail the whole batch it arrives in. A clean record (the normal case) is
     returned as it is; the check rides on the hash serialisation.
     """
@@ -220,6 +222,8 @@ def _fitted(record: NoticeRecord) -> NoticeRecord:
         for name, limit in IDENTIFIER_LIMITS.items()
         if (value := getattr(record, name)) and len(value) > limit
     }
+    # Links that are not http(s) with a host never reach a template (adapter runs record them as problems).
+    changes |= {name: "" for name in LINK_FIELDS if (value := getattr(record, name)) and not safe_link(value)}
     if record.estimated_value is not None and (
         plausible_value(record.estimated_value) is None or placeholder_amount(record.estimated_value)
     ):
