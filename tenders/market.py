@@ -10,7 +10,8 @@ tenders costs the same as one with 200. Measured at 1M tenders by ``python bench
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from datetime import datetime
 from decimal import Decimal
 from statistics import median
 
@@ -24,29 +25,45 @@ from tenders.models import Tender, TenderStatus
 # As the indexes sort: DESC NULLS LAST (a plain "-published_at" would sort NULLS FIRST and miss them).
 NEWEST_FIRST = F("published_at").desc(nulls_last=True)
 MARKET_ROWS = 200  # the newest tenders a buyer or supplier page summarises in detail
-_COLUMNS = (
-    "id",
-    "title",
-    "buyer_name",
-    "buyer_key",
-    "status",
-    "published_at",
-    "submission_deadline",
-    "town",
-    "bundesland",
-    "cpv_codes",
-    "main_cpv",
-    "estimated_value",
-    "currency",
-    "awards",
-)
+
+
+@dataclass(frozen=True, slots=True)
+class MarketTender:
+    """The columns a market page shows, read as plain values: building 200 full model instances with
+    deferred fields cost more than every query of the page together (``bench/market.py``)."""
+
+    id: int
+    title: str
+    buyer_name: str
+    buyer_key: str
+    status: str
+    published_at: datetime | None
+    submission_deadline: datetime | None
+    town: str
+    bundesland: str
+    cpv_codes: list[str]
+    main_cpv: str
+    estimated_value: Decimal | None
+    currency: str
+    awards: list[dict]
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+
+_COLUMNS = tuple(f.name for f in fields(MarketTender))
+
+
+def _market_tenders(queryset) -> list[MarketTender]:
+    return [MarketTender(*values) for values in queryset.values_list(*_COLUMNS)]
 
 
 @dataclass
 class MarketRow:
     """One tender as a market page lists it: its winners (each once) and the awarded value that counts here."""
 
-    tender: Tender
+    tender: MarketTender
     winners: list[str]
     value: Decimal | None  # the sum over the lots that count (a supplier page: only the lots it won)
     currency: str
@@ -66,7 +83,7 @@ class MarketSummary:
     places: list[tuple[str, int]] = field(default_factory=list)
 
     @property
-    def tenders(self) -> list[Tender]:
+    def tenders(self) -> list[MarketTender]:
         return [row.tender for row in self.rows]
 
     @property
@@ -78,7 +95,7 @@ def _won(award: dict, key: str) -> bool:
     return bool(award.get("supplier_name")) and (not key or supplier_key(award["supplier_name"]) == key)
 
 
-def market_row(tender: Tender, *, only_supplier: str = "") -> MarketRow:
+def market_row(tender: MarketTender, *, only_supplier: str = "") -> MarketRow:
     """Winners in notice order, each once; the awarded value summed when every counted lot is in one currency."""
     counted = [a for a in tender.awards if _won(a, only_supplier)]
     winners = list(dict.fromkeys(a["supplier_name"] for a in counted))
@@ -102,12 +119,12 @@ def _by_year(queryset) -> list[tuple[int, int]]:
     return [(row["year"], row["count"]) for row in years]
 
 
-def _cpv_mix(tenders: list[Tender]) -> list[tuple[str, int]]:
+def _cpv_mix(tenders: list[MarketTender]) -> list[tuple[str, int]]:
     return Counter((t.main_cpv or t.cpv_codes[0])[:2] for t in tenders if t.main_cpv or t.cpv_codes).most_common(8)
 
 
 def _summary(name: str, queryset, *, limit: int, only_supplier: str = "") -> MarketSummary:
-    tenders = list(queryset.only(*_COLUMNS).order_by(NEWEST_FIRST)[:limit])
+    tenders = _market_tenders(queryset.order_by(NEWEST_FIRST)[:limit])
     rows = [market_row(t, only_supplier=only_supplier) for t in tenders]
     total = len(rows) if len(rows) < limit else queryset.count()
     if total > len(rows):
@@ -178,11 +195,10 @@ def similar_awarded(*, tender: Tender, limit: int = 10) -> list[MarketRow]:
     cpv = tender.main_cpv or (tender.cpv_codes[0] if tender.cpv_codes else "")
     if len(cpv) < 4 or not tender.bundesland:
         return []
-    others = (
+    others = _market_tenders(
         Tender.objects.annotate(cpv_class=Substr("main_cpv", 1, 4))
         .filter(Q(status=TenderStatus.AWARDED), bundesland=tender.bundesland, cpv_class=cpv[:4])
         .exclude(pk=tender.pk)
-        .only(*_COLUMNS)
         .order_by(NEWEST_FIRST)[:limit]
     )
     return [market_row(other) for other in others]
