@@ -108,15 +108,16 @@ def market_row(tender: MarketTender, *, only_supplier: str = "") -> MarketRow:
     return MarketRow(tender, winners, None, "")
 
 
-def _by_year(queryset) -> list[tuple[int, int]]:
+def _per_year(queryset) -> tuple[int, list[tuple[int, int]]]:
+    """(every tender, tenders per publication year in Berlin): one aggregate over the index, the count included."""
     years = (
-        queryset.exclude(published_at=None)
-        .annotate(year=ExtractYear("published_at", tzinfo=BERLIN))
+        queryset.annotate(year=ExtractYear("published_at", tzinfo=BERLIN))
         .values("year")
-        .annotate(count=Count("id"))
+        .annotate(count=Count("*"))  # not Count("id"): every column is in the buyer index, so no heap fetch
         .order_by("year")
     )
-    return [(row["year"], row["count"]) for row in years]
+    counted = [(row["year"], row["count"]) for row in years]
+    return sum(count for _year, count in counted), [(year, count) for year, count in counted if year is not None]
 
 
 def _cpv_mix(tenders: list[MarketTender]) -> list[tuple[str, int]]:
@@ -126,11 +127,11 @@ def _cpv_mix(tenders: list[MarketTender]) -> list[tuple[str, int]]:
 def _summary(name: str, queryset, *, limit: int, only_supplier: str = "") -> MarketSummary:
     tenders = _market_tenders(queryset.order_by(NEWEST_FIRST)[:limit])
     rows = [market_row(t, only_supplier=only_supplier) for t in tenders]
-    total = len(rows) if len(rows) < limit else queryset.count()
-    if total > len(rows):
-        years = _by_year(queryset)
-    else:
+    if len(rows) < limit:
+        total = len(rows)
         years = sorted(Counter(t.published_at.astimezone(BERLIN).year for t in tenders if t.published_at).items())
+    else:
+        total, years = _per_year(queryset)
     values = [row.value for row in rows if row.value is not None and not row.estimated]
     values = values or [row.value for row in rows if row.value is not None]
     return MarketSummary(
