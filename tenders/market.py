@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, fields
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from statistics import median
 
@@ -89,6 +89,16 @@ class MarketSummary:
     @property
     def partial(self) -> bool:
         return self.total > len(self.rows)
+
+
+def awards_shown(awards: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(lots with a winner, lots ended without one or still open) for the tender page's "Zuschlag", with the
+    award date as a date (stored as ISO text, shown in the reader's format)."""
+    won, unawarded = [], []
+    for award in awards:
+        shown = award | {"date": date.fromisoformat(award["date"]) if award.get("date") else None}
+        (won if award.get("status") == "awarded" or award.get("supplier_name") else unawarded).append(shown)
+    return won, unawarded
 
 
 def _won(award: dict, key: str) -> bool:
