@@ -171,11 +171,11 @@ def buyer_market(*, name: str, limit: int = MARKET_ROWS) -> MarketSummary:
     names: dict[str, str] = {}
     won: Counter[str] = Counter()
     for row in summary.rows:
-        for key in dict.fromkeys(supplier_key(winner) for winner in row.winners):
-            won[key] += 1
+        for firm in dict.fromkeys(supplier_key(winner) for winner in row.winners):
+            won[firm] += 1
         for winner in row.winners:
             names.setdefault(supplier_key(winner), winner)
-    summary.partners = [(names[key], count) for key, count in won.most_common(10)]
+    summary.partners = [(names[firm], count) for firm, count in won.most_common(10)]
     leads = [
         (t.submission_deadline - t.published_at).days
         for t in summary.tenders
