@@ -6,8 +6,9 @@ then VACUUM ANALYZE (a table that has settled, as in production after autovacuum
 
 Shape of the data, chosen to resemble the German market rather than to flatter the indexes:
 
-* buyers: N/50 of them (20,000 at 1M), Zipf-like (the largest ~2 % of all tenders, as the big
-  federal buyers; most buyers have a handful); suppliers: N/20 (50,000), Zipf-like;
+* buyers: N/50 of them (20,000 at 1M), Zipf-like (at 1M the largest has about 5,800 tenders,
+  0.6 %, like a big federal buyer; most have a handful); suppliers: N/20 (50,000), Zipf-like (the
+  largest wins about 3,500 contracts);
 * about a third of the tenders awarded (deadline past), 1-3 lots each, a winner per lot, some lots
   without award; values, number of bids, award dates;
 * CPV codes from the real CPV list (``/work/shared/fixtures/cpv``, else a built-in sample) with a
