@@ -25,8 +25,8 @@ from notifications.models import (
     new_calendar_token,
 )
 from notifications.preferences.hosts import mail_host_check
-from sources.adapters.mail.hosts import portal_domains_current
 from sources.adapters.mail.portals import in_domains
+from sources.selectors import portal_domains_current
 
 _LANGUAGES = {code for code, _name in settings.LANGUAGES}
 

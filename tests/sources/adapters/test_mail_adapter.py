@@ -53,7 +53,7 @@ def test_a_folder_of_mails_reports_unparsed_and_ignored_as_problems(db):
 def test_mail_notices_link_to_the_doe_tenders_of_the_same_procedures(db):
     netserver_doe = eforms_record()
     cosinex_doe = eforms_record(LEGACY_EFORMS)
-    notices_ingest(records=[netserver_doe, cosinex_doe])
+    notices_ingest(records=[netserver_doe, cosinex_doe], use_fingerprint=False)
     before = Tender.objects.count()
     _ingest(MAIL / "tender24_daily_alert_iso-8859-1_qp.eml")
     _ingest(MAIL / "dtvp_alert_html_only.eml")
@@ -72,7 +72,7 @@ def test_the_portal_record_supersedes_the_mail_record_of_the_same_notice(db):
     mail_version = TenderVersion.objects.get(source="dtvp", source_notice_id="CXP4Y9PRGS5")
     assert mail_version.version == "00"
     portal = eforms_record(LEGACY_EFORMS, source="dtvp").replace(source_notice_id="CXP4Y9PRGS5", version="01")
-    notices_ingest(records=[portal])
+    notices_ingest(records=[portal], use_fingerprint=False)
     tender = TenderSource.objects.get(source="dtvp", source_notice_id="CXP4Y9PRGS5").tender
     assert tender.title == portal.title and tender.buyer_name == portal.buyer_name
     # A later alert about the same notice is stored but does not override the portal's record.
