@@ -16,7 +16,9 @@ from packaging.version import Version
 
 from tests.config.architecture import BASE_DIR
 
-_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\]+)(?:\s*;\s*([^\\]+?))?\s*\\?$", re.MULTILINE)
+_PIN = re.compile(
+    r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\]+)(?:\s*;\s*([^\\]+?))?\s*\\?$", re.MULTILINE
+)
 _HASHED_PIN = re.compile(r"^[A-Za-z0-9][^\n]*==[^\n]*\\\n(?:\s+--hash=sha256:[0-9a-f]{64}[^\n]*\n)+", re.MULTILINE)
 
 
