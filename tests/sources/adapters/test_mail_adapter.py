@@ -26,6 +26,31 @@ def test_registered_and_fetch_yields_nothing():
     assert list(MailAdapter().fetch(config=config, fetcher=None, now=datetime.now(UTC))) == []
 
 
+def test_notices_take_the_key_of_the_source_that_polls_their_host():
+    """The adapter reads no Source rows: the caller hands it the mapping (``SourceConfig.host_sources``)."""
+    path = MAIL / "tender24_daily_alert_iso-8859-1_qp.eml"
+    seeded = SourceConfig(key="mail", adapter="mail", settings={})
+    (batch,) = MailAdapter().parse_files(config=seeded, paths=[path])
+    assert _source_of(batch, TENDER24_OID) == "tender24"
+    renamed = SourceConfig(key="mail", adapter="mail", settings={}, host_sources={"tender24.de": "tender24-neu"})
+    (batch,) = MailAdapter().parse_files(config=renamed, paths=[path])
+    assert _source_of(batch, TENDER24_OID) == "tender24-neu"
+
+
+def _source_of(batch, notice_id: str) -> str:
+    (record,) = [record for record in batch.records if record.source_notice_id == notice_id]
+    return record.source
+
+
+def test_a_source_row_naming_a_host_claims_its_mail_notices(db):
+    Source.objects.create(
+        key="tender24-neu", name="Tender24 (neu)", adapter="netserver", settings={"base_url": "https://www.tender24.de"}
+    )
+    Source.objects.filter(key="tender24").update(settings={})
+    _ingest(MAIL / "tender24_daily_alert_iso-8859-1_qp.eml")
+    assert TenderSource.objects.filter(source="tender24-neu", source_notice_id=TENDER24_OID).exists()
+
+
 def test_ingest_command_reads_an_eml_file(db):
     out = StringIO()
     call_command("ingest", "mail", "--file", str(MAIL / "tender24_daily_alert_iso-8859-1_qp.eml"), stdout=out)
