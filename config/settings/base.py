@@ -240,6 +240,8 @@ SOURCES_USER_AGENT = env_str(
 )
 # Only tests talk to sources on loopback; production refuses private and loopback addresses (SSRF guard).
 SOURCES_ALLOW_LOOPBACK = False
+# Processes that parse bulk imports (DÖE exports, TED files) while one process writes; 0 = one per available core.
+SOURCES_PARSE_WORKERS = env_int("SOURCES_PARSE_WORKERS", 0)
 
 # Periodic platform jobs written to django-celery-beat by `manage.py setup_schedules` (name -> spec).
 PLATFORM_PERIODIC_TASKS: dict[str, dict] = {
