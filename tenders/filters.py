@@ -14,17 +14,16 @@ from dataclasses import asdict, dataclass, field, fields
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 
-from django.contrib.postgres.search import SearchQuery
 from django.db.models import Exists, OuterRef, Q
 
 from sources.normalise import BERLIN, BUNDESLAENDER, normalise_cpv
 from sources.records import TenderStatus
 from tenders.cpv import CPV_DIVISIONS
+from tenders.fulltext import search_query, websearch_text  # noqa: F401  (re-exported)
 
 STATUSES = tuple(status.value for status in TenderStatus)
 ORDERS = ("relevance", "deadline", "published")
 MAX_QUERY_LENGTH = 300
-_UMLAUT_SPELLINGS = (("ae", "ä"), ("oe", "ö"), ("ue", "ü"), ("ss", "ß"))
 
 
 class FilterError(ValueError):
@@ -208,38 +207,7 @@ def _date(params, name: str, errors: dict) -> date | None:
         return None
 
 
-# --- keywords --------------------------------------------------------------------------------------
-
-
-def _umlaut_variants(word: str) -> list[str]:
-    """ "Muell" also finds "Müll": the German stemmer folds ü to u, but not ue."""
-    variants = [word]
-    lowered = word.lower()
-    for plain, umlaut in _UMLAUT_SPELLINGS:
-        if plain in lowered:
-            variants.append(lowered.replace(plain, umlaut))
-    return variants
-
-
-def websearch_text(q: str) -> str:
-    """The user's query in PostgreSQL websearch syntax, umlaut spellings expanded with ``or``.
-
-    websearch_to_tsquery already understands ``"phrases"``, ``-exclusion`` and ``or``;
-    it never raises on malformed input, which is why it is used for user text.
-    """
-    tokens = re.findall(r'-?"[^"]*"|\S+', q)
-    out = []
-    for token in tokens:
-        if token.startswith(('"', '-"', "-")) or token.lower() == "or":
-            out.append(token)
-            continue
-        variants = _umlaut_variants(token)
-        out.append(" or ".join(variants) if len(variants) > 1 else token)
-    return " ".join(out)
-
-
-def search_query(q: str) -> SearchQuery:
-    return SearchQuery(websearch_text(q), config="german", search_type="websearch")
+# --- keywords: tenders.fulltext builds the tsquery (re-exported here for existing imports) ------------
 
 
 # --- the builder -------------------------------------------------------------------------------------

@@ -11,9 +11,10 @@ from operator import attrgetter
 
 from sources.normalise import BERLIN
 from sources.records import NoticeKind, NoticeRecord, TenderStatus
-from tenders.cpv import cpv_labels_for
 from tenders.merging.documents import sha256_json, str_or_none
 from tenders.merging.identity import fingerprint, latest_versions, own_portal_references, version_key
+from tenders.vocabulary.compounds import text_compound_parts
+from tenders.vocabulary.cpv import cpv_labels_for
 
 _KIND_RANK = {
     NoticeKind.PRIOR_INFORMATION: 0,
@@ -41,6 +42,7 @@ class TenderState:
     cpv_divisions: tuple[str, ...]
     cpv_prefixes: tuple[str, ...]
     cpv_labels: str
+    search_parts: str
     nuts_codes: tuple[str, ...]
     bundesland: str
     postal_code: str
@@ -105,6 +107,11 @@ def _cpv_labels(codes: tuple[str, ...]) -> str:
     return cpv_labels_for(codes)
 
 
+def search_parts_for(*, title: str, description: str, lots: Iterable, cpv_labels: str) -> str:
+    """The compound parts the search vector carries at a low weight (see ``Tender.search_parts``)."""
+    return " ".join(text_compound_parts([title, *(lot.title or "" for lot in lots), cpv_labels, description]))
+
+
 def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderState:
     """Fold the newest version of every notice of one tender into its current state.
 
@@ -125,11 +132,14 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
     value = _latest(describing, "estimated_value", None)
     currency = _latest(describing, "currency") if value is not None else ""
     lots_record = next((r for r in reversed(describing) if r.lots), None)
+    lots = lots_record.lots if lots_record else ()
+    description = _latest(describing, "description")
+    cpv_labels = _cpv_labels(cpv_codes)
     return TenderState(
         ocid=_latest(ordered, "ocid", None),
         procedure_id=_latest(ordered, "procedure_id", None),
         title=title or "(ohne Titel)",
-        description=_latest(describing, "description"),
+        description=description,
         buyer_name=buyer_name,
         buyer_id=_latest(describing, "buyer_id"),
         procedure_type=_latest(describing, "procedure_type"),
@@ -137,7 +147,8 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
         cpv_codes=cpv_codes,
         cpv_divisions=tuple(dict.fromkeys(code[:2] for code in cpv_codes)),
         cpv_prefixes=_cpv_prefixes(cpv_codes),
-        cpv_labels=_cpv_labels(cpv_codes),
+        cpv_labels=cpv_labels,
+        search_parts=search_parts_for(title=title or "", description=description, lots=lots, cpv_labels=cpv_labels),
         nuts_codes=_union(describing, "nuts_codes"),
         bundesland=_latest(describing, "bundesland"),
         postal_code=_latest(describing, "postal_code"),
@@ -155,7 +166,7 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
                 "cpv_codes": list(lot.cpv_codes),
                 "estimated_value": str_or_none(lot.estimated_value),
             }
-            for lot in (lots_record.lots if lots_record else ())
+            for lot in lots
         ),
         documents_url=_latest(describing, "documents_url") or _latest(ordered, "documents_url"),
         portal_references=tuple(dict.fromkeys(ref for r in ordered for ref in own_portal_references(r))),

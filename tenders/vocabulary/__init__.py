@@ -1,0 +1,1 @@
+"""Shared vocabulary: code lists and labels, pure Python (no Django model imports)."""
