@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import orjson
 from django.db import connection, transaction
 
 from sources.records import Lot
@@ -55,6 +56,7 @@ def tenders_reindex_search(
                 break
             changed = []
             for tender_id, title, description, lots, cpv_codes, old_labels, old_parts, content_hash in rows:
+                lots = orjson.loads(lots) if isinstance(lots, str) else lots  # raw cursors return jsonb as text
                 labels = cpv_labels_for(cpv_codes or ())
                 parts = search_parts_for(
                     title=title,
