@@ -32,6 +32,7 @@ from sources.normalise import BERLIN, BUNDESLAENDER
 from tenders.bulk import copy_rows
 from tenders.cpv import cpv_labels_for
 from tenders.filters import filters_q, parse_filters
+from tenders.merging.compiling import search_parts_for
 from tenders.models import Tender
 from tenders.pagination import EstimatedCountPaginator
 from tenders.search import tender_search
@@ -40,7 +41,7 @@ RUNS = 5
 TABLE = "tenders_tender"
 COLUMNS = (
     "ocid", "procedure_id", "title", "description", "buyer_name", "buyer_id", "procedure_type", "status",
-    "cpv_codes", "cpv_divisions", "cpv_prefixes", "cpv_labels", "nuts_codes", "bundesland", "postal_code", "town",
+    "cpv_codes", "cpv_divisions", "cpv_prefixes", "cpv_labels", "search_parts", "nuts_codes", "bundesland", "postal_code", "town",
     "country", "estimated_value", "currency", "published_at", "submission_deadline", "lots", "documents_url",
     "portal_references", "suppliers", "content_hash", "first_seen_at", "last_seen_at", "changed_at",
 )  # fmt: skip
@@ -83,10 +84,12 @@ def _rows(start: int, count: int, *, now: datetime, seed: int):
         extra = [word for word, share in rare if rng.random() < share]
         description = f"{work} für das Objekt in {town}. {rng.choice(_FILLER)} {rng.choice(_FILLER)} {' '.join(extra)}"
         procedure = f"{rng.getrandbits(64):016x}-{i}"
+        title = f"{work} {rng.choice(_PLACES)} {town}"
+        labels = cpv_labels_for([cpv])
         yield (
             f"ocds-bench-{procedure}",
             procedure,
-            f"{work} {rng.choice(_PLACES)} {town}",
+            title,
             description,
             f"{rng.choice(_BUYERS)} {town}",
             f"DE{rng.randint(100000000, 999999999)}",
@@ -95,7 +98,8 @@ def _rows(start: int, count: int, *, now: datetime, seed: int):
             [cpv],
             [cpv[:2]],
             [cpv[:n] for n in range(2, 9)],
-            cpv_labels_for([cpv]),
+            labels,
+            search_parts_for(title=title, description=description, lots=(), cpv_labels=labels),
             [nuts],
             BUNDESLAENDER[nuts[:3]],
             f"{rng.randint(1000, 99999):05d}",

@@ -13,7 +13,7 @@ from datetime import date, datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
-from django.db.models.functions import TruncDate
+from django.db.models.functions import Left, TruncDate
 
 from accounts.roles import user_is_tenant_admin
 from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference
@@ -66,6 +66,15 @@ RESULT_FIELDS = (
     "submission_deadline",
     "cpv_codes",
 )
+
+
+# Enough of the description for a snippet around its first hit, without reading every long text whole.
+SNIPPET_SOURCE_CHARS = 4000
+
+
+def result_rows(queryset: QuerySet[Tender]) -> QuerySet[Tender]:
+    """Result rows with the head of the description (``description_head``) for the "why it matched" snippet."""
+    return queryset.annotate(description_head=Left("description", SNIPPET_SOURCE_CHARS))
 
 
 @dataclass(frozen=True)

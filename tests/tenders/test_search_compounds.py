@@ -134,3 +134,15 @@ def test_search_command_prints_the_portal_ranking(ids, capsys):
     assert rows[0]["rank"] > rows[1]["rank"] > 0
     call_command("search", "Mäher")
     assert capsys.readouterr().out.startswith(f"{ids['maeher']}\t")
+
+
+def test_relevance_ranks_only_the_newest_candidates_but_counts_every_match(ids, monkeypatch):
+    import tenders.search
+    from tenders.pagination import EstimatedCountPaginator
+
+    monkeypatch.setattr(tenders.search, "RANK_CANDIDATES", 2)
+    ranked = tender_search(filters=TenderFilters(q="Reinigung"), order="relevance", now=NOW)
+    every = tender_search(filters=TenderFilters(q="Reinigung"), order="published", now=NOW)
+    newest_two = list(every.values_list("id", flat=True)[:2])
+    assert sorted(ranked.values_list("id", flat=True)) == sorted(newest_two)
+    assert EstimatedCountPaginator(ranked, 25, count_basis=every).count == every.count() == 4
