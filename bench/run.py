@@ -16,6 +16,7 @@ BENCHMARKS = {
     "pipeline": "bench.pipeline",
     "search": "bench.search",
     "matching": "bench.matching",
+    "relevance": "bench.relevance",
 }
 
 

@@ -32,7 +32,7 @@ from sources.normalise import BERLIN, BUNDESLAENDER
 from tenders.bulk import copy_rows
 from tenders.cpv import cpv_labels_for
 from tenders.filters import filters_q, parse_filters
-from tenders.merging.compiling import search_parts_for
+from tenders.merging.compiling import search_parts_for, title_parts_for
 from tenders.models import Tender
 from tenders.pagination import EstimatedCountPaginator
 from tenders.search import tender_search
@@ -41,7 +41,7 @@ RUNS = 5
 TABLE = "tenders_tender"
 COLUMNS = (
     "ocid", "procedure_id", "title", "description", "buyer_name", "buyer_id", "procedure_type", "status",
-    "cpv_codes", "cpv_divisions", "cpv_prefixes", "cpv_labels", "search_parts", "nuts_codes", "bundesland", "postal_code", "town",
+    "cpv_codes", "cpv_divisions", "cpv_prefixes", "cpv_labels", "title_parts", "search_parts", "nuts_codes", "bundesland", "postal_code", "town",
     "country", "estimated_value", "currency", "published_at", "submission_deadline", "lots", "documents_url",
     "portal_references", "suppliers", "content_hash", "first_seen_at", "last_seen_at", "changed_at",
 )  # fmt: skip
@@ -99,6 +99,7 @@ def _rows(start: int, count: int, *, now: datetime, seed: int):
             [cpv[:2]],
             [cpv[:n] for n in range(2, 9)],
             labels,
+            title_parts_for(title),
             search_parts_for(title=title, description=description, lots=(), cpv_labels=labels),
             [nuts],
             BUNDESLAENDER[nuts[:3]],

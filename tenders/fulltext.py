@@ -51,6 +51,9 @@ def word_alternatives(token: str) -> list[str]:
     """The websearch texts one plain query word stands for: itself, its umlaut spellings, its compound parts."""
     alternatives = _umlaut_variants(token)
     for variant in list(alternatives):
+        pieces = re.findall(r"[^\W\d_]+|\d+", variant)
+        if len(pieces) > 1 and "-" in variant:  # "IT-Dienstleistungen" also as "IT Dienstleistungen", not only a phrase
+            alternatives.append(" ".join(pieces))
         parts = compound_split(variant) if variant.isalpha() else ()
         if parts:
             alternatives.append(" ".join(parts))

@@ -42,6 +42,7 @@ class TenderState:
     cpv_divisions: tuple[str, ...]
     cpv_prefixes: tuple[str, ...]
     cpv_labels: str
+    title_parts: str
     search_parts: str
     nuts_codes: tuple[str, ...]
     bundesland: str
@@ -107,9 +108,16 @@ def _cpv_labels(codes: tuple[str, ...]) -> str:
     return cpv_labels_for(codes)
 
 
+def title_parts_for(title: str) -> str:
+    """The compound parts of the title (``Tender.title_parts``)."""
+    return " ".join(text_compound_parts([title]))
+
+
 def search_parts_for(*, title: str, description: str, lots: Iterable, cpv_labels: str) -> str:
-    """The compound parts the search vector carries at a low weight (see ``Tender.search_parts``)."""
-    return " ".join(text_compound_parts([title, *(lot.title or "" for lot in lots), cpv_labels, description]))
+    """The compound parts of lot titles, CPV labels and description not already in the title's."""
+    in_title = set(text_compound_parts([title]))
+    parts = text_compound_parts([*(lot.title or "" for lot in lots), cpv_labels, description])
+    return " ".join(part for part in parts if part not in in_title)
 
 
 def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderState:
@@ -148,6 +156,7 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
         cpv_divisions=tuple(dict.fromkeys(code[:2] for code in cpv_codes)),
         cpv_prefixes=_cpv_prefixes(cpv_codes),
         cpv_labels=cpv_labels,
+        title_parts=title_parts_for(title or ""),
         search_parts=search_parts_for(title=title or "", description=description, lots=lots, cpv_labels=cpv_labels),
         nuts_codes=_union(describing, "nuts_codes"),
         bundesland=_latest(describing, "bundesland"),

@@ -18,7 +18,7 @@ from django.db import connection, transaction
 
 from sources.records import Lot
 from tenders.bulk import copy_rows
-from tenders.merging.compiling import search_parts_for
+from tenders.merging.compiling import search_parts_for, title_parts_for
 from tenders.vocabulary.cpv import cpv_labels_for
 
 
@@ -33,7 +33,7 @@ class ReindexProgress:
 def tenders_reindex_search(
     *, batch_size: int = 2000, after_id: int = 0, progress: Callable[[ReindexProgress], None] | None = None
 ) -> ReindexProgress:
-    """Recompute ``cpv_labels`` and ``search_parts`` of every tender with an id above ``after_id``.
+    """Recompute ``cpv_labels``, ``title_parts`` and ``search_parts`` of every tender with an id above ``after_id``.
 
     PostgreSQL recomputes the generated ``search_vector`` of each changed row.
     Rows whose words are already current are not written, so a rerun is cheap.
@@ -47,15 +47,25 @@ def tenders_reindex_search(
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute(
-                    "SELECT id, title, description, lots, cpv_codes, cpv_labels, search_parts, content_hash "
-                    "FROM tenders_tender WHERE id > %s ORDER BY id LIMIT %s",
+                    "SELECT id, title, description, lots, cpv_codes, cpv_labels, title_parts, search_parts, "
+                    "content_hash FROM tenders_tender WHERE id > %s ORDER BY id LIMIT %s",
                     [last_id, batch_size],
                 )
                 rows = cursor.fetchall()
             if not rows:
                 break
             changed = []
-            for tender_id, title, description, lots, cpv_codes, old_labels, old_parts, content_hash in rows:
+            for (
+                tender_id,
+                title,
+                description,
+                lots,
+                cpv_codes,
+                old_labels,
+                old_title_parts,
+                old_parts,
+                content_hash,
+            ) in rows:
                 lots = orjson.loads(lots) if isinstance(lots, str) else lots  # raw cursors return jsonb as text
                 labels = cpv_labels_for(cpv_codes or ())
                 parts = search_parts_for(
@@ -64,8 +74,9 @@ def tenders_reindex_search(
                     lots=[Lot(lot_id=str(lot.get("lot_id", "")), title=lot.get("title") or "") for lot in lots or ()],
                     cpv_labels=labels,
                 )
-                if (labels, parts) != (old_labels, old_parts):
-                    changed.append((tender_id, labels, parts, content_hash))
+                title_parts = title_parts_for(title)
+                if (labels, title_parts, parts) != (old_labels, old_title_parts, old_parts):
+                    changed.append((tender_id, labels, title_parts, parts, content_hash))
             if changed:
                 updated += _write(changed)
             done += len(rows)
@@ -83,13 +94,15 @@ def _write(changed: list[tuple]) -> int:
         cursor.execute(f"DROP TABLE IF EXISTS {staging}")
         cursor.execute(
             f"CREATE TEMP TABLE {staging} ON COMMIT DROP AS "
-            "SELECT id, cpv_labels, search_parts, content_hash FROM tenders_tender WITH NO DATA"
+            "SELECT id, cpv_labels, title_parts, search_parts, content_hash FROM tenders_tender WITH NO DATA"
         )
 
-    copy_rows(table=staging, columns=("id", "cpv_labels", "search_parts", "content_hash"), rows=changed)
+    columns = ("id", "cpv_labels", "title_parts", "search_parts", "content_hash")
+    copy_rows(table=staging, columns=columns, rows=changed)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE tenders_tender t SET cpv_labels = s.cpv_labels, search_parts = s.search_parts "
+            "UPDATE tenders_tender t SET cpv_labels = s.cpv_labels, title_parts = s.title_parts, "
+            f"search_parts = s.search_parts "
             f"FROM {staging} s WHERE t.id = s.id AND t.content_hash = s.content_hash"
         )
         return cursor.rowcount

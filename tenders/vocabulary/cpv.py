@@ -74,17 +74,18 @@ def cpv_label(code: str, language: str = "de") -> str:
 
 
 def cpv_labels_for(codes: Iterable[str]) -> str:
-    """The German labels of ``codes`` and of their divisions, once each: what the search vector carries."""
+    """The German labels of ``codes`` and of their groups and classes, once each: what the search vector carries.
+
+    The parents name the trade more generally ("Büroreinigung" sits under
+    "Reinigungsdienste"), so a general word finds the specific code. Divisions are
+    left out: they are so broad ("Abwasser- und Abfallbeseitigungs-, Reinigungs- und
+    Umweltschutzdienste") that every code in them would match words of all their trades.
+    """
     labels: dict[str, None] = {}
     for code in codes:
-        if not code:
-            continue
-        entry = vocabulary().get(code)
-        if entry is not None:
+        chain = cpv_hierarchy(code) if code else []
+        for entry in chain[1:] if len(chain) > 1 else chain:
             labels[entry.label] = None
-        division = vocabulary().get(code[:2] + "000000")
-        if division is not None:
-            labels[division.label] = None
     return " ".join(labels)
 
 

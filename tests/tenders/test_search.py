@@ -38,10 +38,11 @@ def test_stemming_finds_singular_for_plural(ids):
 
 @pytest.mark.parametrize("query", ["Straße", "strasse", "STRASSE"])
 def test_sharp_s_and_ss_find_each_other(ids, query):
-    # "Straßenbau" in two titles is found through its part "Straße", ranked below the word itself.
+    # "Straßenbau" in two titles is found through its part "Straße", ranked below the word itself, and
+    # the road salt through its CPV class "Straßenausrüstung".
     results = found(ids, q=query)
     assert set(results[:2]) == {"bauarbeit", "winterdienst"}
-    assert set(results[2:]) == {"planung", "ortsdurchfahrt"}
+    assert set(results[2:]) == {"planung", "ortsdurchfahrt", "streugut"}
 
 
 @pytest.mark.parametrize("query", ["Müll", "Muell", "muell"])

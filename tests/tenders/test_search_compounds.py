@@ -95,18 +95,26 @@ def test_lot_titles_are_split_too(ids):
     assert found(ids, "Pflege") == ["lot"]
 
 
-def test_parts_rank_below_whole_words(ids):
-    tenders = dict(Tender.objects.values_list("id", "search_parts"))
-    assert "reinigung" in tenders[ids["gebaeude"]].split()
+def _weights(tender_id: int, lexeme: str) -> set[str]:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT search_vector::text FROM tenders_tender WHERE id = %s", [ids["gebaeude"]])
+        cursor.execute("SELECT search_vector::text FROM tenders_tender WHERE id = %s", [tender_id])
         vector = cursor.fetchone()[0]
-    positions = vector.split("'reinig':")[1].split(" ")[0]
-    assert positions.replace(",", "").isdigit()  # no A, B or C after a position: weight D
+    positions = vector.split(f"'{lexeme}':")[1].split(" ")[0].split(",")
+    return {position.lstrip("0123456789") or "D" for position in positions}
+
+
+def test_parts_rank_below_whole_words(ids):
+    title_parts, search_parts = Tender.objects.values_list("title_parts", "search_parts").get(pk=ids["gebaeude"])
+    assert "reinigung" in title_parts.split() and "reinigung" not in search_parts.split()
+    # A title's part weighs B, below the title's own words (A); the CPV parents' "Reinigungsdienste" adds a D.
+    assert _weights(ids["gebaeude"], "reinig") == {"B", "D"}
+    assert _weights(ids["reinigung"], "reinig") == {"A"}
+    assert _weights(ids["wache"], "bewach") == {"D"}  # a CPV label's part: lowest
+    assert "bewachung" in Tender.objects.get(pk=ids["wache"]).search_parts.split()
 
 
 def test_reindex_fills_tenders_stored_before_the_splitter(ids, capsys):
-    Tender.objects.update(search_parts="", cpv_labels="")
+    Tender.objects.update(title_parts="", search_parts="", cpv_labels="")
     assert found(ids, "Mäher") == []
     call_command("reindex_search", "--batch-size", "3")
     out = capsys.readouterr().out
@@ -122,7 +130,7 @@ def test_reindex_skips_a_row_the_ingest_rewrote_meanwhile(ids):
     from tenders.services.search_index import _write
 
     tender_id = ids["buero"]
-    assert _write([(tender_id, "alt", "alt", "not-the-stored-hash")]) == 0
+    assert _write([(tender_id, "alt", "alt", "alt", "not-the-stored-hash")]) == 0
     assert Tender.objects.get(pk=tender_id).cpv_labels != "alt"
 
 

@@ -22,11 +22,14 @@ def test_divisions_stay_importable_from_the_old_module():
     assert CPV_DIVISIONS["45"] == "Bauarbeiten"
 
 
-def test_labels_for_the_vector_are_the_codes_and_their_divisions_once_each():
+def test_labels_for_the_vector_are_the_codes_and_their_parents_once_each_without_divisions():
     labels = cpv_labels_for(["79713000", "79710000", ""])
-    assert labels.startswith("Bewachungsdienste Dienstleistungen für Unternehmen")
-    assert labels.endswith("Dienstleistungen von Sicherheitsdiensten")
-    assert labels.count("Dienstleistungen für Unternehmen") == 1
+    assert labels == (
+        "Dienstleistungen von Detekteien und Sicherheitsdiensten Dienstleistungen von Sicherheitsdiensten "
+        "Bewachungsdienste"
+    )
+    assert "Unternehmen" not in labels  # the division 79's label names every business service
+    assert cpv_labels_for(["45000000"]) == "Bauarbeiten"  # a division code keeps its own label
 
 
 def test_hierarchy_runs_division_group_class_category():
