@@ -108,7 +108,7 @@ def test_parts_rank_below_whole_words(ids):
     assert "reinigung" in title_parts.split() and "reinigung" not in search_parts.split()
     # A title's part weighs B, below the title's own words (A); the CPV parents' "Reinigungsdienste" adds a D.
     assert _weights(ids["gebaeude"], "reinig") == {"B", "D"}
-    assert _weights(ids["reinigung"], "reinig") == {"A"}
+    assert "A" in _weights(ids["reinigung"], "reinig")
     assert _weights(ids["wache"], "bewach") == {"D"}  # a CPV label's part: lowest
     assert "bewachung" in Tender.objects.get(pk=ids["wache"]).search_parts.split()
 
