@@ -127,10 +127,10 @@ class TenderLine:
     url: str
     active: bool = True
     # Why it matched (tenders.highlighting): the title and a description snippet as (text, hit) segments,
-    # and the exact labels of CPV codes whose words were hit. Empty when the search has no keywords.
+    # and every CPV code with its exact label (hits marked).
     title_segments: tuple = ()
     snippet: tuple = ()
-    cpv_hits: tuple = ()
+    cpv: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,7 @@ def tender_line(tender, *, base_url: str, language: str, highlight=None) -> Tend
         active=tender.status == "active",
         title_segments=highlight.title if highlight else (),
         snippet=highlight.snippet if highlight else (),
-        cpv_hits=tuple(hit for hit in highlight.cpv if hit.hit) if highlight else (),
+        cpv=highlight.cpv if highlight else (),
     )
 
 

@@ -14,6 +14,7 @@ from datetime import date, datetime, timedelta
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Left, TruncDate
+from django.utils.translation import get_language
 
 from accounts.roles import user_is_tenant_admin
 from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference
@@ -23,6 +24,7 @@ from sources.normalise import BERLIN
 from tenders.filters import FilterError, TenderFilters, filters_q
 from tenders.models import Tender
 from tenders.search import tender_detail, tender_search
+from tenders.vocabulary.cpv import cpv_label
 
 PREVIEW_DAYS = 30
 CALENDAR_STATUSES = (TriageStatus.INTERESTING, TriageStatus.REVIEWING, TriageStatus.APPLIED)
@@ -108,7 +110,13 @@ def export_rows(queryset: QuerySet[Tender], *, url_for, cap: int) -> Iterator[Ex
     """
     status_labels = {value: str(label) for value, label in Tender._meta.get_field("status").choices}
     triage_labels = {value: str(label) for value, label in TriageStatus.choices}
-    return _export_rows(queryset[:cap], url_for=url_for, status_labels=status_labels, triage_labels=triage_labels)
+    return _export_rows(
+        queryset[:cap],
+        url_for=url_for,
+        status_labels=status_labels,
+        triage_labels=triage_labels,
+        language=get_language() or "de",
+    )
 
 
 _EXPORT_COLUMNS = (
@@ -128,7 +136,7 @@ _EXPORT_COLUMNS = (
 )
 
 
-def _export_rows(queryset, *, url_for, status_labels, triage_labels) -> Iterator[ExportRow]:
+def _export_rows(queryset, *, url_for, status_labels, triage_labels, language: str) -> Iterator[ExportRow]:
     for values in queryset.values_list(*_EXPORT_COLUMNS).iterator(chunk_size=1000):
         row = dict(zip(_EXPORT_COLUMNS, values, strict=True))
         yield ExportRow(
@@ -139,6 +147,7 @@ def _export_rows(queryset, *, url_for, status_labels, triage_labels) -> Iterator
             town=row["town"],
             bundesland=row["bundesland"],
             cpv_codes=tuple(row["cpv_codes"] or ()),
+            cpv_labels=tuple(cpv_label(code, language) for code in row["cpv_codes"] or ()),
             estimated_value=row["estimated_value"],
             currency=row["currency"],
             published_at=row["published_at"],

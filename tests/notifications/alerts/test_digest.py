@@ -158,3 +158,18 @@ def test_a_digest_marks_why_each_tender_matched(alpha):
     assert f"{mark}Gebäudereinigung</mark> &lt;b&gt;Rathaus&lt;/b&gt;" in digest.html_body
     assert f"{mark}Unterhaltsreinigung</mark> der Büros." in digest.html_body
     assert "Unterhaltsreinigung der Büros." in digest.text_body
+
+
+@pytest.mark.django_db
+def test_a_mail_names_each_cpv_code_by_its_exact_label(alpha):
+    delta = ingest(notice(title="Objektschutz Rathaus", cpv_codes=("79713000", "79714000")))
+    connection.set_tenant(alpha.tenant)
+    member = user(alpha.member_email)
+    saved_search(member, name="Rathaus", q="Rathaus")
+    preference(member, digest_interval="daily", digest_hour=0)
+    delta_process(created=delta.created, changed={})
+
+    digests_create_due()
+    digest = Delivery.objects.get()
+    assert "CPV 79713000 Bewachungsdienste" in digest.text_body
+    assert "CPV 79714000 Überwachungsdienste" in digest.html_body

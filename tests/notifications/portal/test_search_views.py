@@ -183,6 +183,7 @@ def test_csv_has_bom_semicolons_umlauts_and_the_same_filters(alpha, alpha_client
     row = dict(zip(rows[0], rows[1], strict=True))
     assert row["Titel"] == "Abholung von Müll und Wertstoffen"
     assert row["Ort"] == "Köln"
+    assert row["CPV-Bezeichnung"] == "Abholung von Siedlungsabfällen"
     assert row["Geschätzter Wert"] == "1200000,00"
     assert row["Meine Bewertung"] == "in Prüfung"
     assert row["Link"] == f"http://alpha.localhost/ausschreibung/{corpus['muell']}/"
