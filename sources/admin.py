@@ -173,7 +173,7 @@ class InboundMailAdmin(admin.ModelAdmin):
     """Portal alert mails of every tenant; the unparsed ones are where a portal changed its mail format."""
 
     list_display = ("processed_at", "tenant_schema", "status", "portal", "subject_short", "notices_found", "reason")
-    list_filter = ("status", "portal", "tenant_schema")
+    list_filter = ("status", "quarantine_reason", "portal", "tenant_schema")
     search_fields = ("subject", "sender", "=message_id")
     show_full_result_count = False
     paginator = EstimatedCountPaginator

@@ -120,6 +120,15 @@ class InboundMailStatus(models.TextChoices):
     PARSED = "parsed", _("ausgewertet")
     UNPARSED = "unparsed", _("nicht auswertbar")
     IGNORED = "ignored", _("kein Portal-Alert")
+    QUARANTINED = "quarantined", _("zurückgehalten")
+    RELEASED = "released", _("freigegeben (nur für diesen Mandanten)")
+
+
+class QuarantineReason(models.TextChoices):
+    """Why a parsed alert mail was not trusted (codes of ``sources.adapters.mail.provenance``)."""
+
+    SENDER_UNVERIFIED = "sender", _("Absender nicht verifiziert")
+    FOREIGN_LINK = "link", _("Link auf fremden Server")
 
 
 class InboundMail(models.Model):
@@ -136,10 +145,15 @@ class InboundMail(models.Model):
     sender = models.CharField(max_length=998, blank=True, default="")
     received_at = models.DateTimeField(null=True, blank=True)
     processed_at = models.DateTimeField()
-    status = models.CharField(max_length=10, choices=InboundMailStatus.choices)
+    status = models.CharField(max_length=12, choices=InboundMailStatus.choices)
     reason = models.TextField(blank=True, default="")
     notices_found = models.PositiveIntegerField(default=0)
     raw = models.BinaryField(blank=True, default=b"")
+    # Quarantined and released mails: why, and their notices (record JSON), which never enter the shared tables.
+    quarantine_reason = models.CharField(max_length=10, choices=QuarantineReason.choices, blank=True, default="")
+    held_notices = models.JSONField(default=list, blank=True)
+    released_at = models.DateTimeField(null=True, blank=True)
+    released_by = models.CharField(max_length=254, blank=True, default="")
 
     class Meta:
         ordering = ["-processed_at"]

@@ -7,6 +7,7 @@ next source goes on. Programming errors still propagate after being recorded.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import statistics
 from collections.abc import Callable, Iterable, Mapping
@@ -25,6 +26,7 @@ from sources.conditional import ConditionalFetcher, conditional_cache_load, cond
 from sources.denylist import SourceDenied, ensure_not_denied
 from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
 from sources.models import FetchRun, FetchRunStatus, Source
+from sources.parsers.links import records_links_checked
 from sources.registry import get_adapter
 from tenders.handoff import delta_hand_off
 from tenders.services import IngestDelta, notices_ingest
@@ -110,6 +112,7 @@ def _run_batches(
 ) -> IngestDelta:
     total = IngestDelta()
     for batch in batches:
+        batch = _links_checked(batch)
         with transaction.atomic():
             delta = notices_ingest(records=batch.records)
             _apply_batch(run, batch, delta)
@@ -122,6 +125,14 @@ def _run_batches(
         if on_batch:
             on_batch(batch)
     return total
+
+
+def _links_checked(batch: FetchedBatch) -> FetchedBatch:
+    """The ingest boundary of every adapter: links that are not http(s) with a host are dropped, each a problem."""
+    checked = records_links_checked(batch.records)
+    if not checked.problems:
+        return batch
+    return dataclasses.replace(batch, records=checked.records, problems=(*batch.problems, *checked.problems))
 
 
 def _execute(source: Source, run: FetchRun, produce: Callable[[], Iterable[FetchedBatch]], **kwargs) -> RunOutcome:

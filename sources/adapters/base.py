@@ -78,6 +78,8 @@ class Adapter(ABC):
     # True: the run hands ``fetch`` a ``sources.conditional.ConditionalFetcher`` that sends the
     # ETag/Last-Modified stored by earlier runs (pages that change rarely, polled often).
     conditional_requests: ClassVar[bool] = False
+    # Said to the operator by ``manage.py ingest <key> --file``: how far the adapter trusts files they hand it.
+    file_trust_note: ClassVar[str] = ""
 
     @classmethod
     def validate_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:

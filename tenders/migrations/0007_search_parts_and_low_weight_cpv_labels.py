@@ -15,7 +15,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tenders', '0005_published_newest_first_index'),
+        ('tenders', '0006_award_results_and_notice_fields'),
     ]
 
     operations = [
