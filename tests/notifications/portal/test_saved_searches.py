@@ -31,10 +31,15 @@ def test_create_page_prefills_filters_and_previews_30_days(alpha_client, corpus)
     response = alpha_client.get("/suchprofile/neu/", {"q": "Straßenbau", "bundesland": "Bayern"})
     assert response.status_code == 200
     preview = response.context["preview"]
-    assert preview.count == 2
-    assert {t.title for t in preview.sample} == {"Straßenbau Ortsdurchfahrt B 12", "Planung Straßenbau Ortsumgehung"}
+    # "Bauarbeit an der Straße" is found through the parts of "Straßenbau" (Straße + Bau).
+    assert preview.count == 3
+    assert {t.title for t in preview.sample} == {
+        "Straßenbau Ortsdurchfahrt B 12",
+        "Planung Straßenbau Ortsumgehung",
+        "Bauarbeit an der Straße Am Anger",
+    }
     html = response.content.decode()
-    assert "2 Treffer in den letzten 30 Tagen" in html
+    assert "3 Treffer in den letzten 30 Tagen" in html
     assert 'value="Straßenbau"' in html and '<option value="Bayern" selected>' in html
     assert 'name="instant_alert" id="id_instant_alert">' in html  # instant alert off by default
     assert 'name="email_enabled" id="id_email_enabled" checked>' in html
