@@ -119,7 +119,7 @@ def test_owner_edits_filters_and_settings(alpha, alpha_client, alpha_member, cor
     page = alpha_client.get(f"/suchprofile/{profile.pk}/bearbeiten/")
     assert page.status_code == 200
     assert 'value="Straßenbau Bayern"' in page.content.decode()
-    assert page.context["preview"].count == 2
+    assert page.context["preview"].count == 3  # with "Bauarbeit an der Straße" (Straße + Bau)
     response = alpha_client.post(
         f"/suchprofile/{profile.pk}/bearbeiten/",
         {"name": "Nur Passau", "q": "Straßenbau", "plz": "94", "instant_alert": "on", "is_active": "on"},
