@@ -39,6 +39,12 @@ class InviteAcceptView(auth_views.PasswordResetConfirmView):
         return super().form_valid(form)
 
 
+class PasswordResetConfirmView(InviteAcceptView):
+    """The link from "Passwort vergessen" (mailed by the tenant app): same token, its own wording."""
+
+    template_name = "accounts/password_reset_confirm.html"
+
+
 class TenantAdminRequiredMixin(LoginRequiredMixin, UserPassesTestMixin):
     def test_func(self) -> bool:
         return user_is_tenant_admin(self.request.user)

@@ -11,13 +11,20 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
+from sources.decoding import decode_bytes
 from sources.denylist import DENIED_PORTALS
 from sources.models import FetchRun, InboundMail, Source
 from sources.registry import adapter_types
 from sources.schedules import schedules_sync
-from sources.selectors import source_health_list
+from sources.selectors import run_yield, source_health_list
 from sources.services import source_polls_enqueue
 from tenders.pagination import EstimatedCountPaginator
+
+# Run end states the operator must read as words, not as a bare "blocked".
+STATE_LABELS = {
+    "changed_layout": "blockiert: Layout geändert",
+    "browser_only": "nicht unterstützt: Ergebnisliste nur im Browser",
+}
 
 
 class SourceForm(forms.ModelForm):
@@ -45,6 +52,8 @@ class SourceAdmin(admin.ModelAdmin):
         "last_success_at",
         "last_counts",
         "failures_in_row",
+        "last_layout",
+        "recent_yield",
         "runs_link",
     )
     list_filter = ("is_active", "adapter")
@@ -53,19 +62,41 @@ class SourceAdmin(admin.ModelAdmin):
     change_list_template = "admin/sources/source/change_list.html"
     change_form_template = "admin/sources/source/change_form.html"
 
+    class Media:
+        css = {"all": ["css/admin.css"]}
+
     def get_queryset(self, request):
         return source_health_list()
 
     @admin.display(description="Zustand")
     def health(self, obj):
         status = obj.last_run_status or "—"
-        colour = {"succeeded": "#11804a", "partial": "#a15c00", "failed": "#b3261e", "blocked": "#b3261e"}.get(
-            status, "#5b6474"
-        )
+        # Colours live in static/css/admin.css: the Content-Security-Policy blocks style attributes.
+        tone = status if status in ("succeeded", "partial", "failed", "blocked") else "none"
         extra = " · wenig Treffer" if obj.last_run_low_yield else ""
+        if obj.last_run_error_reason in STATE_LABELS:
+            status, extra = STATE_LABELS[obj.last_run_error_reason], ""
         return format_html(
-            '<span style="color:{}" title="{}">{}{}</span>', colour, obj.last_run_error or "", status, extra
+            '<span class="run-status run-status-{}" title="{}">{}{}</span>',
+            tone,
+            obj.last_run_error or "",
+            status,
+            extra,
         )
+
+    @admin.display(description="Layout zuletzt")
+    def last_layout(self, obj):
+        return obj.last_layout or "—"
+
+    @admin.display(description="Ausbeute letzte Läufe (gelesen/Zeilen)")
+    def recent_yield(self, obj):
+        parts = []
+        for run in map(run_yield, obj.recent_yields or []):
+            if run["rows_seen"] is None:
+                parts.append(f"{run['fetched']} ({run['status']})")
+            else:
+                parts.append(f"{run['parsed']}/{run['rows_seen']} ({run['status']})")
+        return " · ".join(parts) or "—"
 
     @admin.display(description="Letzter Lauf", ordering="last_run_at")
     def last_run_at(self, obj):
@@ -146,14 +177,24 @@ class FetchRunAdmin(admin.ModelAdmin):
         "unchanged",
         "failed",
         "low_yield",
+        "layout",
         "error_reason",
     )
-    list_filter = ("status", "trigger", "low_yield", "source", ("started_at", admin.DateFieldListFilter))
+    list_filter = ("status", "trigger", "low_yield", "layout", "source", ("started_at", admin.DateFieldListFilter))
     list_select_related = ("source",)
     search_fields = ("=scope", "error_reason")
     show_full_result_count = False
     paginator = EstimatedCountPaginator
-    readonly_fields = [f.name for f in FetchRun._meta.fields]
+    exclude = ("sample_page",)
+    readonly_fields = [f.name for f in FetchRun._meta.fields if f.name != "sample_page"] + ["sample_page_preview"]
+
+    @admin.display(description="Beispielseite (Anfang, als Text)")
+    def sample_page_preview(self, obj):
+        if not obj.sample_page:
+            return "—"
+        # Portal markup is foreign input: shown as escaped text only, never rendered.
+        text = decode_bytes(bytes(obj.sample_page[:50_000])).text
+        return format_html("<pre style='white-space:pre-wrap;max-height:40em;overflow:auto'>{}</pre>", text)
 
     def has_add_permission(self, request):
         return False
@@ -180,6 +221,9 @@ class InboundMailAdmin(admin.ModelAdmin):
     exclude = ("raw",)
     readonly_fields = [f.name for f in InboundMail._meta.fields if f.name != "raw"] + ["raw_preview"]
 
+    class Media:
+        css = {"all": ["css/admin.css"]}
+
     @admin.display(description="Betreff")
     def subject_short(self, obj):
         return obj.subject[:80]
@@ -187,9 +231,7 @@ class InboundMailAdmin(admin.ModelAdmin):
     @admin.display(description="Rohdaten (Anfang)")
     def raw_preview(self, obj):
         # Mail text is foreign input: shown as escaped text only, never rendered as HTML.
-        return format_html(
-            "<pre style='white-space:pre-wrap'>{}</pre>", bytes(obj.raw[:20000]).decode("utf-8", "replace")
-        )
+        return format_html("<pre class='raw-mail'>{}</pre>", bytes(obj.raw[:20000]).decode("utf-8", "replace"))
 
     def has_add_permission(self, request):
         return False

@@ -87,6 +87,13 @@ class FetchRun(models.Model):
     missing = models.JSONField(default=list, blank=True)
     problems = models.JSONField(default=list, blank=True)
     low_yield = models.BooleanField(default=False)
+    # What the HTML list pages gave (sources.adapters.yields): the layout recognised on the last page
+    # read, one report per page (rows seen, parsed, rejected by reason), and when the markup drifted
+    # one sample page for the operator (head of the page, size-capped).
+    layout = models.CharField(max_length=40, blank=True, default="")
+    yield_report = models.JSONField(default=list, blank=True)
+    sample_page = models.BinaryField(null=True, blank=True, editable=False)
+    sample_page_url = models.CharField(max_length=2000, blank=True, default="")
 
     class Meta:
         ordering = ["-started_at"]
