@@ -100,20 +100,30 @@ def cpv_hierarchy(code: str) -> list[CpvCode]:
     return [*chain, entry]
 
 
+@cache
+def _children_index() -> dict[str, list[CpvCode]]:
+    """Significant digits → the codes one level below ("" → the divisions).
+
+    A code's parent is its longest listed prefix: 35 codes skip a level (no code
+    with one digit less exists), and they belong under the next code up.
+    """
+    known = _by_significant()
+    index: dict[str, list[CpvCode]] = {}
+    for entry in vocabulary().values():
+        digits = entry.significant
+        parent = next((digits[:n] for n in range(len(digits) - 1, 1, -1) if digits[:n] in known), "")
+        index.setdefault(parent, []).append(entry)
+    return index
+
+
 def cpv_children(code: str) -> list[CpvCode]:
     """The codes one level below ``code`` (the divisions for "")."""
     if not code:
-        return [entry for entry in vocabulary().values() if len(entry.significant) == 2]
+        return list(_children_index().get("", ()))
     entry = vocabulary().get(code)
     if entry is None:
         return []
-    prefix = entry.significant
-    depth = len(prefix) + 1
-    return [
-        other
-        for other in vocabulary().values()
-        if other.significant.startswith(prefix) and len(other.significant) == depth
-    ]
+    return list(_children_index().get(entry.significant, ()))
 
 
 def _folded(text: str) -> str:

@@ -62,3 +62,12 @@ def test_search_by_label_words_umlaut_spellings_and_number():
     hits = cpv_search("4521", limit=3)
     assert [entry.code for entry in hits] == ["45210000", "45211000", "45212000"]
     assert cpv_search("   ") == []
+
+
+def test_every_code_can_be_reached_by_browsing_down_from_the_divisions():
+    reached, pending = set(), [""]
+    while pending:
+        for child in cpv_children(pending.pop()):
+            reached.add(child.code)
+            pending.append(child.code)
+    assert reached == set(vocabulary())
