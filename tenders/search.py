@@ -19,10 +19,10 @@ from tenders.selectors import tender_with_history
 
 DEFAULT_ORDER = "relevance"
 # Relevance ranks at most this many matches: the newest ones. Ranking every match of a very frequent word
-# (100,000 on a million tenders) means reading every one of them; the newest few thousand are found
+# (100,000 on a million tenders) means reading every one of them; the newest thousand are found
 # walking the publication index and are what a bid manager looks at. Lists meant to be complete (CSV,
 # counting, a partner's full sync) use the deadline or publication order, which are not bounded.
-RANK_CANDIDATES = 2000
+RANK_CANDIDATES = 1000
 
 
 def order_or_default(raw: str | None) -> str:
