@@ -15,7 +15,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tenders', '0006_award_results_and_notice_fields'),
+        ('tenders', '0007_tender_delta_hand_off'),
     ]
 
     operations = [
