@@ -82,9 +82,10 @@ def build_archive(n: int) -> list[Path]:
     ocds = [json.loads((FIXTURES / name).read_text(encoding="utf-8")) for name in OCDS_TEMPLATES]
     ns = uuid.UUID("6f1c1e1e-7d5b-4e36-9a0e-000000000e2e")
     tmp = [p.with_suffix(".part") for p in paths]
-    with zipfile.ZipFile(tmp[0], "w", zipfile.ZIP_DEFLATED) as xml_zip, zipfile.ZipFile(
-        tmp[1], "w", zipfile.ZIP_DEFLATED
-    ) as json_zip:
+    with (
+        zipfile.ZipFile(tmp[0], "w", zipfile.ZIP_DEFLATED) as xml_zip,
+        zipfile.ZipFile(tmp[1], "w", zipfile.ZIP_DEFLATED) as json_zip,
+    ):
         for copy in range(n):
             template = templates[cycle[copy % len(cycle)]]
             notice_id = str(uuid.uuid5(ns, f"notice:{copy}"))
@@ -142,7 +143,9 @@ def _members(paths: list[Path]) -> list[Member]:
     members = []
     for path in paths:
         with zipfile.ZipFile(path) as zf:
-            members.extend(Member(label=info.filename, name=info.filename, data=zf.read(info)) for info in zf.infolist())
+            members.extend(
+                Member(label=info.filename, name=info.filename, data=zf.read(info)) for info in zf.infolist()
+            )
     return members
 
 
@@ -151,7 +154,9 @@ def run(*, n: int | None) -> None:
     started = time.perf_counter()
     paths = build_archive(n)
     size = sum(p.stat().st_size for p in paths)
-    print(f"archive: {n} notice versions ({2 * n} members, {size / 2**20:.1f} MiB) in {time.perf_counter() - started:.1f}s")
+    print(
+        f"archive: {n} notice versions ({2 * n} members, {size / 2**20:.1f} MiB) in {time.perf_counter() - started:.1f}s"
+    )
 
     single, single_wall, single_rss, single_out = _ingest_process(paths, workers=1)
     shipped, shipped_wall, shipped_rss, shipped_out = _ingest_process(paths, workers=None)
@@ -179,8 +184,12 @@ def run(*, n: int | None) -> None:
 
     per_s, single_per_s = n / shipped, n / single
     peak = max(single_rss, shipped_rss)
-    print(f"single process: {single:.2f}s run ({single_per_s:,.0f}/s), {single_wall:.2f}s process, peak {single_rss:.0f} MiB")
-    print(f"shipped path:   {shipped:.2f}s run ({per_s:,.0f}/s), {shipped_wall:.2f}s process, peak {shipped_rss:.0f} MiB")
+    print(
+        f"single process: {single:.2f}s run ({single_per_s:,.0f}/s), {single_wall:.2f}s process, peak {single_rss:.0f} MiB"
+    )
+    print(
+        f"shipped path:   {shipped:.2f}s run ({per_s:,.0f}/s), {shipped_wall:.2f}s process, peak {shipped_rss:.0f} MiB"
+    )
     print(
         f"parse only (one core): {parse_seconds:.2f}s ({parse_seconds / single:.0%} of the single run); "
         f"write only: {write_seconds:.2f}s ({write_seconds / single:.0%})"

@@ -16,7 +16,7 @@ from tenders.bulk import copy_rows
 from tenders.merging import compile_tender, content_hash, record_to_json
 from tenders.models import MergeRule, Tender, TenderSource, TenderVersion
 from tenders.services import notices_ingest
-from tenders.services.rows import STATE_FIELDS, state_row, state_values
+from tenders.services.rows import JSON_STATE_FIELDS, STATE_FIELDS, state_row, state_values
 
 BATCH = 2000
 
@@ -88,7 +88,7 @@ def _copy(records) -> float:
         table="tenders_tender",
         columns=[*STATE_FIELDS, "first_seen_at", "last_seen_at", "changed_at"],
         rows=rows,
-        json_columns=["lots"],
+        json_columns=JSON_STATE_FIELDS,
     )
     return time.perf_counter() - start
 

@@ -18,6 +18,7 @@ BENCHMARKS = {
     "search": "bench.search",
     "matching": "bench.matching",
     "market": "bench.market",
+    "relevance": "bench.relevance",
 }
 
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from notifications.portal.views import market, overview, profiles, search, tender
+from notifications.portal.views import cpv, market, overview, profiles, search, tender
 
 app_name = "portal"
 
@@ -10,6 +10,7 @@ urlpatterns = [
     path("", overview.dashboard, name="dashboard"),
     path("suche/", search.search, name="search"),
     path("suche/export.csv", search.search_export, name="search-export"),
+    path("cpv/", cpv.cpv_picker, name="cpv-picker"),
     path("ausschreibung/<int:tender_id>/", tender.tender_page, name="tender"),
     path("ausschreibung/<int:tender_id>/bewertung/", tender.tender_triage, name="triage"),
     path("markt/vergabestelle/", market.buyer_page, name="buyer"),

@@ -14,7 +14,6 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 
-from django.contrib.postgres.search import SearchQuery
 from django.db.models import Exists, OuterRef, Q
 
 from sources.normalise import BERLIN, BUNDESLAENDER, normalise_cpv
@@ -30,6 +29,7 @@ from tenders.filter_limits import (
     text_problem,
     values_problem,
 )
+from tenders.fulltext import search_query, websearch_text  # noqa: F401  (re-exported)
 
 STATUSES = tuple(status.value for status in TenderStatus)
 ORDERS = ("relevance", "deadline", "published")
@@ -47,7 +47,6 @@ FILTER_PARAMETERS = (
     "status",
     "portal",
 )
-_UMLAUT_SPELLINGS = (("ae", "ä"), ("oe", "ö"), ("ue", "ü"), ("ss", "ß"))
 
 
 class FilterError(ValueError):
@@ -286,38 +285,7 @@ def _date(params, name: str, errors: dict) -> date | None:
     return value
 
 
-# --- keywords --------------------------------------------------------------------------------------
-
-
-def _umlaut_variants(word: str) -> list[str]:
-    """ "Muell" also finds "Müll": the German stemmer folds ü to u, but not ue."""
-    variants = [word]
-    lowered = word.lower()
-    for plain, umlaut in _UMLAUT_SPELLINGS:
-        if plain in lowered:
-            variants.append(lowered.replace(plain, umlaut))
-    return variants
-
-
-def websearch_text(q: str) -> str:
-    """The user's query in PostgreSQL websearch syntax, umlaut spellings expanded with ``or``.
-
-    websearch_to_tsquery already understands ``"phrases"``, ``-exclusion`` and ``or``;
-    it never raises on malformed input, which is why it is used for user text.
-    """
-    tokens = re.findall(r'-?"[^"]*"|\S+', q)
-    out = []
-    for token in tokens:
-        if token.startswith(('"', '-"', "-")) or token.lower() == "or":
-            out.append(token)
-            continue
-        variants = _umlaut_variants(token)
-        out.append(" or ".join(variants) if len(variants) > 1 else token)
-    return " ".join(out)
-
-
-def search_query(q: str) -> SearchQuery:
-    return SearchQuery(websearch_text(q), config="german", search_type="websearch")
+# --- keywords: tenders.fulltext builds the tsquery (re-exported here for existing imports) ------------
 
 
 # --- the builder -------------------------------------------------------------------------------------

@@ -34,12 +34,16 @@ class MergeRule(models.TextChoices):
     SPLIT = "split", _("vom Betrieb abgetrennt")
 
 
-# German full text over title (A), buyer and CPV labels (B), description (C).
+# German full text over title (A), buyer and the title's compound parts (B), description (C), and at the
+# lowest weight (D) the labels of the CPV codes and the compound parts of description, lots and labels.
+# "Gebäudereinigung" in a title is found as "Reinigung", but ranks below a title that says "Reinigung".
 SEARCH_VECTOR_EXPRESSION = (
     SearchVector("title", weight="A", config="german")
     + SearchVector("buyer_name", weight="B", config="german")
-    + SearchVector("cpv_labels", weight="B", config="german")
+    + SearchVector("title_parts", weight="B", config="german")
     + SearchVector("description", weight="C", config="german")
+    + SearchVector("cpv_labels", weight="D", config="german")
+    + SearchVector("search_parts", weight="D", config="german")
 )
 
 
@@ -57,6 +61,9 @@ class Tender(models.Model):
     # Every prefix (2..8 digits) of every code: a CPV filter at any level is one indexed overlap.
     cpv_prefixes = ArrayField(models.CharField(max_length=8), default=list, blank=True)
     cpv_labels = models.TextField(blank=True, default="")
+    # Compound parts (tenders.vocabulary.compounds) of the title, and of description, lot titles and CPV labels.
+    title_parts = models.TextField(blank=True, default="")
+    search_parts = models.TextField(blank=True, default="")
     nuts_codes = ArrayField(models.CharField(max_length=5), default=list, blank=True)
     bundesland = models.CharField(max_length=40, blank=True, default="")
     postal_code = models.CharField(max_length=5, blank=True, default="")

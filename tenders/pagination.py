@@ -28,9 +28,15 @@ class EstimatedCountPaginator(Paginator):
 
     exact_up_to = 10_000
 
+    def __init__(self, object_list, per_page, *args, count_basis: QuerySet | None = None, **kwargs):
+        # ``count_basis``: the same matches without a bound on the rows shown (a relevance list ranks only
+        # its newest candidates, but "how many match" is about all of them).
+        super().__init__(object_list, per_page, *args, **kwargs)
+        self.count_basis = count_basis
+
     @cached_property
     def count(self) -> int:
-        queryset = self.object_list
+        queryset = self.object_list if self.count_basis is None else self.count_basis
         if not isinstance(queryset, QuerySet):
             return super().count
         unordered = queryset.order_by()

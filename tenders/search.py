@@ -18,6 +18,11 @@ from tenders.models import Tender
 from tenders.selectors import tender_with_history
 
 DEFAULT_ORDER = "relevance"
+# Relevance ranks at most this many matches: the newest ones. Ranking every match of a very frequent word
+# (100,000 on a million tenders) means reading every one of them; the newest thousand are found
+# walking the publication index and are what a bid manager looks at. Lists meant to be complete (CSV,
+# counting, a partner's full sync) use the deadline or publication order, which are not bounded.
+RANK_CANDIDATES = 1000
 
 
 def order_or_default(raw: str | None) -> str:
@@ -29,15 +34,19 @@ def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> Query
     """Tenders matching ``filters``, sorted by ``order`` (relevance, deadline or published).
 
     Relevance ranks by ``ts_rank`` of the keywords (title weighs most, see
-    ``SEARCH_VECTOR_EXPRESSION``); without keywords there is nothing to rank and
-    the newest publications come first. Every order ends in the id, so pages are
-    stable while paginating.
+    ``SEARCH_VECTOR_EXPRESSION``) the newest ``RANK_CANDIDATES`` matches; without
+    keywords there is nothing to rank and the newest publications come first.
+    Every order ends in the id, so pages are stable while paginating. A relevance
+    list ends after its candidates: count matches on the same filters in another order.
     """
     queryset = Tender.objects.filter(filters_q(filters, now=now))
     order = order_or_default(order)
     if order == "relevance" and filters.q:
-        return queryset.annotate(rank=SearchRank(F("search_vector"), search_query(filters.q))).order_by(
-            "-rank", F("submission_deadline").asc(nulls_last=True), "-id"
+        newest = queryset.order_by(F("published_at").desc(nulls_last=True), "-id").values("pk")[:RANK_CANDIDATES]
+        return (
+            queryset.filter(pk__in=newest)
+            .annotate(rank=SearchRank(F("search_vector"), search_query(filters.q)))
+            .order_by("-rank", F("submission_deadline").asc(nulls_last=True), "-id")
         )
     if order == "deadline":
         return queryset.order_by(F("submission_deadline").asc(nulls_last=True), "id")

@@ -33,6 +33,8 @@ from notifications.alerts.rendering import (
 )
 from notifications.alerts.unsubscribe import unsubscribe_token
 from notifications.models import MatchChange, SavedSearch, TenderMatch
+from tenders.filters import FilterError, TenderFilters
+from tenders.highlighting import tender_highlights
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,14 @@ def by_search(items: Iterable) -> dict[int, list]:
     return grouped
 
 
+def search_keywords(search: SavedSearch) -> str:
+    """The profile's keywords, or "" when its stored filters cannot be read (then nothing is highlighted)."""
+    try:
+        return TenderFilters.from_json(search.filters).q
+    except (FilterError, TypeError, ValueError):
+        return ""
+
+
 def search_section(
     *,
     search: SavedSearch,
@@ -153,8 +163,10 @@ def search_section(
     more: int = 0,
 ) -> Section:
     """One search's part of a mail; ``more`` matches beyond the limit were not claimed and are only counted."""
+    matched = [tenders[m.tender_id] for m in matches if m.tender_id in tenders][: MAX_TENDERS_PER_SECTION + 1]
+    highlights = tender_highlights(q=search_keywords(search), tenders=matched, language=language)
     lines: list[TenderLine] = [
-        tender_line(tenders[m.tender_id], base_url=base_url, language=language)
+        tender_line(tenders[m.tender_id], base_url=base_url, language=language, highlight=highlights.get(m.tender_id))
         for m in matches
         if m.tender_id in tenders
     ]

@@ -126,6 +126,11 @@ class TenderLine:
     status: str
     url: str
     active: bool = True
+    # Why it matched (tenders.highlighting): the title and a description snippet as (text, hit) segments,
+    # and every CPV code with its exact label (hits marked).
+    title_segments: tuple = ()
+    snippet: tuple = ()
+    cpv: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -165,7 +170,7 @@ def tender_url(base_url: str, tender_id: int) -> str:
     return f"{base_url}/ausschreibung/{int(tender_id)}/"
 
 
-def tender_line(tender, *, base_url: str, language: str) -> TenderLine:
+def tender_line(tender, *, base_url: str, language: str, highlight=None) -> TenderLine:
     texts = TEXTS[language]
     place = ", ".join(p for p in (tender.postal_code, tender.town) if p)
     if tender.bundesland:
@@ -180,6 +185,9 @@ def tender_line(tender, *, base_url: str, language: str) -> TenderLine:
         status=texts["status"].get(tender.status, tender.status),
         url=tender_url(base_url, tender.pk),
         active=tender.status == "active",
+        title_segments=highlight.title if highlight else (),
+        snippet=highlight.snippet if highlight else (),
+        cpv=highlight.cpv if highlight else (),
     )
 
 

@@ -28,6 +28,8 @@ _MAIL_FIELDS = (
     "estimated_value",
     "currency",
     "status",
+    "cpv_codes",
+    "description",  # for the "why it matched" snippet
 )
 
 

@@ -31,6 +31,7 @@ class ExportRow:
     town: str
     bundesland: str
     cpv_codes: tuple[str, ...]
+    cpv_labels: tuple[str, ...]  # the exact label of each code, in the same order
     estimated_value: Decimal | None
     currency: str
     published_at: datetime | None
@@ -49,6 +50,7 @@ def header() -> list[str]:
         _("Ort"),
         _("Bundesland"),
         _("CPV"),
+        _("CPV-Bezeichnung"),
         _("Geschätzter Wert"),
         _("Währung"),
         _("Veröffentlicht"),
@@ -81,6 +83,7 @@ def row_cells(row: ExportRow) -> list[str]:
         spreadsheet_safe(row.town),
         spreadsheet_safe(row.bundesland),
         " ".join(row.cpv_codes),
+        spreadsheet_safe("; ".join(label for label in row.cpv_labels if label)),
         _decimal(row.estimated_value),
         spreadsheet_safe(row.currency),
         _when(row.published_at),

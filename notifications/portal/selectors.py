@@ -13,7 +13,8 @@ from datetime import date, datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
-from django.db.models.functions import TruncDate
+from django.db.models.functions import Left, TruncDate
+from django.utils.translation import get_language
 
 from accounts.roles import user_is_tenant_admin
 from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference, calendar_token_hash
@@ -23,6 +24,7 @@ from sources.normalise import BERLIN
 from tenders.filters import FilterError, TenderFilters, alert_filters, filters_q
 from tenders.models import Tender
 from tenders.search import tender_detail, tender_search
+from tenders.vocabulary.cpv import cpv_label
 
 PREVIEW_DAYS = 30
 CALENDAR_STATUSES = (TriageStatus.INTERESTING, TriageStatus.REVIEWING, TriageStatus.APPLIED)
@@ -68,6 +70,15 @@ RESULT_FIELDS = (
 )
 
 
+# Enough of the description for a snippet around its first hit, without reading every long text whole.
+SNIPPET_SOURCE_CHARS = 4000
+
+
+def result_rows(queryset: QuerySet[Tender]) -> QuerySet[Tender]:
+    """Result rows with the head of the description (``description_head``) for the "why it matched" snippet."""
+    return queryset.annotate(description_head=Left("description", SNIPPET_SOURCE_CHARS))
+
+
 @dataclass(frozen=True)
 class TenderView:
     tender: Tender
@@ -99,7 +110,13 @@ def export_rows(queryset: QuerySet[Tender], *, url_for, cap: int) -> Iterator[Ex
     """
     status_labels = {value: str(label) for value, label in Tender._meta.get_field("status").choices}
     triage_labels = {value: str(label) for value, label in TriageStatus.choices}
-    return _export_rows(queryset[:cap], url_for=url_for, status_labels=status_labels, triage_labels=triage_labels)
+    return _export_rows(
+        queryset[:cap],
+        url_for=url_for,
+        status_labels=status_labels,
+        triage_labels=triage_labels,
+        language=get_language() or "de",
+    )
 
 
 _EXPORT_COLUMNS = (
@@ -119,7 +136,7 @@ _EXPORT_COLUMNS = (
 )
 
 
-def _export_rows(queryset, *, url_for, status_labels, triage_labels) -> Iterator[ExportRow]:
+def _export_rows(queryset, *, url_for, status_labels, triage_labels, language: str) -> Iterator[ExportRow]:
     for values in queryset.values_list(*_EXPORT_COLUMNS).iterator(chunk_size=1000):
         row = dict(zip(_EXPORT_COLUMNS, values, strict=True))
         yield ExportRow(
@@ -130,6 +147,7 @@ def _export_rows(queryset, *, url_for, status_labels, triage_labels) -> Iterator
             town=row["town"],
             bundesland=row["bundesland"],
             cpv_codes=tuple(row["cpv_codes"] or ()),
+            cpv_labels=tuple(cpv_label(code, language) for code in row["cpv_codes"] or ()),
             estimated_value=row["estimated_value"],
             currency=row["currency"],
             published_at=row["published_at"],

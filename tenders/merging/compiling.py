@@ -11,9 +11,10 @@ from operator import attrgetter
 
 from sources.normalise import BERLIN
 from sources.records import Award, NoticeKind, NoticeRecord, TenderStatus
-from tenders.cpv import cpv_labels_for
 from tenders.merging.documents import sha256_json, str_or_none
 from tenders.merging.identity import fingerprint, latest_versions, normalise_name, own_portal_references, version_key
+from tenders.vocabulary.compounds import text_compound_parts
+from tenders.vocabulary.cpv import cpv_labels_for
 from tenders.vocabulary.deadlines import DeadlineKind
 from tenders.vocabulary.provenance import is_mail_derived
 
@@ -43,6 +44,8 @@ class TenderState:
     cpv_divisions: tuple[str, ...]
     cpv_prefixes: tuple[str, ...]
     cpv_labels: str
+    title_parts: str
+    search_parts: str
     nuts_codes: tuple[str, ...]
     bundesland: str
     postal_code: str
@@ -127,6 +130,18 @@ def _cpv_labels(codes: tuple[str, ...]) -> str:
     return cpv_labels_for(codes)
 
 
+def title_parts_for(title: str) -> str:
+    """The compound parts of the title (``Tender.title_parts``)."""
+    return " ".join(text_compound_parts([title]))
+
+
+def search_parts_for(*, title: str, description: str, lots: Iterable, cpv_labels: str) -> str:
+    """The compound parts of lot titles, CPV labels and description not already in the title's."""
+    in_title = set(text_compound_parts([title]))
+    parts = text_compound_parts([*(lot.title or "" for lot in lots), cpv_labels, description])
+    return " ".join(part for part in parts if part not in in_title)
+
+
 def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderState:
     """Fold the newest version of every notice of one tender into its current state.
 
@@ -150,12 +165,15 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
     value = _latest(valued, "estimated_value", None)
     currency = _latest(valued, "currency") if value is not None else ""
     lots_record = next((r for r in reversed(describing) if r.lots), None)
+    lots = lots_record.lots if lots_record else ()
+    description = _latest(describing, "description")
+    cpv_labels = _cpv_labels(cpv_codes)
     awards = _awards(ordered)
     return TenderState(
         ocid=_latest(ordered, "ocid", None),
         procedure_id=_latest(ordered, "procedure_id", None),
         title=title or "(ohne Titel)",
-        description=_latest(describing, "description"),
+        description=description,
         buyer_name=buyer_name,
         buyer_id=_latest(describing, "buyer_id"),
         procedure_type=_latest(describing, "procedure_type"),
@@ -163,7 +181,9 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
         cpv_codes=cpv_codes,
         cpv_divisions=tuple(dict.fromkeys(code[:2] for code in cpv_codes)),
         cpv_prefixes=_cpv_prefixes(cpv_codes),
-        cpv_labels=_cpv_labels(cpv_codes),
+        cpv_labels=cpv_labels,
+        title_parts=title_parts_for(title or ""),
+        search_parts=search_parts_for(title=title or "", description=description, lots=lots, cpv_labels=cpv_labels),
         nuts_codes=_union(describing, "nuts_codes"),
         bundesland=_latest(describing, "bundesland"),
         postal_code=_latest(describing, "postal_code"),
@@ -185,7 +205,7 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
                 "postal_code": lot.postal_code,
                 "nuts_codes": list(lot.nuts_codes),
             }
-            for lot in (lots_record.lots if lots_record else ())
+            for lot in lots
         ),
         documents_url=_latest(describing, "documents_url") or _latest(ordered, "documents_url"),
         portal_references=tuple(dict.fromkeys(ref for r in ordered for ref in own_portal_references(r))),

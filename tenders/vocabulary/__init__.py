@@ -5,5 +5,7 @@
 - ``deadlines``: kinds of deadline (Angebotsfrist, Teilnahmefrist, Fragenfrist);
 - ``procedures``: the German national procedure codes of eForms-DE;
 - ``postcodes``: German postcode -> Bundesland (from GeoNames, see ``data/README.md``);
-- ``provenance``: platform source or alert mail (mail records only fill gaps when merging).
+- ``provenance``: platform source or alert mail (mail records only fill gaps when merging);
+- ``cpv``: the CPV 2008 vocabulary (9,454 codes, labels, hierarchy, search; see ``data/README.md``);
+- ``compounds``: German compound splitting for the search index.
 """

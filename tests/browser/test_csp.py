@@ -46,7 +46,18 @@ def test_portal_pages_and_api_docs_work_under_the_policy(live_server, alpha_site
         page.goto(f"{base}/suche/")
         page.fill("#id_q", "Straßenbau")
         page.press("#id_q", "Enter")
-        page.wait_for_selector("[data-testid=result-count]:has-text('2 Ausschreibungen gefunden')")
+        page.wait_for_selector("[data-testid=result-count]:has-text('3 Ausschreibungen gefunden')")
+
+        # The CPV picker: an htmx fragment found by word, then browsed one level down, no inline code.
+        page.click("summary")
+        page.fill("#cpv-term", "Bewachung")
+        page.wait_for_selector("[data-testid=cpv-hits] label:has-text('79713000 Bewachungsdienste')")
+        page.goto(f"{base}/suche/?cpv=45")  # a CPV filter opens "Weitere Filter" by itself
+        page.click("[data-testid=cpv-picker] button:has-text('Alle Abteilungen')")
+        page.click("#cpv-results li:has-text('45000000') button")
+        page.wait_for_selector("[data-testid=cpv-parent]:has-text('45000000 Bauarbeiten')")
+        page.check("#cpv-pick-45200000")
+        page.wait_for_selector("[data-testid=result-count]")
 
         # htmx fragment: the profile preview.
         page.click("[data-testid=save-profile]")

@@ -10,11 +10,19 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
+from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
 from notifications.portal.csv_export import ROW_CAP, csv_lines
 from notifications.portal.forms import SearchForm, bound_form, parse_search, search_params
-from notifications.portal.selectors import RESULT_FIELDS, export_rows, portal_tender_search, source_choices
+from notifications.portal.selectors import (
+    RESULT_FIELDS,
+    export_rows,
+    portal_tender_search,
+    result_rows,
+    source_choices,
+)
+from tenders.highlighting import tender_highlights
 from tenders.pagination import EstimatedCountPaginator
 
 PAGE_SIZE = 25
@@ -33,20 +41,24 @@ def search(request):
     form = bound_form(SearchForm, request.GET, portals=source_choices(), errors=parsed.errors)
     page = None
     if parsed.is_valid:
-        queryset = portal_tender_search(
-            user=request.user,
-            filters=parsed.filters,
-            triage=parsed.triage,
-            order=parsed.order,
-            now=timezone.now(),
-        ).only(*RESULT_FIELDS)
-        page = EstimatedCountPaginator(queryset, PAGE_SIZE).get_page(request.GET.get("page"))
+        now = timezone.now()
+        search_args = {"user": request.user, "filters": parsed.filters, "triage": parsed.triage, "now": now}
+        queryset = portal_tender_search(**search_args, order=parsed.order).only(*RESULT_FIELDS)
+        every_match = portal_tender_search(**search_args, order="published")
+        paginator = EstimatedCountPaginator(result_rows(queryset), PAGE_SIZE, count_basis=every_match)
+        page = paginator.get_page(request.GET.get("page"))
+        highlights = tender_highlights(
+            q=parsed.filters.q, tenders=page.object_list, language=get_language(), description_attr="description_head"
+        )
+        for tender in page.object_list:
+            tender.highlight = highlights[tender.pk]
     query = urlencode(search_params(parsed))
     context = {
         "form": form,
         "parsed": parsed,
         "page": page,
         "query": query,
+        "q": parsed.filters.q if parsed.is_valid else "",
         "profile_query": urlencode(parsed.filters.to_params()),
         "has_filters": not parsed.filters.is_empty or bool(parsed.triage),
         "more_filters": any(name not in ("q", "order") for name, _value in search_params(parsed)),

@@ -11,6 +11,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -18,9 +19,12 @@ from notifications.portal.formatting import change_lines, external_url, notice_k
 from notifications.portal.forms import TriageForm
 from notifications.portal.selectors import tender_view, triage_for
 from notifications.portal.services import triage_set
+from tenders.filter_limits import MAX_QUERY_LENGTH
+from tenders.highlighting import Highlighter
 from tenders.market import awards_shown, similar_awarded
 from tenders.models import Tender
 from tenders.vocabulary.contract_nature import contract_nature_label
+from tenders.vocabulary.cpv import cpv_label
 from tenders.vocabulary.deadlines import deadline_label
 from tenders.vocabulary.legal_basis import legal_basis_label
 
@@ -33,6 +37,9 @@ def tender_page(request, tender_id: int):
     except Tender.DoesNotExist as exc:
         raise Http404(_("Diese Ausschreibung gibt es nicht.")) from exc
     tender = view.tender
+    q = request.GET.get("q", "")[:MAX_QUERY_LENGTH]
+    highlighter = Highlighter(q)
+    highlighter.prepare([tender.title, tender.description, *(cpv_label(code) for code in tender.cpv_codes)])
     sources = [{"source": source, "url": external_url(source.url)} for source in tender.sources.all()]
     history = [
         {"version": version, "kind": notice_kind_label(version.kind), "changes": change_lines(version.changes)}
@@ -41,6 +48,13 @@ def tender_page(request, tender_id: int):
     awards, unawarded_lots = awards_shown(tender.awards)
     context = {
         "tender": tender,
+        "q": q,
+        "title_segments": highlighter.segments(tender.title),
+        "description_segments": highlighter.segments(tender.description),
+        "cpv": [
+            {"code": code, "label": highlighter.segments(cpv_label(code, get_language() or "de"))}
+            for code in tender.cpv_codes
+        ],
         "sources": sources,
         "history": history,
         "profiles": view.matched_profiles,

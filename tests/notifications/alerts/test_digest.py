@@ -47,7 +47,12 @@ def test_due_once_per_slot_and_keys_name_the_day_or_iso_week():
 
 @pytest.mark.django_db
 def test_a_digest_has_one_section_per_own_search_and_tells_each_match_once(alpha):
-    delta = ingest(notice(title="Sanierung Dach der Schule"), notice(title="Reinigung Rathaus"))
+    delta = ingest(
+        notice(title="Sanierung Dach der Schule"),
+        notice(
+            title="Reinigung Rathaus", description="Reinigung der Büros.", cpv_codes=("90911200",)
+        ),  # nothing with "Dach"
+    )
     connection.set_tenant(alpha.tenant)
     member, admin = user(alpha.member_email), user(alpha.admin_email)
     saved_search(member, name="Dach", q="Dach")
@@ -130,6 +135,44 @@ def test_without_news_no_digest_unless_a_source_is_failing(alpha):
     digest = Delivery.objects.get()
     assert digest.subject == "Keine neuen Treffer – Quellen mit Störung"
     assert "letzter Abruf fehlgeschlagen" in digest.text_body
+
+
+@pytest.mark.django_db
+def test_a_digest_marks_why_each_tender_matched(alpha):
+    delta = ingest(
+        notice(
+            title="Gebäudereinigung <b>Rathaus</b>",
+            description="Unterhaltsreinigung der Büros.",
+            cpv_codes=("90911200",),
+        )
+    )
+    connection.set_tenant(alpha.tenant)
+    member = user(alpha.member_email)
+    saved_search(member, name="Reinigung", q="Reinigung")
+    preference(member, digest_interval="daily", digest_hour=0)
+    delta_process(created=delta.created, changed={})
+
+    digests_create_due()
+    digest = Delivery.objects.get()
+    mark = '<mark style="background:#fff1a8;color:inherit;">'
+    assert f"{mark}Gebäudereinigung</mark> &lt;b&gt;Rathaus&lt;/b&gt;" in digest.html_body
+    assert f"{mark}Unterhaltsreinigung</mark> der Büros." in digest.html_body
+    assert "Unterhaltsreinigung der Büros." in digest.text_body
+
+
+@pytest.mark.django_db
+def test_a_mail_names_each_cpv_code_by_its_exact_label(alpha):
+    delta = ingest(notice(title="Objektschutz Rathaus", cpv_codes=("79713000", "79714000")))
+    connection.set_tenant(alpha.tenant)
+    member = user(alpha.member_email)
+    saved_search(member, name="Rathaus", q="Rathaus")
+    preference(member, digest_interval="daily", digest_hour=0)
+    delta_process(created=delta.created, changed={})
+
+    digests_create_due()
+    digest = Delivery.objects.get()
+    assert "CPV 79713000 Bewachungsdienste" in digest.text_body
+    assert "CPV 79714000 Überwachungsdienste" in digest.html_body
 
 
 @pytest.mark.django_db

@@ -92,7 +92,13 @@ def test_two_tenants_each_user_gets_one_digest_with_a_section_per_search(committ
                 saved_search(owner, name="Dach", q="Dach")
                 saved_search(owner, name="Reinigung", q="Reinigung")
 
-    ingest(notice(title="Dach der Turnhalle"), notice(title="Reinigung Rathaus"), hand_off=True)
+    ingest(
+        notice(title="Dach der Turnhalle"),
+        notice(
+            title="Reinigung Rathaus", description="Reinigung der Büros.", cpv_codes=("90911200",)
+        ),  # nothing with "Dach"
+        hand_off=True,
+    )
     wait_for(lambda: _matches(alpha.schema_name) == 4 and _matches(beta.schema_name) == 4, what="matches")
     _digest_tick(alpha.schema_name, beta.schema_name)
     _digest_tick(alpha.schema_name, beta.schema_name)  # a second tick the same day sends nothing more

@@ -22,6 +22,7 @@ def _row(tender_id: int = 1, **overrides) -> ExportRow:
         "town": "Köln",
         "bundesland": "Nordrhein-Westfalen",
         "cpv_codes": ("45233120", "90511000"),
+        "cpv_labels": ("Straßenbauarbeiten", "Abholung von Siedlungsabfällen"),
         "estimated_value": Decimal("1234567.5"),
         "currency": "EUR",
         "published_at": datetime(2026, 9, 1, 9, 0, tzinfo=BERLIN),
@@ -45,8 +46,10 @@ def test_bom_header_and_german_formats():
     assert rows[0][:3] == ["ID", "Titel", "Auftraggeber"]
     assert rows[1][1] == "Straßenbau in Köln – Müllabfuhr"
     assert rows[1][6] == "45233120 90511000"
-    assert rows[1][7] == "1234567,50"
-    assert rows[1][9:11] == ["01.09.2026 09:00", "01.10.2026 12:00"]
+    assert rows[0][7] == "CPV-Bezeichnung"
+    assert rows[1][7] == "Straßenbauarbeiten; Abholung von Siedlungsabfällen"  # the exact label of each code
+    assert rows[1][8] == "1234567,50"
+    assert rows[1][10:12] == ["01.09.2026 09:00", "01.10.2026 12:00"]
     assert len(rows) == 2
     assert text.encode("utf-8").startswith(b"\xef\xbb\xbf")
 

@@ -1,0 +1,155 @@
+"""Why a tender matched: the words of its title, description and CPV labels that the keywords hit.
+
+A text becomes segments, ``(text, hit)`` pairs, which templates render with
+autoescaping on (``{% if hit %}<mark>{{ text }}</mark>{% else %}{{ text }}{% endif %}``):
+nothing here produces HTML, so a hostile title cannot inject any.
+
+A word is a hit when its German stem, or the stem of one of its compound parts,
+is the stem of a query word, of one of its umlaut spellings or of one of its
+compound parts: the same rules ``tenders.fulltext`` searches with, so
+"Reinigung" marks "Gebäudereinigung" and "Bewachung" the label "Bewachungsdienste".
+Stems come from PostgreSQL's own German stemmer, so marks and matches agree;
+two queries per page, whatever its length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.db import connection
+
+from tenders.fulltext import word_alternatives
+from tenders.vocabulary.compounds import compound_parts, words
+from tenders.vocabulary.cpv import cpv_label
+
+Segment = tuple[str, bool]
+_PIECES = re.compile(r"[^\W\d_]+|[\W\d_]+")
+_QUERY_TOKENS = re.compile(r'-?"[^"]*"|\S+')
+_FOLD = str.maketrans({"ä": "a", "ö": "o", "ü": "u", "ß": "ss"})
+SNIPPET_WORDS = 30
+
+
+@dataclass(frozen=True)
+class CpvHit:
+    code: str
+    label: tuple[Segment, ...]
+    hit: bool
+
+
+@dataclass(frozen=True)
+class TenderHighlight:
+    title: tuple[Segment, ...]
+    snippet: tuple[Segment, ...] = ()  # a window of the description around its first hit; () without one
+    cpv: tuple[CpvHit, ...] = ()  # every code with its exact label, hits marked
+
+
+def _stems(words_: Iterable[str]) -> dict[str, frozenset[str]]:
+    distinct = sorted({w.casefold() for w in words_ if w})
+    if not distinct:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT w, ts_lexize('german_stem', w) FROM unnest(%s::text[]) AS w", [distinct])
+        return {word: frozenset(lexemes or ()) for word, lexemes in cursor.fetchall()}
+
+
+class Highlighter:
+    """Marks the words a keyword query hits; ``prepare`` the texts of a page once, then ask per text."""
+
+    def __init__(self, q: str):
+        positive = [t for t in _QUERY_TOKENS.findall(q or "") if not t.startswith("-") and t.lower() != "or"]
+        query_words = {
+            word
+            for token in positive
+            for alternative in (word_alternatives(token) if not token.startswith('"') else [token])
+            for word in words(alternative)
+        }
+        self.lexemes: frozenset[str] = frozenset().union(*_stems(query_words).values()) if query_words else frozenset()
+        self._hits: dict[str, bool] = {}
+
+    def _candidate(self, word: str) -> bool:
+        folded = word.casefold().translate(_FOLD)
+        return any(lexeme in folded for lexeme in self.lexemes)
+
+    def prepare(self, texts: Iterable[str]) -> None:
+        """Decide every word of ``texts`` in one query (words that cannot hit are never stemmed)."""
+        if not self.lexemes:
+            return
+        pending = {w.casefold() for text in texts for w in words(text or "")} - self._hits.keys()
+        candidates = {w for w in pending if self._candidate(w)}
+        for word in pending - candidates:
+            self._hits[word] = False
+        parts = {word: compound_parts(word) for word in candidates}
+        stems = _stems(candidates | {p for ps in parts.values() for p in ps})
+        for word in candidates:
+            own = stems.get(word, frozenset())
+            self._hits[word] = bool(own & self.lexemes) or any(
+                stems.get(part, frozenset()) & self.lexemes for part in parts[word]
+            )
+
+    def is_hit(self, word: str) -> bool:
+        folded = word.casefold()
+        if folded not in self._hits:
+            self.prepare([word])
+        return self._hits.get(folded, False)
+
+    def segments(self, text: str) -> tuple[Segment, ...]:
+        """``text`` in pieces, each word marked as hit or not; joined, the pieces are ``text`` again."""
+        if not self.lexemes:
+            return ((text, False),) if text else ()
+        return _merged((piece, piece[0].isalpha() and self.is_hit(piece)) for piece in _PIECES.findall(text or ""))
+
+    def snippet(self, text: str, *, size: int = SNIPPET_WORDS) -> tuple[Segment, ...]:
+        """About ``size`` words of ``text`` around its first hit, with "…" where it was cut; () without a hit."""
+        pieces = _PIECES.findall(text or "")
+        first = next((i for i, p in enumerate(pieces) if p[0].isalpha() and self.is_hit(p)), None)
+        if first is None:
+            return ()
+        start = max(0, first - size // 3 * 2)  # pieces alternate word / gap: a third of the words before the hit
+        end = min(len(pieces), start + size * 2)
+        window = [(p, p[0].isalpha() and self.is_hit(p)) for p in pieces[start:end]]
+        if start > 0:
+            window.insert(0, ("… ", False))
+        if end < len(pieces):
+            window.append((" …", False))
+        return _merged(window)
+
+
+def _merged(segments: Iterable[Segment]) -> tuple[Segment, ...]:
+    """Neighbouring segments of the same kind joined, so templates emit one element per run of hits."""
+    out: list[list] = []
+    for text, hit in segments:
+        if out and out[-1][1] == hit:
+            out[-1][0] += text
+        else:
+            out.append([text, hit])
+    return tuple((text, hit) for text, hit in out)
+
+
+def has_hit(segments: Sequence[Segment]) -> bool:
+    return any(hit for _text, hit in segments)
+
+
+def tender_highlights(
+    *, q: str, tenders: Sequence, language: str = "de", description_attr: str = "description"
+) -> dict[int, TenderHighlight]:
+    """Highlights by tender id for ``tenders`` (objects with id, title, cpv_codes and ``description_attr``)."""
+    highlighter = Highlighter(q)
+    texts: list[str] = []
+    for tender in tenders:
+        texts += [tender.title, getattr(tender, description_attr, "") or ""]
+        texts += [cpv_label(code, language) for code in tender.cpv_codes or ()]
+    highlighter.prepare(texts)
+    result = {}
+    for tender in tenders:
+        cpv = []
+        for code in tender.cpv_codes or ():
+            label = highlighter.segments(cpv_label(code, language))
+            cpv.append(CpvHit(code=code, label=label, hit=has_hit(label)))
+        result[tender.pk] = TenderHighlight(
+            title=highlighter.segments(tender.title),
+            snippet=highlighter.snippet(getattr(tender, description_attr, "") or ""),
+            cpv=tuple(cpv),
+        )
+    return result

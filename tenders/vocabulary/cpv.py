@@ -1,0 +1,163 @@
+"""The CPV 2008 vocabulary: every code with its label, its place in the hierarchy, and a search over both.
+
+CPV is hierarchical by trailing zeros: ``45000000`` is a division (2 digits),
+``45200000`` a group (3), ``45210000`` a class (4), ``45212000`` and longer are
+categories. Codes here are the 8 digits without the check digit, as everywhere
+in the project (``sources.normalise.normalise_cpv``).
+
+Labels are German (the shipped source has no other language); an English label
+is used where ``cpv_labels_en.csv`` provides one.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+_DATA = Path(__file__).resolve().parent / "data"
+LEVELS = ("division", "group", "class", "category")
+
+
+@dataclass(frozen=True)
+class CpvCode:
+    code: str  # 8 digits, no check digit
+    label: str  # German
+    label_en: str = ""
+
+    @property
+    def significant(self) -> str:
+        """The digits that place the code in the tree (``45210000`` → ``4521``; a division keeps two)."""
+        stripped = self.code.rstrip("0")
+        return stripped if len(stripped) >= 2 else self.code[:2]
+
+    @property
+    def level(self) -> str:
+        return LEVELS[min(len(self.significant), 5) - 2]
+
+    def label_in(self, language: str) -> str:
+        return self.label_en if language.startswith("en") and self.label_en else self.label
+
+
+def _read(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        return {row["code"].split("-", 1)[0]: row["name"].strip() for row in csv.DictReader(handle)}
+
+
+@cache
+def vocabulary() -> dict[str, CpvCode]:
+    """Every CPV code by its 8 digits, in code order (loaded once per process, about 10 ms)."""
+    german = _read(_DATA / "cpv_labels.csv")
+    english = _read(_DATA / "cpv_labels_en.csv")
+    return {code: CpvCode(code, label, english.get(code, "")) for code, label in sorted(german.items())}
+
+
+@cache
+def _by_significant() -> dict[str, CpvCode]:
+    return {entry.significant: entry for entry in vocabulary().values()}
+
+
+def cpv_entry(code: str) -> CpvCode | None:
+    return vocabulary().get(code)
+
+
+def cpv_label(code: str, language: str = "de") -> str:
+    """The exact label of ``code``, or "" for a code the vocabulary does not know."""
+    entry = vocabulary().get(code)
+    return entry.label_in(language) if entry else ""
+
+
+def cpv_labels_for(codes: Iterable[str]) -> str:
+    """The German labels of ``codes`` and of their groups and classes, once each: what the search vector carries.
+
+    The parents name the trade more generally ("Büroreinigung" sits under
+    "Reinigungsdienste"), so a general word finds the specific code. Divisions are
+    left out: they are so broad ("Abwasser- und Abfallbeseitigungs-, Reinigungs- und
+    Umweltschutzdienste") that every code in them would match words of all their trades.
+    """
+    labels: dict[str, None] = {}
+    for code in codes:
+        chain = cpv_hierarchy(code) if code else []
+        for entry in chain[1:] if len(chain) > 1 else chain:
+            labels[entry.label] = None
+    return " ".join(labels)
+
+
+def cpv_hierarchy(code: str) -> list[CpvCode]:
+    """The code's ancestors and itself, division first (division → group → class → category)."""
+    entry = vocabulary().get(code)
+    if entry is None:
+        return []
+    significant = entry.significant
+    index = _by_significant()
+    chain = [index[significant[:n]] for n in range(2, len(significant)) if significant[:n] in index]
+    return [*chain, entry]
+
+
+@cache
+def _children_index() -> dict[str, list[CpvCode]]:
+    """Significant digits → the codes one level below ("" → the divisions).
+
+    A code's parent is its longest listed prefix: 35 codes skip a level (no code
+    with one digit less exists), and they belong under the next code up.
+    """
+    known = _by_significant()
+    index: dict[str, list[CpvCode]] = {}
+    for entry in vocabulary().values():
+        digits = entry.significant
+        parent = next((digits[:n] for n in range(len(digits) - 1, 1, -1) if digits[:n] in known), "")
+        index.setdefault(parent, []).append(entry)
+    return index
+
+
+def cpv_children(code: str) -> list[CpvCode]:
+    """The codes one level below ``code`` (the divisions for "")."""
+    if not code:
+        return list(_children_index().get("", ()))
+    entry = vocabulary().get(code)
+    if entry is None:
+        return []
+    return list(_children_index().get(entry.significant, ()))
+
+
+def _folded(text: str) -> str:
+    # "Büroreinigung", "Bueroreinigung" and "buroreinigung" all fold to "buroreinigung".
+    text = text.casefold().replace("ß", "ss").replace("ae", "a").replace("oe", "o").replace("ue", "u")
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+@cache
+def _search_index() -> list[tuple[str, CpvCode]]:
+    return [(_folded(f"{entry.label} {entry.label_en}"), entry) for entry in vocabulary().values()]
+
+
+def cpv_search(term: str, *, limit: int = 20) -> list[CpvCode]:
+    """Codes whose number starts with the digits of ``term``, or whose label contains every word of it.
+
+    Broader codes come first (a division before its groups), then code order, so
+    the first hits are the ones a picker most often wants.
+    """
+    term = term.strip()
+    digits = re.sub(r"[\s-]", "", term)
+    if digits.isdigit():
+        digits = digits[:8]
+        hits = [entry for entry in vocabulary().values() if entry.code.startswith(digits)]
+    else:
+        words = [_folded(word) for word in re.findall(r"\w+", term)]
+        if not words:
+            return []
+        hits = [entry for folded, entry in _search_index() if all(word in folded for word in words)]
+    hits.sort(key=lambda entry: (len(entry.significant), entry.code))
+    return hits[:limit]
+
+
+@cache
+def cpv_divisions() -> dict[str, str]:
+    """Division digits → German label, for the 45 divisions."""
+    return {entry.code[:2]: entry.label for entry in vocabulary().values() if len(entry.significant) == 2}

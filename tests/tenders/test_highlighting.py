@@ -1,0 +1,58 @@
+"""Which words a query marks: whole words, compound parts, umlaut spellings, CPV labels; never the excluded."""
+
+from __future__ import annotations
+
+import pytest
+
+from tenders.highlighting import Highlighter, has_hit, tender_highlights
+
+pytestmark = pytest.mark.django_db
+
+
+def _hits(q: str, text: str) -> list[str]:
+    return [piece for piece, hit in Highlighter(q).segments(text) if hit]
+
+
+def test_whole_words_stems_and_compound_parts_are_marked():
+    assert _hits("Reinigung", "Gebäudereinigung und Reinigungen, Glas") == ["Gebäudereinigung", "Reinigungen"]
+    # "Frontmähwerk" holds "mähe" (front|mäh(e)|werk): the index has that part too, so the mark tells the truth.
+    assert _hits("Mäher", "Raupen- Schlegelmäher mit Frontmähwerk") == ["Schlegelmäher", "Frontmähwerk"]
+    assert _hits("Sanierung Brücke", "Brückensanierung Talbrücke") == ["Brückensanierung", "Talbrücke"]
+    assert _hits("Muell", "Abholung von Müll") == ["Müll"]
+
+
+def test_excluded_words_and_or_are_not_marked():
+    assert _hits("Reinigung -Glas", "Glasreinigung und Glas") == ["Glasreinigung"]
+    assert _hits("Dach or Fenster", "Fenster und Dach und oder") == ["Fenster", "Dach"]
+
+
+def test_segments_join_back_to_the_text_and_no_query_marks_nothing():
+    text = "Los 1: <b>Gebäudereinigung</b> & Co."
+    segments = Highlighter("Reinigung").segments(text)
+    assert "".join(piece for piece, _hit in segments) == text
+    assert Highlighter("").segments(text) == ((text, False),)
+    assert not has_hit(Highlighter("-Reinigung").segments(text))
+
+
+def test_snippet_is_a_window_around_the_first_hit():
+    description = " ".join(f"Wort{i}" for i in range(100)) + " Unterhaltsreinigung " + " ".join(["Ende"] * 100)
+    snippet = Highlighter("Reinigung").snippet(description)
+    text = "".join(piece for piece, _hit in snippet)
+    assert text.startswith("… ") and text.endswith(" …")
+    assert "Unterhaltsreinigung" in text and len(text.split()) < 40
+    assert Highlighter("Reinigung").snippet("nichts davon") == ()
+
+
+def test_cpv_labels_are_exact_and_marked_when_hit():
+    class Row:
+        pk = 1
+        title = "Objektschutz Rathaus"
+        description = ""
+        cpv_codes = ["79713000", "45000000"]
+
+    highlight = tender_highlights(q="Bewachung", tenders=[Row()])[1]
+    assert [(hit.code, "".join(p for p, _ in hit.label), hit.hit) for hit in highlight.cpv] == [
+        ("79713000", "Bewachungsdienste", True),
+        ("45000000", "Bauarbeiten", False),
+    ]
+    assert not has_hit(highlight.title)

@@ -1,0 +1,59 @@
+"""The compound splitter on words from real tender titles (pure: no database)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tenders.vocabulary.compounds import compound_parts, compound_split, text_compound_parts
+
+
+@pytest.mark.parametrize(
+    ("word", "parts"),
+    [
+        ("Gebäudereinigung", {"gebäude", "reinigung"}),
+        ("Unterhaltsreinigung", {"unterhalt", "reinigung"}),
+        ("Büroreinigung", {"büro", "reinigung"}),
+        ("Schlegelmäher", {"schlegel", "mäher"}),
+        ("Brückensanierung", {"brücke", "sanierung"}),
+        ("Dachabdichtung", {"dach", "abdichtung"}),
+        ("Winterdienst", {"winter", "dienst"}),
+        ("Schulgebäude", {"schule", "gebäude"}),  # a dropped -e is restored
+        ("Bewachungsdienste", {"bewachung", "dienste"}),  # the linking -s- is dropped
+        ("Kindertagesstätte", {"kinder", "tagesstätte", "tag", "stätte"}),  # parts of parts too
+        ("Straßenbauarbeiten", {"strasse", "bauarbeiten", "bau", "arbeiten"}),  # ß folds as wordfreq and PostgreSQL do
+    ],
+)
+def test_compounds_from_tender_titles_split_into_their_parts(word, parts):
+    assert set(compound_parts(word)) == parts
+
+
+@pytest.mark.parametrize(
+    "word", ["Feuerwehr", "Beratung", "Lieferung", "Ausschreibung", "Sanierung", "Reinigung", "Universität", "Umbau"]
+)
+def test_frequent_or_derived_words_stay_whole(word):
+    assert compound_parts(word) == ()
+
+
+def test_fragments_and_stopwords_are_never_parts():
+    every_part = set(
+        text_compound_parts(["Unterhaltsreinigung Vergabeunterlagen Ausschreibungsunterlagen Beratungsleistungen"])
+    )
+    assert not every_part & {"unter", "aus", "ung", "ungs", "untere", "er"}
+    assert all(len(part) >= 3 for part in every_part)
+
+
+def test_query_split_is_the_top_level_only():
+    assert compound_split("Straßenbauarbeiten") == ("strasse", "bauarbeiten")
+    assert compound_split("Reinigung") == ()
+
+
+def test_numbers_codes_and_short_words_are_left_alone():
+    assert compound_parts("45233120") == ()
+    assert compound_parts("B12") == ()
+    assert compound_parts("Dach") == ()
+
+
+def test_text_parts_are_distinct_and_bounded():
+    text = "Gebäudereinigung und Glasreinigung, Gebäudereinigung"
+    assert text_compound_parts([text]) == ["gebäude", "reinigung", "glas"]
+    assert len(text_compound_parts([text], limit=2)) == 2
