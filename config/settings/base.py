@@ -241,6 +241,10 @@ SOURCES_USER_AGENT = env_str(
 )
 # Only tests talk to sources on loopback; production refuses private and loopback addresses (SSRF guard).
 SOURCES_ALLOW_LOOPBACK = False
+# SMTP and IMAP servers on loopback (a local mail catcher): refused unless an overlay allows it explicitly.
+MAIL_ALLOW_LOOPBACK = False
+# Links in mails and calendar feeds: the tenant's primary domain put into this pattern.
+PORTAL_URL_FORMAT = env_str("PORTAL_URL_FORMAT", "https://{domain}")
 
 # Periodic platform jobs written to django-celery-beat by `manage.py setup_schedules` (name -> spec).
 PLATFORM_PERIODIC_TASKS: dict[str, dict] = {

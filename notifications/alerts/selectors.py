@@ -45,14 +45,14 @@ class SourceCoverage:
 
 
 def tenant_base_url() -> str:
-    """https://<primary domain of the current tenant>; links in mails point there."""
+    """The portal address of the current tenant (``PORTAL_URL_FORMAT``, https://<primary domain> by default)."""
     domain = (
         Domain.objects.filter(tenant__schema_name=connection.schema_name)
         .order_by("-is_primary", "pk")
         .values_list("domain", flat=True)
         .first()
     )
-    return f"https://{domain or settings.TENDER_RADAR_PUBLIC_HOST}"
+    return settings.PORTAL_URL_FORMAT.format(domain=domain or settings.TENDER_RADAR_PUBLIC_HOST)
 
 
 def tenders_for_mail(ids: Iterable[int]) -> dict[int, Tender]:

@@ -178,7 +178,7 @@ def test_a_login_over_an_unencrypted_connection_is_refused(alpha, alpha_admin_cl
     assert alpha_admin_client.post("/einstellungen/smtp/", without_login).status_code == 302  # a relay without login
 
 
-@override_settings(SOURCES_ALLOW_LOOPBACK=False)
+@override_settings(MAIL_ALLOW_LOOPBACK=False)
 @pytest.mark.parametrize("host", ["127.0.0.1", "10.0.0.25", "169.254.169.254", "localhost", "bad host!"])
 def test_smtp_servers_in_internal_networks_are_refused_in_production(alpha, alpha_admin_client, host):
     response = alpha_admin_client.post("/einstellungen/smtp/", {**SMTP_FORM, "host": host})
@@ -384,3 +384,16 @@ def test_settings_of_one_tenant_are_invisible_to_another(alpha, alpha_admin_clie
     assert alpha_admin_client.post("/einstellungen/smtp/", {**SMTP_FORM, "host": "127.0.0.2"}).status_code == 302
     page = beta_admin_client.get("/einstellungen/smtp/").content.decode()
     assert "127.0.0.2" not in page and "Ein Passwort ist gespeichert" not in page
+
+
+@override_settings(MAIL_ALLOW_LOOPBACK=False, SOURCES_ALLOW_LOOPBACK=True)
+def test_loopback_smtp_needs_the_explicit_mail_setting_not_the_sources_one(alpha, alpha_admin_client):
+    response = alpha_admin_client.post("/einstellungen/smtp/", {**SMTP_FORM, "host": "127.0.0.1"})
+    assert response.status_code == 400
+
+
+def test_only_the_local_settings_allow_a_loopback_mail_server():
+    from config.settings import base, local
+
+    assert base.MAIL_ALLOW_LOOPBACK is False
+    assert local.MAIL_ALLOW_LOOPBACK is True
