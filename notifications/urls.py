@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from notifications.demo.views import local_outbox
 from notifications.portal.views import overview, profiles, search, tender
 
 app_name = "portal"
@@ -22,4 +23,6 @@ urlpatterns = [
     path("kalender/neuer-link/", overview.calendar_rotate, name="calendar-rotate"),
     path("kalender/<str:token>.ics", overview.calendar_feed, name="calendar"),
     path("sprache/", overview.language_switch, name="language"),
+    # Answers 404 unless local settings name a mail catcher's Maildir (never in production).
+    path("postausgang/", local_outbox, name="local-outbox"),
 ]

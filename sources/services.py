@@ -158,8 +158,12 @@ def source_poll(
     settings_overrides: Mapping[str, Any] | None = None,
     now: datetime | None = None,
     fetcher_factory: Callable[[FetchPolicy], Fetcher] = Fetcher,
+    on_batch: Callable[[FetchedBatch], None] | None = None,
 ) -> RunOutcome:
-    """Poll one source now. ``cursor`` replaces the stored cursor for this run only (backfills)."""
+    """Poll one source now. ``cursor`` replaces the stored cursor for this run only (backfills).
+
+    ``on_batch`` is called after each batch is ingested (progress bars, the demo's list of notices).
+    """
     source = Source.objects.get(pk=source_id)
     run = _start_run(source, trigger=trigger)
     persist_cursor = cursor is None
@@ -176,7 +180,7 @@ def source_poll(
             # Reached only after the last batch was ingested: a failed run remembers no validators.
             conditional_cache_save(source=source, cache=cache)
 
-    return _execute(source, run, produce, persist_cursor=persist_cursor)
+    return _execute(source, run, produce, persist_cursor=persist_cursor, on_batch=on_batch)
 
 
 def source_ingest_files(*, source_key: str, paths: list[Path], on_batch=None) -> RunOutcome:

@@ -113,6 +113,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.tenant",
+                "notifications.demo.context_processors.local_outbox",
             ],
         },
     },
@@ -221,6 +222,10 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Product -----------------------------------------------------------------------
+# The local demo (manage.py demo, its initial matching, its mail catcher and the "Postausgang (lokal)"
+# page): off here and in production; only config.settings.local switches it on.
+DEMO_ENABLED = False
+LOCAL_OUTBOX_DIR = None
 TENDER_RADAR_CONTACT = env_str("TENDER_RADAR_CONTACT", "ops@tender-radar.example")
 TENDER_RADAR_PUBLIC_HOST = env_str("TENDER_RADAR_PUBLIC_HOST", "localhost")
 

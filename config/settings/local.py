@@ -17,3 +17,7 @@ SECRETS_ENCRYPTION_KEYS = env_list("SECRETS_ENCRYPTION_KEYS") or local_encryptio
 MAIL_ALLOW_LOOPBACK = True
 # Links in the demo's mails lead to the local runserver (plain http, the demo's port).
 PORTAL_URL_FORMAT = env_str("PORTAL_URL_FORMAT", "http://{domain}:8000")
+
+# The demo and its local mail catcher: the catcher files mails here, "Postausgang (lokal)" reads them.
+DEMO_ENABLED = True
+LOCAL_OUTBOX_DIR = LOCAL_DATA_DIR / "outbox"

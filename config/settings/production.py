@@ -40,3 +40,7 @@ EMAIL_BACKEND = env_str("EMAIL_BACKEND", "anymail.backends.amazon_ses.EmailBacke
 SECRETS_ENCRYPTION_KEYS = env_list("SECRETS_ENCRYPTION_KEYS")
 if not SECRETS_ENCRYPTION_KEYS:  # refuse to start rather than fail on the first saved password
     raise ImproperlyConfigured(HOW_TO_MAKE_A_KEY)
+
+# Never in production, whatever an environment or an overlay above says: no demo, no local outbox page.
+DEMO_ENABLED = False
+LOCAL_OUTBOX_DIR = None

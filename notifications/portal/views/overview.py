@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.i18n import set_language
 
+from notifications.demo.selectors import demo_data_note
 from notifications.models import TriageStatus
 from notifications.portal.formatting import daily_chart
 from notifications.portal.forms import LanguageForm
@@ -49,6 +50,7 @@ def dashboard(request):
         "deadlines": list(dashboard_deadlines(user=request.user, now=now)),
         "chart": chart,
         "has_profiles": user_has_saved_searches(user=request.user),
+        "demo": demo_data_note(),
     }
     return render(request, "portal/dashboard.html", context)
 
