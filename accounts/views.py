@@ -39,6 +39,18 @@ class InviteAcceptView(auth_views.PasswordResetConfirmView):
         return super().form_valid(form)
 
 
+class OperatorPasswordView(auth_views.PasswordResetConfirmView):
+    """The one-time link ``platform_init`` mails to a new operator (public host only)."""
+
+    template_name = "accounts/operator_password.html"
+    success_url = "/admin/login/"
+    post_reset_login = False
+
+    def form_valid(self, form):
+        messages.success(self.request, _("Passwort gespeichert. Sie können sich jetzt anmelden."))
+        return super().form_valid(form)
+
+
 class TenantAdminRequiredMixin(LoginRequiredMixin, UserPassesTestMixin):
     def test_func(self) -> bool:
         return user_is_tenant_admin(self.request.user)

@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.urls import path
 from django.views.i18n import set_language
 
-from accounts.views import PublicLandingView
+from accounts.views import OperatorPasswordView, PublicLandingView
 from config.health import health
 
 admin.site.site_header = "Tender Radar – Betrieb"
@@ -15,6 +15,8 @@ admin.site.index_title = "Betriebskonsole"
 urlpatterns = [
     path("", PublicLandingView.as_view(), name="landing"),
     path("healthz", health, name="health"),
+    # Before admin/: the admin's catch-all would answer this path with its login page.
+    path("admin/passwort/<uidb64>/<token>/", OperatorPasswordView.as_view(), name="operator-password"),
     path("admin/", admin.site.urls),
     path("i18n/setlang/", set_language, name="set_language"),
 ]

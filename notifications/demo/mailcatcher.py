@@ -6,6 +6,7 @@ the portal's "Postausgang (lokal)" page reads the Maildir back. Nothing leaves t
 
 from __future__ import annotations
 
+import logging
 import mailbox
 import threading
 from pathlib import Path
@@ -27,6 +28,7 @@ class MaildirHandler:
 
 def mail_catcher_start(*, maildir: Path, port: int, host: str = "127.0.0.1") -> Controller:
     """Start the catcher in a background thread; ``stop()`` the returned controller to end it."""
+    logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd logs every connection at INFO
     controller = Controller(MaildirHandler(maildir), hostname=host, port=port)
     controller.start()
     return controller
