@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.views import View
 from django.views.generic import TemplateView
 
-from accounts.forms import InviteForm
+from accounts.forms import EmailAuthenticationForm, InviteForm
 from accounts.roles import Role, user_is_tenant_admin
 from accounts.selectors import user_is_admin_map, user_list
 from accounts.services import user_invite
@@ -20,6 +20,7 @@ from accounts.services import user_invite
 
 class SignInView(auth_views.LoginView):
     template_name = "accounts/login.html"
+    authentication_form = EmailAuthenticationForm
     redirect_authenticated_user = True
 
 
