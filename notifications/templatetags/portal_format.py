@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime, time
 from decimal import Decimal
 
 from django import template
 from django.utils import timezone
-from django.utils.formats import number_format
+from django.utils.formats import date_format, number_format
+from django.utils.html import format_html
 from django.utils.translation import get_language
 
 from notifications.models import TriageStatus
@@ -28,8 +30,23 @@ def money(value, currency: str = "EUR") -> str:
     code = (currency or "EUR").upper()
     symbol = _SYMBOLS.get(code)
     if symbol and (get_language() or "de").startswith("en"):
-        return f"{symbol}{number}"
-    return f"{number} {symbol or code}"
+        text = f"{symbol}{number}"
+    else:
+        text = f"{number} {symbol or code}"
+    return format_html('<span class="amount">{}</span>', text)  # an amount never breaks across lines
+
+
+@register.filter
+def when(value) -> str:
+    """A moment in the active language's short format; a date-only value (local midnight) without "00:00"."""
+    if value in (None, ""):
+        return ""
+    if not isinstance(value, datetime):
+        return date_format(value, "SHORT_DATE_FORMAT") if hasattr(value, "year") else str(value)
+    local = timezone.localtime(value) if timezone.is_aware(value) else value
+    if local.time() == time(0, 0):
+        return date_format(local, "SHORT_DATE_FORMAT")
+    return date_format(local, "SHORT_DATETIME_FORMAT")
 
 
 @register.filter
