@@ -8,7 +8,7 @@ from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from sources.denylist import DENIED_PORTALS
@@ -16,8 +16,12 @@ from sources.models import FetchRun, InboundMail, Source
 from sources.registry import adapter_types
 from sources.schedules import schedules_sync
 from sources.selectors import source_health_list
-from sources.services import source_polls_enqueue
+from sources.services import source_poll_now_enqueue
 from tenders.pagination import EstimatedCountPaginator
+
+
+def _run_url(run: FetchRun) -> str:
+    return reverse("admin:sources_fetchrun_change", args=[run.pk])
 
 
 class SourceForm(forms.ModelForm):
@@ -92,16 +96,23 @@ class SourceAdmin(admin.ModelAdmin):
 
     @admin.action(description="Jetzt abrufen")
     def fetch_now(self, request, queryset):
-        ids = source_polls_enqueue(source_ids=list(queryset.values_list("pk", flat=True)))
-        self.message_user(request, f"{len(ids)} Abruf(e) eingeplant.", messages.SUCCESS)
+        runs = source_poll_now_enqueue(source_ids=list(queryset.values_list("pk", flat=True)))
+        links = format_html_join(", ", '<a href="{}">{}</a>', ((_run_url(run), run.source) for run in runs))
+        self.message_user(request, format_html("{} Abruf(e) eingeplant: {}", len(runs), links), messages.SUCCESS)
 
     def fetch_now_view(self, request, object_id: int):
         """The "fetch now" button on a source's page (POST only)."""
         source = Source.objects.filter(pk=object_id).first()
         if source is None or not self.has_change_permission(request, source):
             raise Http404
-        if source_polls_enqueue(source_ids=[source.pk]):
-            self.message_user(request, f"Abruf von {source} eingeplant.", messages.SUCCESS)
+        runs = source_poll_now_enqueue(source_ids=[source.pk])
+        if runs:
+            self.message_user(
+                request,
+                format_html('Abruf von {} eingeplant: <a href="{}">zum Abruf</a>', source, _run_url(runs[0])),
+                messages.SUCCESS,
+            )
+            return redirect(_run_url(runs[0]))
         else:
             self.message_user(request, f"{source} ist deaktiviert; nichts eingeplant.", messages.WARNING)
         return redirect("admin:sources_source_change", source.pk)
