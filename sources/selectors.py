@@ -45,3 +45,17 @@ def source_health_list() -> QuerySet[Source]:
         last_changed=Subquery(last_success.values("changed")[:1]),
         failures_in_row=Coalesce(Subquery(failures_since_success, output_field=IntegerField()), Value(0)),
     ).order_by(F("key"))
+
+
+SOURCE_NAMES_CACHE_SECONDS = 60
+
+
+def source_names() -> dict[str, str]:
+    """Display name of every source by key ("doe" → "DÖE …"); cached briefly, sources rarely change."""
+    from django.core.cache import cache
+
+    names = cache.get("source-names")
+    if names is None:
+        names = dict(Source.objects.values_list("key", "name"))
+        cache.set("source-names", names, SOURCE_NAMES_CACHE_SECONDS)
+    return names

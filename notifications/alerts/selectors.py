@@ -12,6 +12,7 @@ from django.db.models import IntegerField, OuterRef, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
 from accounts.models import Domain
+from notifications.models import SavedSearch, SmtpSettings
 from sources.models import FetchRun, FetchRunStatus
 from sources.selectors import source_health_list
 from tenders.models import Tender
@@ -87,3 +88,12 @@ def source_coverage(*, since: datetime) -> list[SourceCoverage]:
         )
         for row in rows
     ]
+
+
+def instant_alerts_without_mail_route() -> bool:
+    """Instant alerts are switched on somewhere in this company, but no mail can leave (no SMTP, no platform ESP)."""
+    if SmtpSettings.objects.exists():
+        return False
+    if settings.ALERTS_PLATFORM_ESP_ENABLED and settings.ALERTS_PLATFORM_ESP_BACKEND:
+        return False
+    return SavedSearch.objects.filter(is_active=True, instant_alert=True, email_enabled=True).exists()

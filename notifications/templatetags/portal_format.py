@@ -13,6 +13,7 @@ from django.utils.translation import get_language
 
 from notifications.models import TriageStatus
 from notifications.portal.formatting import deadline_distance, external_url
+from sources.selectors import source_names
 
 register = template.Library()
 
@@ -47,6 +48,12 @@ def when(value) -> str:
     if local.time() == time(0, 0):
         return date_format(local, "SHORT_DATE_FORMAT")
     return date_format(local, "SHORT_DATETIME_FORMAT")
+
+
+@register.filter
+def source_name(key) -> str:
+    """A source's name for people ("TED (Tenders Electronic Daily)"), not its key ("ted")."""
+    return source_names().get(str(key), str(key))
 
 
 @register.filter
