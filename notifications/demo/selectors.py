@@ -8,7 +8,7 @@ from datetime import date
 from django.conf import settings
 from django.db import connection
 
-from notifications.demo.services import DEMO_SCHEMA
+from notifications.demo import services
 from sources.demo import demo_state
 
 
@@ -30,7 +30,7 @@ def _day(value) -> date | None:
 
 def demo_data_note() -> DemoDataNote | None:
     """Only in the demo tenant of a local machine; None everywhere else."""
-    if not getattr(settings, "DEMO_ENABLED", False) or connection.schema_name != DEMO_SCHEMA:
+    if not getattr(settings, "DEMO_ENABLED", False) or connection.schema_name != services.DEMO_SCHEMA:
         return None
     state = demo_state()
     if state is None:
