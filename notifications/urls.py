@@ -3,7 +3,7 @@
 from django.urls import path
 
 from notifications.demo.views import local_outbox
-from notifications.portal.views import overview, profiles, search, tender
+from notifications.portal.views import market, overview, profiles, search, tender
 
 app_name = "portal"
 
@@ -13,6 +13,8 @@ urlpatterns = [
     path("suche/export.csv", search.search_export, name="search-export"),
     path("ausschreibung/<int:tender_id>/", tender.tender_page, name="tender"),
     path("ausschreibung/<int:tender_id>/bewertung/", tender.tender_triage, name="triage"),
+    path("markt/vergabestelle/", market.buyer_page, name="buyer"),
+    path("markt/bieter/", market.supplier_page, name="supplier"),
     path("suchprofile/", profiles.profile_list, name="profiles"),
     path("suchprofile/neu/", profiles.profile_create, name="profile-create"),
     path("suchprofile/vorschau/", profiles.profile_preview, name="profile-preview"),

@@ -14,6 +14,8 @@ from datetime import date, datetime, time
 from decimal import Decimal, InvalidOperation
 from zoneinfo import ZoneInfo
 
+from tenders.vocabulary.procedures import EFORMS_DE_PROCEDURE_CODES
+
 BERLIN = ZoneInfo("Europe/Berlin")
 
 # Canonical procedure types (eForms procurement-procedure-type, folded) with German labels.
@@ -77,6 +79,8 @@ _PROCEDURE_ALIASES: dict[str, str] = {
     "verhandlungsvergabe mit teilnahmewettbewerb": "negotiated_award",
     "verhandlungsvergabe ohne teilnahmewettbewerb": "negotiated_award",
     "freihändige vergabe": "negotiated_award",
+    # eForms-DE national codes ("de-open", "de-restricted-wo-call" …)
+    **EFORMS_DE_PROCEDURE_CODES,
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any
@@ -33,12 +33,53 @@ class TenderStatus(StrEnum):
     EXPIRED = "expired"
 
 
+class AwardStatus(StrEnum):
+    """What became of one lot: a winner, no winner (unsuccessful, "clos-nw"), or still open."""
+
+    AWARDED = "awarded"
+    NOT_AWARDED = "not_awarded"
+    OPEN = "open"
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """One deadline with its kind (``tenders.vocabulary.deadlines.DeadlineKind``) and the lot it is for ("" = all)."""
+
+    kind: str
+    at: datetime
+    lot_id: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class Lot:
     lot_id: str
     title: str = ""
     cpv_codes: tuple[str, ...] = ()
     estimated_value: Decimal | None = None
+    submission_deadline: datetime | None = None  # this lot's Angebotsfrist (else Teilnahmefrist)
+    town: str = ""
+    postal_code: str = ""
+    nuts_codes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Award:
+    """The result of one lot for one winner (or, without a winner, the lot's outcome alone).
+
+    ``value`` is what the contract is worth (the winning tender or the contract), never an estimate.
+    ``tenders_received`` counts the tenders for the lot; ``date`` is the contract or award decision date.
+    """
+
+    lot_id: str = ""
+    status: AwardStatus = AwardStatus.AWARDED
+    supplier_name: str = ""
+    supplier_id: str = ""
+    supplier_town: str = ""
+    supplier_country: str = ""
+    value: Decimal | None = None
+    currency: str = ""
+    tenders_received: int | None = None
+    date: date | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +125,24 @@ class NoticeRecord:
     documents_url: str = ""
     url: str = ""
     suppliers: tuple[str, ...] = ()
+    awards: tuple[Award, ...] = ()
+    # Buyer details (the buyer's seat, not the place of performance).
+    buyer_street: str = ""
+    buyer_postal_code: str = ""
+    buyer_town: str = ""
+    buyer_country: str = ""
+    buyer_email: str = ""
+    buyer_phone: str = ""
+    legal_basis: str = ""  # code of tenders.vocabulary.legal_basis
+    above_eu_threshold: bool | None = None
+    contract_nature: str = ""  # works / supplies / services
+    main_cpv: str = ""
+    deadlines: tuple[Deadline, ...] = ()
+    publication_number: str = ""  # OJ S / TED number without leading zeros, "615938-2024"
+    contract_start: date | None = None
+    contract_end: date | None = None
+    contract_duration: str = ""  # ISO 8601 duration as stated ("P24M", "P4Y"), when no end date is given
+    framework_agreement: bool | None = None
     payload: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property

@@ -71,6 +71,30 @@ class Tender(models.Model):
     documents_url = models.URLField(max_length=2000, blank=True, default="")
     portal_references = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     suppliers = ArrayField(models.CharField(max_length=500), default=list, blank=True)
+    # Award results lot by lot ({lot_id, status, supplier_name, supplier_id, supplier_town, supplier_country,
+    # value, currency, tenders_received, date}). A column, not a table: results are compiled and written with
+    # the tender in the same bulk upsert, always shown with it, and the market pages find tenders by the indexed
+    # keys below (supplier_keys, buyer_key, main_cpv), then read at most a page of award lists.
+    awards = models.JSONField(default=list, blank=True)
+    supplier_keys = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    buyer_key = models.CharField(max_length=200, blank=True, default="")
+    buyer_street = models.CharField(max_length=300, blank=True, default="")
+    buyer_postal_code = models.CharField(max_length=10, blank=True, default="")
+    buyer_town = models.CharField(max_length=200, blank=True, default="")
+    buyer_country = models.CharField(max_length=3, blank=True, default="")
+    buyer_email = models.CharField(max_length=254, blank=True, default="")
+    buyer_phone = models.CharField(max_length=80, blank=True, default="")
+    legal_basis = models.CharField(max_length=20, blank=True, default="")
+    above_eu_threshold = models.BooleanField(null=True, blank=True)
+    contract_nature = models.CharField(max_length=10, blank=True, default="")
+    main_cpv = models.CharField(max_length=8, blank=True, default="")
+    deadlines = models.JSONField(default=list, blank=True)
+    ted_publication_number = models.CharField(max_length=20, blank=True, default="")
+    publication_numbers = ArrayField(models.CharField(max_length=20), default=list, blank=True)
+    contract_start = models.DateField(null=True, blank=True)
+    contract_end = models.DateField(null=True, blank=True)
+    contract_duration = models.CharField(max_length=20, blank=True, default="")
+    framework_agreement = models.BooleanField(null=True, blank=True)
     content_hash = models.CharField(max_length=64)
     fingerprint = models.CharField(max_length=64, null=True, blank=True)
     first_seen_at = models.DateTimeField()
@@ -108,6 +132,23 @@ class Tender(models.Model):
             ),
             models.Index(fields=["postal_code"], name="tender_plz_idx", opclasses=["varchar_pattern_ops"]),
             models.Index(fields=["fingerprint"], name="tender_fingerprint_idx", condition=Q(fingerprint__isnull=False)),
+            # Market view: a supplier's contracts, a buyer's tenders (newest first), awarded tenders of one CPV
+            # class in one Land ("ähnliche vergebene Aufträge"), and award notices naming an OJ S number.
+            GinIndex(fields=["supplier_keys"], name="tender_supplier_keys_gin"),
+            models.Index(
+                "buyer_key",
+                F("published_at").desc(nulls_last=True),
+                name="tender_buyer_published_idx",
+                condition=~Q(buyer_key=""),
+            ),
+            models.Index(
+                "bundesland",
+                models.functions.Substr("main_cpv", 1, 4),
+                F("published_at").desc(nulls_last=True),
+                name="tender_awarded_similar_idx",
+                condition=Q(status="awarded"),
+            ),
+            GinIndex(fields=["publication_numbers"], name="tender_publication_nos_gin"),
             # No index on ocid / procedure_id here: the merge rules and the admin look them up on TenderSource
             # (every tender's ids are its sources' ids), and each index costs every ingested row a btree insert.
         ]

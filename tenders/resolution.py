@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from sources.identifiers import canonical_publication_number
 from sources.records import NoticeRecord
 from tenders.merging import FingerprintTraits, fingerprint, fingerprint_compatible, own_portal_references, traits_of
 
@@ -37,7 +38,12 @@ class RecordKeys:
 
 
 def keys_of(record: NoticeRecord) -> RecordKeys:
-    refs = tuple(dict.fromkeys(strip_version_suffix(r) for r in record.referenced_notice_ids if r))
+    # "00615938-2024" and "615938-2024" are one TED publication number.
+    refs = tuple(
+        dict.fromkeys(
+            canonical_publication_number(r) or strip_version_suffix(r) for r in record.referenced_notice_ids if r
+        )
+    )
     return RecordKeys(
         ocid=record.ocid or None,
         procedure_id=record.procedure_id or None,
@@ -64,6 +70,7 @@ class Lookups:
     by_procedure_id: dict[str, int] = field(default_factory=dict)
     by_notice_id: dict[str, int] = field(default_factory=dict)  # any source's notice id
     by_portal_reference: dict[str, int] = field(default_factory=dict)
+    by_publication_number: dict[str, int] = field(default_factory=dict)  # a tender's notices' OJ S numbers
     by_fingerprint: dict[str, list[FingerprintCandidate]] = field(default_factory=dict)
 
 
@@ -101,6 +108,8 @@ def _existing_match(record: NoticeRecord, keys: RecordKeys, lookups: Lookups, us
     for ref in keys.references:
         if ref in lookups.by_notice_id:
             return lookups.by_notice_id[ref], "notice_reference"
+        if ref in lookups.by_publication_number:
+            return lookups.by_publication_number[ref], "notice_reference"
     for ref in keys.portal_references:
         if ref in lookups.by_portal_reference:
             return lookups.by_portal_reference[ref], "portal_reference"
@@ -141,7 +150,12 @@ def resolve(
         link(i, seen["source_notice"], (record.source, record.source_notice_id), "source_notice_id")
         link(i, seen["ocid"], k.ocid, "ocid")
         link(i, seen["procedure"], k.procedure_id, "procedure_id")
-        for ref in (record.source_notice_id, *k.references):
+        own = (
+            (record.source_notice_id, record.publication_number)
+            if record.publication_number
+            else (record.source_notice_id,)
+        )
+        for ref in (*own, *k.references):
             link(i, seen["notice"], ref, "notice_reference")
         for ref in k.portal_references:
             link(i, seen["portal"], ref, "portal_reference")

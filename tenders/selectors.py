@@ -10,6 +10,10 @@ from django.db.models import Prefetch, Q, QuerySet
 from sources.normalise import BERLIN, procedure_type_label
 from tenders.filters import search_query
 from tenders.models import Tender, TenderSource, TenderVersion
+from tenders.vocabulary.deadlines import DeadlineKind, deadline_label
+from tenders.vocabulary.legal_basis import legal_basis_label
+
+TED_NOTICE_URL = "https://ted.europa.eu/de/notice/-/detail/{}"
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -38,10 +42,57 @@ def tender_representation(tender: Tender) -> dict:
         "estimated_value": str(tender.estimated_value) if tender.estimated_value is not None else None,
         "currency": tender.currency or None,
         "published_at": _iso(tender.published_at),
-        "deadline": _iso(tender.submission_deadline),
+        # The Angebotsfrist: a Teilnahmefrist (restricted procedures) is in "deadlines" with its kind, not here.
+        "deadline": _tender_deadline(tender),
         "questions_deadline": _iso(tender.questions_deadline),
         "lots": tender.lots,
         "documents_url": tender.documents_url or None,
+        "buyer": {
+            "name": tender.buyer_name,
+            "id": tender.buyer_id,
+            "street": tender.buyer_street,
+            "postal_code": tender.buyer_postal_code,
+            "town": tender.buyer_town,
+            "country": tender.buyer_country,
+            "email": tender.buyer_email,
+            "phone": tender.buyer_phone,
+        },
+        "legal_basis": tender.legal_basis or None,
+        "legal_basis_label": legal_basis_label(tender.legal_basis) or None,
+        "above_eu_threshold": tender.above_eu_threshold,
+        "contract_nature": tender.contract_nature or None,
+        "country": tender.country or None,
+        "main_cpv": tender.main_cpv or None,
+        "deadlines": [
+            {
+                "kind": d["kind"],
+                "label": deadline_label(d["kind"]),
+                "datetime": _iso_text(d["at"]),
+                "lot": d["lot_id"] or None,
+            }
+            for d in tender.deadlines
+        ],
+        "ted_publication_number": tender.ted_publication_number or None,
+        "ted_url": TED_NOTICE_URL.format(tender.ted_publication_number) if tender.ted_publication_number else None,
+        "contract_start": tender.contract_start.isoformat() if tender.contract_start else None,
+        "contract_end": tender.contract_end.isoformat() if tender.contract_end else None,
+        "contract_duration": tender.contract_duration or None,
+        "framework_agreement": tender.framework_agreement,
+        "awards": [
+            {
+                "lot": award["lot_id"] or None,
+                "status": award["status"],
+                "supplier_name": award["supplier_name"] or None,
+                "supplier_id": award["supplier_id"] or None,
+                "supplier_town": award["supplier_town"] or None,
+                "supplier_country": award["supplier_country"] or None,
+                "value": award["value"],
+                "currency": award["currency"] or None,
+                "tenders_received": award["tenders_received"],
+                "date": award["date"],
+            }
+            for award in tender.awards
+        ],
         "first_seen_at": _iso(tender.first_seen_at),
         "last_seen_at": _iso(tender.last_seen_at),
         "sources": [
@@ -67,6 +118,18 @@ def tender_representation(tender: Tender) -> dict:
             for version in tender.versions.all()
         ],
     }
+
+
+def _iso_text(value: str) -> str:
+    return datetime.fromisoformat(value).astimezone(BERLIN).isoformat()
+
+
+def _tender_deadline(tender: Tender) -> str | None:
+    """The Angebotsfrist; tenders compiled without deadline kinds (none stated) keep the submission deadline."""
+    if not tender.deadlines:
+        return _iso(tender.submission_deadline)
+    found = [d["at"] for d in tender.deadlines if d["kind"] == DeadlineKind.TENDER]
+    return _iso(min(map(datetime.fromisoformat, found))) if found else None
 
 
 def tender_history_prefetches(prefix: str = "") -> tuple[Prefetch, Prefetch]:

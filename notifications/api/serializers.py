@@ -57,6 +57,39 @@ class TenderVersionSerializer(serializers.Serializer):
     changes = serializers.DictField(help_text="Feld -> [alt, neu] gegenüber der vorigen Fassung")
 
 
+class BuyerSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    id = serializers.CharField(help_text="Leitweg-ID, USt-IdNr. oder Registernummer; leer wenn unbekannt")
+    street = serializers.CharField()
+    postal_code = serializers.CharField()
+    town = serializers.CharField()
+    country = serializers.CharField(help_text="ISO 3166-1 alpha-3, z. B. DEU")
+    email = serializers.CharField()
+    phone = serializers.CharField()
+
+
+class DeadlineSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["angebotsfrist", "teilnahmefrist", "fragenfrist"])
+    label = serializers.CharField(help_text="Angebotsfrist, Teilnahmefrist oder Fragenfrist")
+    datetime = serializers.DateTimeField()
+    lot = serializers.CharField(allow_null=True, help_text="Los, für das die Frist gilt; null = alle Lose")
+
+
+class AwardSerializer(serializers.Serializer):
+    lot = serializers.CharField(allow_null=True)
+    status = serializers.CharField(
+        help_text="awarded: Zuschlag erteilt; not_awarded: ohne Zuschlag beendet; open: noch offen"
+    )
+    supplier_name = serializers.CharField(allow_null=True)
+    supplier_id = serializers.CharField(allow_null=True)
+    supplier_town = serializers.CharField(allow_null=True)
+    supplier_country = serializers.CharField(allow_null=True)
+    value = serializers.CharField(allow_null=True, help_text="Auftragswert (Zuschlag), Dezimalzahl als Text")
+    currency = serializers.CharField(allow_null=True)
+    tenders_received = serializers.IntegerField(allow_null=True, help_text="Anzahl eingegangener Angebote")
+    date = serializers.DateField(allow_null=True, help_text="Vertragsschluss oder Zuschlagsentscheidung")
+
+
 class TenderSerializer(serializers.Serializer):
     """Declares ``tender_representation`` for the schema; rendering is delegated to it."""
 
@@ -83,6 +116,21 @@ class TenderSerializer(serializers.Serializer):
     questions_deadline = serializers.DateTimeField(allow_null=True)
     lots = LotSerializer(many=True)
     documents_url = serializers.URLField(allow_null=True)
+    buyer = BuyerSerializer()
+    legal_basis = serializers.CharField(allow_null=True, help_text="Code, z. B. vgv, vob-a-eu, uvgo, sektvo")
+    legal_basis_label = serializers.CharField(allow_null=True, help_text="z. B. VgV, VOB/A-EU, UVgO")
+    above_eu_threshold = serializers.BooleanField(allow_null=True, help_text="Oberschwellenvergabe; null = unbekannt")
+    contract_nature = serializers.ChoiceField(choices=["works", "supplies", "services"], allow_null=True)
+    country = serializers.CharField(allow_null=True, help_text="Land des Leistungsorts, ISO 3166-1 alpha-3")
+    main_cpv = serializers.CharField(allow_null=True, help_text="Haupt-CPV-Code (8 Ziffern)")
+    deadlines = DeadlineSerializer(many=True)
+    ted_publication_number = serializers.CharField(allow_null=True, help_text="TED-Veröffentlichungsnummer")
+    ted_url = serializers.URLField(allow_null=True)
+    contract_start = serializers.DateField(allow_null=True)
+    contract_end = serializers.DateField(allow_null=True)
+    contract_duration = serializers.CharField(allow_null=True, help_text="ISO-8601-Dauer, z. B. P24M")
+    framework_agreement = serializers.BooleanField(allow_null=True, help_text="Rahmenvereinbarung")
+    awards = AwardSerializer(many=True)
     first_seen_at = serializers.DateTimeField()
     last_seen_at = serializers.DateTimeField()
     sources = TenderSourceSerializer(many=True)

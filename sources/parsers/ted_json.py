@@ -19,7 +19,7 @@ Decisions and limits:
   is stored as ``submission_deadline`` - the first date a bidder must act. A date
   without time becomes 00:00 of that day (early rather than late).
 * ``estimated_value`` only from ``estimated-value-*``; award values
-  (``tender-value``) are no estimates and are ignored.
+  (``tender-value``) are no estimates: they go to ``awards`` (``ted_results``).
 * ``referenced_notice_ids``: ``notice-identifier`` is the notice's own eForms UUID,
   which for German notices is also DÖE's notice id - it goes first so the merge can
   join TED and DÖE copies; ``change-notice-version-identifier`` ("<uuid>-01") adds the
@@ -39,8 +39,9 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from sources.addresses import bundesland_for_place
+from sources.identifiers import canonical_publication_number
 from sources.normalise import (
-    bundesland_for_nuts,
     clean_text,
     combine_date_time,
     normalise_postal_code,
@@ -51,7 +52,10 @@ from sources.normalise import (
     unique_cpv,
 )
 from sources.parsers.links import portal_references_from_urls, urls_in_json
-from sources.records import Lot, NoticeKind, NoticeRecord, TenderStatus
+from sources.parsers.ted_results import ted_awards
+from sources.records import Deadline, Lot, NoticeKind, NoticeRecord, TenderStatus
+from tenders.vocabulary.contract_nature import contract_nature_code
+from tenders.vocabulary.deadlines import DeadlineKind
 
 __all__ = [
     "TED_FIELDS",
@@ -101,6 +105,19 @@ TED_FIELDS: tuple[str, ...] = (
     "document-url-lot",
     "submission-url-lot",
     "winner-name",
+    "winner-identifier",
+    "winner-city",
+    "winner-country",
+    "tender-value",
+    "tender-value-cur",
+    "received-submissions-type-code",
+    "received-submissions-type-val",
+    "buyer-post-code",
+    "buyer-city",
+    "buyer-email",
+    "contract-nature",
+    "contract-duration-start-date-lot",
+    "contract-duration-end-date-lot",
 )
 
 
@@ -234,6 +251,14 @@ def parse_ted_notice(obj: dict) -> NoticeRecord:
     kind = _kind(_first(obj.get("notice-type")).lower(), _first(obj.get("form-type")).lower())
     nuts = nuts_codes_from(_texts(obj.get("place-of-performance")))
     value, currency = _estimated_value(obj)
+    postal_code = normalise_postal_code(_first(obj.get("place-of-performance-post-code-lot")))
+    country = _country(obj)
+    deadlines = _deadlines(obj)
+    lots = _lots(obj)
+    awards = ted_awards(obj, [lot.lot_id for lot in lots]) if kind is NoticeKind.AWARD else ()
+    start_dates = [d for d in map(parse_iso_datetime, _texts(obj.get("contract-duration-start-date-lot"))) if d]
+    end_dates = [d for d in map(parse_iso_datetime, _texts(obj.get("contract-duration-end-date-lot"))) if d]
+    natures = {contract_nature_code(n) for n in _texts(obj.get("contract-nature"))} - {""}
     return NoticeRecord(
         source="ted",
         source_notice_id=number,
@@ -249,18 +274,35 @@ def parse_ted_notice(obj: dict) -> NoticeRecord:
         status=_status(kind),
         cpv_codes=unique_cpv(_texts(obj.get("classification-cpv"))),
         nuts_codes=nuts,
-        bundesland=bundesland_for_nuts(nuts),
-        postal_code=normalise_postal_code(_first(obj.get("place-of-performance-post-code-lot"))),
+        bundesland=bundesland_for_place(
+            nuts_codes=nuts,
+            postal_code=postal_code,
+            country=_first(obj.get("place-of-performance-country-lot")),
+            buyer_postal_code=normalise_postal_code(_first(obj.get("buyer-post-code"))),
+        ),
+        postal_code=postal_code,
         town=pick_language(obj.get("place-of-performance-city-lot")),
-        country=_country(obj),
+        country=country,
         estimated_value=value,
         currency=currency,
         published_at=parse_iso_datetime(_first(obj.get("publication-date"))),
         submission_deadline=_deadline(obj, "tender") or _deadline(obj, "request"),
-        lots=_lots(obj),
+        lots=lots,
         documents_url=_first(obj.get("document-url-lot")) or _first(obj.get("submission-url-lot")),
         url=_html_link(obj) or TED_NOTICE_URL.format(number),
         suppliers=_unique(language_values(obj.get("winner-name"))),
+        awards=awards,
+        buyer_postal_code=normalise_postal_code(_first(obj.get("buyer-post-code"))),
+        buyer_town=pick_language(obj.get("buyer-city")),
+        buyer_country=_first(obj.get("buyer-country")).upper(),
+        buyer_email=_first(obj.get("buyer-email")),
+        contract_nature=natures.pop() if len(natures) == 1 else "",
+        # TED lists the procedure's main classification first (both saved notices do).
+        main_cpv=next(iter(unique_cpv(_texts(obj.get("classification-cpv")))), ""),
+        deadlines=deadlines,
+        publication_number=canonical_publication_number(number),
+        contract_start=min(start_dates).date() if start_dates else None,
+        contract_end=max(end_dates).date() if end_dates else None,
         payload={
             "format": "ted-search-v3",
             "publication_number": number,
@@ -277,13 +319,13 @@ _FORM_TYPE_KIND = {
     "change": NoticeKind.CHANGE,
     "result": NoticeKind.AWARD,
     "dir-awa-pre": NoticeKind.AWARD,
-    "cont-modif": NoticeKind.AWARD,
+    "cont-modif": NoticeKind.CHANGE,  # a contract modification, no new award
 }
 
 
 def _kind(notice_type: str, form_type: str) -> NoticeKind:
     """eForms notice-type first (cn-*, can-*, pin-*, corr, veat), then form-type."""
-    if notice_type == "corr" or form_type == "change":
+    if notice_type in ("corr", "can-modif") or form_type in ("change", "cont-modif"):
         return NoticeKind.CHANGE
     if notice_type.startswith("pin-"):
         return NoticeKind.PRIOR_INFORMATION
@@ -327,6 +369,14 @@ def _estimated_value(obj: dict) -> tuple[Decimal | None, str]:
     if amounts and len(currencies) == 1:
         return sum(amounts, Decimal(0)), currencies.pop()
     return None, ""
+
+
+def _deadlines(obj: dict) -> tuple[Deadline, ...]:
+    found = []
+    for kind, field in ((DeadlineKind.TENDER, "tender"), (DeadlineKind.PARTICIPATION, "request")):
+        if at := _deadline(obj, field):
+            found.append(Deadline(kind=kind, at=at))
+    return tuple(found)
 
 
 def _deadline(obj: dict, kind: str) -> datetime | None:

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from functools import lru_cache
 from operator import attrgetter
 
 from sources.normalise import BERLIN
-from sources.records import NoticeKind, NoticeRecord, TenderStatus
+from sources.records import Award, NoticeKind, NoticeRecord, TenderStatus
 from tenders.cpv import cpv_labels_for
 from tenders.merging.documents import sha256_json, str_or_none
-from tenders.merging.identity import fingerprint, latest_versions, own_portal_references, version_key
+from tenders.merging.identity import fingerprint, latest_versions, normalise_name, own_portal_references, version_key
+from tenders.vocabulary.deadlines import DeadlineKind
 
 _KIND_RANK = {
     NoticeKind.PRIOR_INFORMATION: 0,
@@ -56,6 +57,26 @@ class TenderState:
     portal_references: tuple[str, ...]
     suppliers: tuple[str, ...]
     fingerprint: str | None
+    awards: tuple[dict, ...]
+    supplier_keys: tuple[str, ...]
+    buyer_key: str
+    buyer_street: str
+    buyer_postal_code: str
+    buyer_town: str
+    buyer_country: str
+    buyer_email: str
+    buyer_phone: str
+    legal_basis: str
+    above_eu_threshold: bool | None
+    contract_nature: str
+    main_cpv: str
+    deadlines: tuple[dict, ...]
+    ted_publication_number: str
+    publication_numbers: tuple[str, ...]
+    contract_start: date | None
+    contract_end: date | None
+    contract_duration: str
+    framework_agreement: bool | None
 
     def content_hash(self) -> str:
         return sha256_json(_state_content(self))
@@ -122,9 +143,12 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
     cpv_codes = _union(describing, "cpv_codes") or _union(ordered, "cpv_codes")
     title = _latest(describing, "title") or _latest(ordered, "title")
     buyer_name = _latest(describing, "buyer_name") or _latest(ordered, "buyer_name")
-    value = _latest(describing, "estimated_value", None)
-    currency = _latest(describing, "currency") if value is not None else ""
+    # An estimate stated only in an award notice still is the tender's estimate.
+    valued = describing if _latest(describing, "estimated_value", None) is not None else ordered
+    value = _latest(valued, "estimated_value", None)
+    currency = _latest(valued, "currency") if value is not None else ""
     lots_record = next((r for r in reversed(describing) if r.lots), None)
+    awards = _awards(ordered)
     return TenderState(
         ocid=_latest(ordered, "ocid", None),
         procedure_id=_latest(ordered, "procedure_id", None),
@@ -154,6 +178,10 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
                 "title": lot.title,
                 "cpv_codes": list(lot.cpv_codes),
                 "estimated_value": str_or_none(lot.estimated_value),
+                "submission_deadline": _iso(lot.submission_deadline),
+                "town": lot.town,
+                "postal_code": lot.postal_code,
+                "nuts_codes": list(lot.nuts_codes),
             }
             for lot in (lots_record.lots if lots_record else ())
         ),
@@ -161,7 +189,76 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
         portal_references=tuple(dict.fromkeys(ref for r in ordered for ref in own_portal_references(r))),
         suppliers=_union(ordered, "suppliers"),
         fingerprint=fingerprint(buyer_name=buyer_name, title=title),
+        awards=awards,
+        supplier_keys=tuple(dict.fromkeys(k for k in (supplier_key(a["supplier_name"]) for a in awards) if k)),
+        buyer_key=supplier_key(buyer_name),
+        **{name: _latest(describing, name) or _latest(ordered, name) for name in _BUYER_FIELDS},
+        legal_basis=_latest(describing, "legal_basis") or _latest(ordered, "legal_basis"),
+        above_eu_threshold=_latest(describing, "above_eu_threshold", None),
+        contract_nature=_latest(describing, "contract_nature") or _latest(ordered, "contract_nature"),
+        main_cpv=_latest(describing, "main_cpv") or (cpv_codes[0] if cpv_codes else ""),
+        deadlines=_deadlines(describing),
+        ted_publication_number=_latest(describing, "publication_number") or _latest(ordered, "publication_number"),
+        publication_numbers=tuple(dict.fromkeys(r.publication_number for r in ordered if r.publication_number)),
+        contract_start=_latest(describing, "contract_start", None),
+        contract_end=_latest(describing, "contract_end", None),
+        contract_duration=_latest(describing, "contract_duration"),
+        framework_agreement=_latest(describing, "framework_agreement", None),
     )
+
+
+_BUYER_FIELDS = ("buyer_street", "buyer_postal_code", "buyer_town", "buyer_country", "buyer_email", "buyer_phone")
+
+
+def supplier_key(name: str) -> str:
+    """The key a buyer or supplier page looks organisations up by: the folded name (legal form, case, umlauts)."""
+    return normalise_name(name or "")[:200]
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def _award_json(award: Award) -> dict:
+    return {
+        "lot_id": award.lot_id,
+        "status": award.status.value if hasattr(award.status, "value") else award.status,
+        "supplier_name": award.supplier_name,
+        "supplier_id": award.supplier_id,
+        "supplier_town": award.supplier_town,
+        "supplier_country": award.supplier_country,
+        "value": str_or_none(award.value),
+        "currency": award.currency or ("EUR" if award.value is not None else ""),
+        "tenders_received": award.tenders_received,
+        "date": award.date.isoformat() if award.date else None,
+    }
+
+
+def _awards(ordered: Sequence[NoticeRecord]) -> tuple[dict, ...]:
+    """Results lot by lot: the latest notice stating results for a lot decides that lot (a correction or a
+    later award notice replaces the earlier result; lots it does not mention keep theirs)."""
+    by_lot: dict[str, tuple[Award, ...]] = {}
+    for record in ordered:
+        stated: dict[str, list[Award]] = {}
+        for award in record.awards:
+            stated.setdefault(award.lot_id, []).append(award)
+        by_lot.update({lot: tuple(found) for lot, found in stated.items()})
+    return tuple(_award_json(award) for found in by_lot.values() for award in found)
+
+
+def _deadlines(describing: Sequence[NoticeRecord]) -> tuple[dict, ...]:
+    """The deadlines of the latest notice stating any, with their kinds; a source without kinds states its
+    submission deadline as the Angebotsfrist and its questions deadline as the Fragenfrist."""
+    for record in reversed(describing):
+        if record.deadlines:
+            return tuple({"kind": str(d.kind), "at": d.at.isoformat(), "lot_id": d.lot_id} for d in record.deadlines)
+        if record.submission_deadline or record.questions_deadline:
+            pairs = (
+                (DeadlineKind.TENDER, record.submission_deadline),
+                (DeadlineKind.QUESTIONS, record.questions_deadline),
+            )
+            return tuple({"kind": str(kind), "at": at.isoformat(), "lot_id": ""} for kind, at in pairs if at)
+    return ()
 
 
 # What matching and alerts care about when a tender changes.

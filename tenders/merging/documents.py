@@ -7,65 +7,98 @@ tells a re-published version with new content from one seen before.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import fields
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from operator import attrgetter
 
 import orjson
 
 from sources.normalise import plausible_datetime
-from sources.records import Lot, NoticeKind, NoticeRecord, TenderStatus
+from sources.placeholders import placeholder_amount, plausible_buyer_id, without_placeholder
+from sources.records import Award, AwardStatus, Deadline, Lot, NoticeKind, NoticeRecord, TenderStatus
 
 _RECORD_FIELDS = tuple(f.name for f in fields(NoticeRecord) if f.name != "payload")
 
 
 def _plain(value):
-    if isinstance(value, datetime):
+    if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, Decimal):
         return str(value)
     if isinstance(value, tuple):
-        return list(value)
+        return [_plain(item) for item in value]
+    if isinstance(value, Lot | Award | Deadline):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     return value
 
 
 def record_to_json(record: NoticeRecord) -> dict:
     """JSON-ready dict of a record (hand-written: dataclasses.asdict deep-copies and is 10x slower)."""
     data = {name: _plain(getattr(record, name)) for name in _RECORD_FIELDS}
-    data["lots"] = [
-        {
-            "lot_id": lot.lot_id,
-            "title": lot.title,
-            "cpv_codes": list(lot.cpv_codes),
-            "estimated_value": str_or_none(lot.estimated_value),
-        }
-        for lot in record.lots
-    ]
     data["payload"] = record.payload
     return data
 
 
+def _datetime(raw) -> datetime | None:
+    return datetime.fromisoformat(raw) if raw else None
+
+
+def _date(raw) -> date | None:
+    return date.fromisoformat(raw[:10]) if raw else None
+
+
+def _decimal(raw) -> Decimal | None:
+    return Decimal(raw) if raw is not None else None
+
+
+def _lot_from_json(lot: dict) -> Lot:
+    return Lot(
+        lot_id=lot.get("lot_id", ""),
+        title=lot.get("title", ""),
+        cpv_codes=tuple(lot.get("cpv_codes") or ()),
+        estimated_value=_decimal(lot.get("estimated_value")),
+        submission_deadline=_datetime(lot.get("submission_deadline")),
+        town=lot.get("town", ""),
+        postal_code=lot.get("postal_code", ""),
+        nuts_codes=tuple(lot.get("nuts_codes") or ()),
+    )
+
+
+def _award_from_json(award: dict) -> Award:
+    return Award(
+        lot_id=award.get("lot_id", ""),
+        status=AwardStatus(award.get("status", AwardStatus.AWARDED)),
+        supplier_name=award.get("supplier_name", ""),
+        supplier_id=award.get("supplier_id", ""),
+        supplier_town=award.get("supplier_town", ""),
+        supplier_country=award.get("supplier_country", ""),
+        value=_decimal(award.get("value")),
+        currency=award.get("currency", ""),
+        tenders_received=award.get("tenders_received"),
+        date=_date(award.get("date")),
+    )
+
+
 def record_from_json(data: dict) -> NoticeRecord:
+    """The record stored by ``record_json``; versions stored before a field existed get its default."""
     names = {f.name for f in fields(NoticeRecord)}
     values = {key: value for key, value in data.items() if key in names}
     for key in ("published_at", "submission_deadline", "questions_deadline"):
-        if values.get(key):
-            values[key] = datetime.fromisoformat(values[key])
-    if values.get("estimated_value") is not None:
-        values["estimated_value"] = Decimal(values["estimated_value"])
+        values[key] = _datetime(values.get(key))
+    for key in ("contract_start", "contract_end"):
+        values[key] = _date(values.get(key))
+    values["estimated_value"] = _decimal(values.get("estimated_value"))
     for key in ("referenced_notice_ids", "portal_references", "cpv_codes", "nuts_codes", "suppliers"):
         values[key] = tuple(values.get(key) or ())
-    values["lots"] = tuple(
-        Lot(
-            lot_id=lot.get("lot_id", ""),
-            title=lot.get("title", ""),
-            cpv_codes=tuple(lot.get("cpv_codes") or ()),
-            estimated_value=Decimal(lot["estimated_value"]) if lot.get("estimated_value") is not None else None,
-        )
-        for lot in values.get("lots") or ()
+    values["lots"] = tuple(_lot_from_json(lot) for lot in values.get("lots") or ())
+    values["awards"] = tuple(_award_from_json(award) for award in values.get("awards") or ())
+    values["deadlines"] = tuple(
+        Deadline(kind=d["kind"], at=datetime.fromisoformat(d["at"]), lot_id=d.get("lot_id", ""))
+        for d in values.get("deadlines") or ()
     )
     values["kind"] = NoticeKind(values.get("kind", NoticeKind.CONTRACT_NOTICE))
     values["status"] = TenderStatus(values.get("status", TenderStatus.ACTIVE))
@@ -187,8 +220,11 @@ def _fitted(record: NoticeRecord) -> NoticeRecord:
         for name, limit in IDENTIFIER_LIMITS.items()
         if (value := getattr(record, name)) and len(value) > limit
     }
-    if record.estimated_value is not None and plausible_value(record.estimated_value) is None:
+    if record.estimated_value is not None and (
+        plausible_value(record.estimated_value) is None or placeholder_amount(record.estimated_value)
+    ):
         changes["estimated_value"] = None
+    changes |= _placeholders_dropped(record)
     changes |= {
         name: value[: limit - 1].rstrip() + "…"
         for name, limit in TEXT_LIMITS.items()
@@ -201,6 +237,32 @@ def _fitted(record: NoticeRecord) -> NoticeRecord:
             fit_identifier(ref, PORTAL_REFERENCE_LIMIT) for ref in record.portal_references
         )
     return record.replace(**changes) if changes else record
+
+
+def _placeholders_dropped(record: NoticeRecord) -> dict:
+    """Stand-in values ("1 EUR", "Standort der beauftragten Firma", a buyer id "-") are no values."""
+    changes: dict = {}
+    for name in ("town", "buyer_town", "buyer_phone"):
+        value = getattr(record, name)
+        if value and (without_placeholder(value) != value or (name == "buyer_phone" and not value.strip("0 "))):
+            changes[name] = ""
+    if record.buyer_id and not plausible_buyer_id(record.buyer_id):
+        changes["buyer_id"] = ""
+    awards = tuple(
+        dataclasses.replace(award, value=None, currency="")
+        if award.value is not None and (placeholder_amount(award.value) or plausible_value(award.value) is None)
+        else award
+        for award in record.awards
+    )
+    if any(new is not old for new, old in zip(awards, record.awards, strict=True)):
+        changes["awards"] = awards
+    lots = tuple(
+        dataclasses.replace(lot, town="") if lot.town and without_placeholder(lot.town) != lot.town else lot
+        for lot in record.lots
+    )
+    if any(new is not old for new, old in zip(lots, record.lots, strict=True)):
+        changes["lots"] = lots
+    return changes
 
 
 def _scrubbed(record: NoticeRecord) -> NoticeRecord:
@@ -232,20 +294,19 @@ def _scrub(value):
         if all(k is old_k and v is old_v for (k, v), (old_k, old_v) in zip(pairs, value.items(), strict=True)):
             return value
         return dict(pairs)
-    if isinstance(value, Lot):
-        fields_ = {"lot_id": value.lot_id, "title": value.title, "cpv_codes": value.cpv_codes}
-        cleaned = {key: _scrub(item) for key, item in fields_.items()}
-        if all(cleaned[key] is item for key, item in fields_.items()):
+    if isinstance(value, Lot | Award | Deadline):
+        cleaned = {f.name: _scrub(getattr(value, f.name)) for f in fields(value)}
+        if all(item is getattr(value, name) for name, item in cleaned.items()):
             return value
-        return Lot(**cleaned, estimated_value=value.estimated_value)
+        return dataclasses.replace(value, **cleaned)
     return value
 
 
 class _FallbackEncoder(json.JSONEncoder):
     def default(self, o):
-        if isinstance(o, Lot):
-            return [o.lot_id, o.title, list(o.cpv_codes), str_or_none(o.estimated_value)]
-        if isinstance(o, datetime):
+        if isinstance(o, Lot | Award | Deadline):
+            return [getattr(o, f.name) for f in fields(o)]
+        if isinstance(o, datetime | date):
             return o.isoformat()
         if isinstance(o, Decimal):
             return str(o)

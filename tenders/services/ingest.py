@@ -23,6 +23,7 @@ from tenders.models import Tender
 from tenders.resolution import keys_of, resolve
 from tenders.services.ingest_reads import known_versions, merge_lookups, records_of_tenders, tender_states
 from tenders.services.rows import (
+    JSON_STATE_FIELDS,
     SOURCE_COLUMNS,
     STATE_FIELDS,
     VERSION_COLUMNS,
@@ -218,7 +219,7 @@ def _write_new_tenders(group_tender: dict[int, int], group_records, now, *, side
         table="tenders_tender",
         columns=["id", *STATE_FIELDS, "first_seen_at", "last_seen_at", "changed_at"],
         rows=interleaved(rows, side_work),
-        json_columns=["lots"],
+        json_columns=list(JSON_STATE_FIELDS),
     )
 
 
@@ -229,7 +230,7 @@ def _write_changed_tenders(rows: list[list]) -> None:
             key="id",
             columns=["id", *STATE_FIELDS, "changed_at", "last_seen_at"],
             rows=rows,
-            json_columns=["lots"],
+            json_columns=list(JSON_STATE_FIELDS),
         )
 
 

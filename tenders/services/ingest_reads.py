@@ -15,6 +15,7 @@ import orjson
 from django.db import connection
 
 import tenders.lookups  # noqa: F401  (registers __any)
+from sources.identifiers import canonical_publication_number
 from sources.records import NoticeRecord
 from tenders.merging import TRACKED_CHANGES, record_from_json, traits_of
 from tenders.models import Tender, TenderSource
@@ -70,6 +71,14 @@ def merge_lookups(
         rows = TenderSource.objects.filter(procedure_id__any=procedure_ids).values_list("procedure_id", "tender_id")
         for procedure_id, tender_id in rows:
             lookups.by_procedure_id.setdefault(procedure_id, tender_id)
+    publication_numbers = sorted({ref for k in keys for ref in k.references if canonical_publication_number(ref)})
+    if publication_numbers:
+        rows = Tender.objects.filter(publication_numbers__overlap=publication_numbers).values_list(
+            "id", "publication_numbers"
+        )
+        for tender_id, numbers in rows:
+            for number in numbers:
+                lookups.by_publication_number.setdefault(number, tender_id)
     if portal_refs:
         rows = Tender.objects.filter(portal_references__overlap=portal_refs).values_list("id", "portal_references")
         for tender_id, refs in rows:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -16,7 +18,11 @@ from notifications.portal.formatting import change_lines, external_url, notice_k
 from notifications.portal.forms import TriageForm
 from notifications.portal.selectors import tender_view, triage_for
 from notifications.portal.services import triage_set
+from tenders.market import similar_awarded
 from tenders.models import Tender
+from tenders.vocabulary.contract_nature import contract_nature_label
+from tenders.vocabulary.deadlines import deadline_label
+from tenders.vocabulary.legal_basis import legal_basis_label
 
 
 @login_required
@@ -38,6 +44,15 @@ def tender_page(request, tender_id: int):
         "history": history,
         "profiles": view.matched_profiles,
         "procedure_type": procedure_type_text(tender.procedure_type),
+        "awards": [a for a in tender.awards if a.get("status") == "awarded" or a.get("supplier_name")],
+        "unawarded_lots": [a for a in tender.awards if a.get("status") != "awarded" and not a.get("supplier_name")],
+        "similar": similar_awarded(tender=tender),
+        "legal_basis": legal_basis_label(tender.legal_basis),
+        "contract_nature": contract_nature_label(tender.contract_nature),
+        "deadlines": [
+            {"label": deadline_label(d["kind"]), "at": datetime.fromisoformat(d["at"]), "lot": d["lot_id"]}
+            for d in tender.deadlines
+        ],
         "documents_url": external_url(tender.documents_url),
         "triage": view.triage,
         "triage_form": TriageForm(

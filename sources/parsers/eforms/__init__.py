@@ -11,8 +11,9 @@ exports say ``ns8:ContractNotice``/``ns3:ID``, modern ones ``cbc:``/``cac:``).
 The parser is hardened: no entity substitution, no network, no huge trees, and a
 DOCTYPE is refused outright (eForms never has one), so entity expansion
 ("billion laughs") and external entities never happen. Modules: ``tree``
-(parsing, lookups), ``procedure`` (procedure/lot fields), ``parties`` (buyer,
-award results), ``links`` (portal ids in URLs).
+(parsing, lookups), ``procedure`` (procedure/lot fields), ``parties`` (buyer),
+``results`` (award results), ``terms`` (legal basis, nature, duration, framework),
+``links`` (portal ids in URLs).
 
 Rules the merge logic relies on:
 
@@ -23,21 +24,24 @@ Rules the merge logic relies on:
   Otherwise ``cbc:NoticeTypeCode`` decides (``pin-*`` prior information,
   ``can-*``/``veat``/``compl`` award, ``cn-*``/``subco``/``qu-sy`` contract
   notice), then the root element (national E3/E4 subtypes follow their root).
-* ``status``: CANCELLATION -> CANCELLED; with ``efac:NoticeResult``: AWARDED if
-  any lot result is ``selec-w``, CANCELLED if all are ``clos-nw``, else ACTIVE.
+* ``status``: CANCELLATION -> CANCELLED; with results: AWARDED if any lot has a winner,
+  CANCELLED if all lot results are ``clos-nw``, else ACTIVE. ``can-modif`` (contract
+  modification) is a CHANGE, not an award. Results and winners: see ``results``.
 * ``referenced_notice_ids``: ``efbc:ChangedNoticeIdentifier`` then every
   ``cac:NoticeDocumentReference/cbc:ID``. A ``-NN`` suffix is stripped only after
   a UUID (``<uuid>-01`` is unambiguously notice id + version); other ids (TED
   ``123456-2023``, numeric DÖE ids) are kept verbatim.
 * place of performance comes only from ``cac:RealizedLocation`` (procedure, then
-  lots); the buyer's address never fills town/postal code/NUTS, but the buyer's
-  NUTS decides ``bundesland`` when the place has no German NUTS code.
+  lots; a "12345 Ort" in its description when no address names a town); the buyer's
+  address never fills town/postal code/NUTS. ``bundesland``: the place's postcode, else
+  its NUTS, else (place unstated) the buyer's seat; a place abroad has none.
 * ``submission_deadline``: earliest ``TenderSubmissionDeadlinePeriod``; if there
   is none (restricted/negotiated procedures), the earliest
   ``ParticipationRequestReceptionPeriod``. A date without a time means 23:59.
 * ``published_at``: ``efac:Publication/efbc:PublicationDate``, else
-  ``cbc:IssueDate`` + ``cbc:IssueTime``, else ``cbc:RequestedPublicationDate``
-  (legacy DÖE exports carry nothing else).
+  ``cbc:RequestedPublicationDate`` when later than the dispatch date, else
+  ``cbc:IssueDate`` + ``cbc:IssueTime`` (the dispatch can precede publication by weeks).
+* ``deadlines``: every Angebots-, Teilnahme- and Fragenfrist with its kind and lot.
 * ``estimated_value``: the procedure estimate, else the sum of the lot estimates
   present (a lower bound when some lots have none) if they share one currency.
 
@@ -55,10 +59,13 @@ from typing import Any
 
 from lxml import etree
 
-from sources.normalise import bundesland_for_nuts, procedure_type_code
+from sources.addresses import bundesland_for_place
+from sources.identifiers import canonical_publication_number
+from sources.normalise import procedure_type_code
 from sources.records import NoticeKind, NoticeRecord, TenderStatus
+from tenders.vocabulary.deadlines import DeadlineKind
 
-from . import parties, procedure
+from . import parties, procedure, results, terms
 from .links import document_urls, portal_references_from_urls
 from .tree import NS, EformsParseError, Element, extension, first, localised, parse_root
 
@@ -83,15 +90,19 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
     reasons = [first(r, "cbc:ReasonCode").lower() for r in ext.findall("efac:Changes/efac:ChangeReason", NS)]
     has_changes = ext.find("efac:Changes", NS) is not None
     kind = procedure.kind(root_name, notice_type, has_changes=has_changes, reasons=reasons)
-    result_status, suppliers = parties.results(ext, orgs)
+    result_status, awards, suppliers = results.results(ext, root, orgs)
     project = root.find("cac:ProcurementProject", NS)
     lot_elements = root.findall("cac:ProcurementProjectLot", NS)
-    first_lot = procedure.lot_project(lot_elements[0]) if lot_elements else None
+    lot_projects = [procedure.lot_project(el) for el in lot_elements]
+    first_lot = lot_projects[0] if lot_projects else None
     addresses = procedure.places(project, lot_elements)
     nuts = procedure.nuts_codes(addresses)
-    town, postal_code, country = procedure.place(addresses)
-    buyer_name, buyer_id, buyer_nuts = parties.buyer(root, orgs)
+    town, postal_code, country = procedure.place(addresses, procedure.locations(project, lot_elements))
+    buyer = parties.buyer(root, orgs)
     value, currency = procedure.value(project, lot_elements)
+    deadlines = procedure.deadlines(root, lot_elements)
+    legal_basis, above_threshold = terms.legal_basis(root)
+    contract_start, contract_end, duration = terms.contract_period(project, lot_projects)
     return NoticeRecord(
         source=source,
         source_notice_id=notice_id,
@@ -102,28 +113,55 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
         portal_references=portal_references_from_urls([*document_urls(root), url]),
         title=localised(project, "cbc:Name") or localised(first_lot, "cbc:Name"),
         description=localised(project, "cbc:Description") or localised(first_lot, "cbc:Description"),
-        buyer_name=buyer_name,
-        buyer_id=buyer_id,
+        buyer_name=buyer.name,
+        buyer_id=buyer.legal_id,
         procedure_type=procedure_type_code(first(root, "cac:TenderingProcess/cbc:ProcedureCode")),
         status=TenderStatus.CANCELLED if kind is NoticeKind.CANCELLATION else result_status or TenderStatus.ACTIVE,
         cpv_codes=procedure.all_cpv(project, lot_elements),
         nuts_codes=nuts,
-        bundesland=bundesland_for_nuts(nuts) or bundesland_for_nuts([buyer_nuts]),
+        bundesland=bundesland_for_place(
+            nuts_codes=nuts,
+            postal_code=postal_code,
+            country=country,
+            buyer_nuts=buyer.nuts,
+            buyer_postal_code=buyer.postal_code,
+        ),
         postal_code=postal_code,
         town=town,
         country=country,
         estimated_value=value,
         currency=currency,
         published_at=procedure.published_at(root, ext),
-        submission_deadline=procedure.earliest(root, "TenderSubmissionDeadlinePeriod")
-        or procedure.earliest(root, "ParticipationRequestReceptionPeriod"),
-        questions_deadline=procedure.earliest(root, "AdditionalInformationRequestPeriod"),
+        submission_deadline=_earliest(deadlines, DeadlineKind.TENDER)
+        or _earliest(deadlines, DeadlineKind.PARTICIPATION),
+        questions_deadline=_earliest(deadlines, DeadlineKind.QUESTIONS),
         lots=procedure.lots(lot_elements),
         documents_url=procedure.documents_url(root),
         url=url,
         suppliers=suppliers,
+        awards=awards,
+        buyer_street=buyer.street,
+        buyer_postal_code=buyer.postal_code,
+        buyer_town=buyer.town,
+        buyer_country=buyer.country,
+        buyer_email=buyer.email,
+        buyer_phone=buyer.phone,
+        legal_basis=legal_basis,
+        above_eu_threshold=above_threshold,
+        contract_nature=terms.contract_nature(project, lot_projects),
+        main_cpv=terms.main_cpv(project, lot_projects),
+        deadlines=deadlines,
+        publication_number=canonical_publication_number(first(ext, "efac:Publication/efbc:NoticePublicationID")),
+        contract_start=contract_start,
+        contract_end=contract_end,
+        contract_duration=duration,
+        framework_agreement=terms.framework_agreement(lot_elements),
         payload=_payload(root, ext, root_name, notice_type, reasons),
     )
+
+
+def _earliest(deadlines, kind: DeadlineKind):
+    return min((d.at for d in deadlines if d.kind == kind), default=None)
 
 
 def _payload(root: Element, ext: Element, root_name: str, notice_type: str, reasons: list[str]) -> dict[str, Any]:

@@ -6,16 +6,18 @@ import re
 from datetime import datetime, time
 from decimal import Decimal
 
+from sources.addresses import split_town, town_in_text
+from sources.identifiers import canonical_publication_number
 from sources.normalise import (
     END_OF_DAY,
     combine_date_time,
     normalise_nuts,
-    normalise_postal_code,
     parse_decimal,
     parse_iso_datetime,
     unique_cpv,
 )
-from sources.records import Lot, NoticeKind
+from sources.records import Deadline, Lot, NoticeKind
+from tenders.vocabulary.deadlines import DeadlineKind
 
 from .tree import Element, attribute, find, findall, first, localised, texts
 
@@ -29,7 +31,6 @@ _ROOT_KINDS = {
 CANCEL_REASONS = frozenset({"cancel"})
 
 _UUID_WITH_VERSION = re.compile(r"([0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})-\d{2}")
-_POSTAL_IN_TOWN = re.compile(r"(?:D-?\s*)?(\d{5})\s+(\S.*)")
 _ADDRESS = "cac:RealizedLocation/cac:Address"
 
 
@@ -43,6 +44,8 @@ def kind(root_name: str, notice_type: str, *, has_changes: bool, reasons: list[s
     if has_changes:
         return NoticeKind.CANCELLATION if CANCEL_REASONS.intersection(reasons) else NoticeKind.CHANGE
     code = notice_type.lower()
+    if code == "can-modif":  # a contract modification (subtypes 38-40) changes an awarded contract; no new award
+        return NoticeKind.CHANGE
     if code.startswith("pin-"):
         return NoticeKind.PRIOR_INFORMATION
     if code.startswith("can-") or code in {"veat", "compl"}:
@@ -61,7 +64,8 @@ def strip_version(notice_id: str) -> str:
 def referenced_ids(root: Element, ext: Element, own_id: str) -> tuple[str, ...]:
     """Changed notices first, then every ``cac:NoticeDocumentReference`` (e.g. the PIN a CN follows)."""
     raw = texts(ext, "efac:Changes/efbc:ChangedNoticeIdentifier") + texts(root, ".//cac:NoticeDocumentReference/cbc:ID")
-    return tuple(dict.fromkeys(i for i in map(strip_version, raw) if i != own_id))
+    ids = (canonical_publication_number(i) or strip_version(i) for i in raw)
+    return tuple(dict.fromkeys(i for i in ids if i != own_id))
 
 
 def cpv(project: Element | None) -> list[str]:
@@ -94,12 +98,43 @@ def lots(lot_elements: list[Element]) -> tuple[Lot, ...]:
 
 def _lot(lot: Element) -> Lot:
     project = lot_project(lot)
+    addresses = findall(project, _ADDRESS)
+    town, postal_code, _ = place(addresses, findall(project, _LOCATION))
     return Lot(
         lot_id=first(lot, "cbc:ID"),
         title=localised(project, "cbc:Name"),
         cpv_codes=unique_cpv(cpv(project)),
         estimated_value=_amount(project)[0],
+        submission_deadline=_period_end(lot, _TENDER_PERIOD) or _period_end(lot, _PARTICIPATION_PERIOD),
+        town=town,
+        postal_code=postal_code,
+        nuts_codes=nuts_codes(addresses),
     )
+
+
+_TENDER_PERIOD = "cac:TenderingProcess/cac:TenderSubmissionDeadlinePeriod"
+_PARTICIPATION_PERIOD = "cac:TenderingProcess/cac:ParticipationRequestReceptionPeriod"
+_QUESTIONS_PERIOD = "cac:TenderingProcess/cac:AdditionalInformationRequestPeriod"
+_DEADLINE_KINDS = (
+    (DeadlineKind.TENDER, _TENDER_PERIOD),
+    (DeadlineKind.PARTICIPATION, _PARTICIPATION_PERIOD),
+    (DeadlineKind.QUESTIONS, _QUESTIONS_PERIOD),
+)
+
+
+def _period_end(el: Element | None, path: str) -> datetime | None:
+    found = [d for d in (date_time(p, "cbc:EndDate", "cbc:EndTime", END_OF_DAY) for p in findall(el, path)) if d]
+    return min(found) if found else None
+
+
+def deadlines(root: Element, lot_elements: list[Element]) -> tuple[Deadline, ...]:
+    """Every deadline with its kind: procedure level (lot "") first, then lot by lot; one per kind and lot."""
+    found: list[Deadline] = []
+    for holder, lot_id in [(root, ""), *((el, first(el, "cbc:ID")) for el in lot_elements)]:
+        for kind_, path in _DEADLINE_KINDS:
+            if at := _period_end(holder, path):
+                found.append(Deadline(kind=kind_, at=at, lot_id=lot_id))
+    return tuple(found)
 
 
 def _amount(project: Element | None) -> tuple[Decimal | None, str]:
@@ -121,9 +156,17 @@ def value(project: Element | None, lot_elements: list[Element]) -> tuple[Decimal
     return sum((v for v, _ in amounts), Decimal(0)), currencies.pop()
 
 
+_LOCATION = "cac:RealizedLocation"
+
+
 def places(project: Element | None, lot_elements: list[Element]) -> list[Element]:
     """Place-of-performance addresses, procedure level first, then lot by lot."""
     return findall(project, _ADDRESS) + [a for el in lot_elements for a in findall(lot_project(el), _ADDRESS)]
+
+
+def locations(project: Element | None, lot_elements: list[Element]) -> list[Element]:
+    """``cac:RealizedLocation`` elements (for their free-text descriptions), procedure level first."""
+    return findall(project, _LOCATION) + [loc for el in lot_elements for loc in findall(lot_project(el), _LOCATION)]
 
 
 def nuts_codes(addresses: list[Element]) -> tuple[str, ...]:
@@ -131,20 +174,22 @@ def nuts_codes(addresses: list[Element]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(code for code in codes if code))
 
 
-def place(addresses: list[Element]) -> tuple[str, str, str]:
-    """(town, PLZ, country) of the first address naming a town or postal code; country falls back to any address."""
+def place(addresses: list[Element], location_elements: list[Element] = ()) -> tuple[str, str, str]:
+    """(town, PLZ, country) of the first address naming a town or postal code; country falls back to any address.
+
+    Without such an address, a "12345 Ort" in a location's free-text description
+    (``cac:RealizedLocation/cbc:Description``) gives town and postcode.
+    """
     chosen = next((a for a in addresses if first(a, "cbc:CityName") or first(a, "cbc:PostalZone")), None)
-    town, postal = _split_town(first(chosen, "cbc:CityName"), first(chosen, "cbc:PostalZone"))
+    town, postal = split_town(first(chosen, "cbc:CityName"), first(chosen, "cbc:PostalZone"))
+    if not town and not postal:
+        for location in location_elements:
+            town, postal = town_in_text(localised(location, "cbc:Description"))
+            if town:
+                break
     candidates = ([chosen] if chosen is not None else []) + addresses
     country = next((c for c in (first(a, "cac:Country/cbc:IdentificationCode") for a in candidates) if c), "")
     return town, postal, country.upper()
-
-
-def _split_town(city: str, zone: str) -> tuple[str, str]:
-    """Legacy DÖE writes "10178 Berlin" into cbc:CityName and leaves cbc:PostalZone out."""
-    postal = normalise_postal_code(zone)
-    match = None if postal else _POSTAL_IN_TOWN.fullmatch(city)
-    return (match.group(2), match.group(1)) if match else (city, postal)
 
 
 def _normalise_time(raw: str) -> str:
@@ -170,10 +215,16 @@ def earliest(root: Element, period: str) -> datetime | None:
 
 
 def published_at(root: Element, ext: Element) -> datetime | None:
-    """Publication date, else issue date + time, else the requested publication date (legacy DÖE)."""
+    """Publication date; else the requested publication date when it is later than the dispatch
+    (``cbc:IssueDate``, sent days or weeks before the notice appears), else the dispatch date and time."""
     published = parse_iso_datetime(first(ext, "efac:Publication/efbc:PublicationDate") or None)
+    if published:
+        return published
     issued = date_time(root, "cbc:IssueDate", "cbc:IssueTime")
-    return published or issued or parse_iso_datetime(first(root, "cbc:RequestedPublicationDate") or None)
+    requested = parse_iso_datetime(first(root, "cbc:RequestedPublicationDate") or None)
+    if requested and (issued is None or requested.date() > issued.date()):
+        return requested
+    return issued or requested
 
 
 def documents_url(root: Element) -> str:

@@ -111,7 +111,18 @@ def test_doe_eforms_de_max_planck_notice():
     assert record.submission_deadline.utcoffset() == timedelta(hours=2)
     assert record.submission_deadline.astimezone(BERLIN).hour == 12
     assert record.questions_deadline is None
-    assert record.lots == (Lot("LOT-0000", "MICADO Integral Field Unit II", ("38433000",), None),)
+    assert record.lots == (
+        Lot(
+            "LOT-0000",
+            "MICADO Integral Field Unit II",
+            ("38433000",),
+            None,
+            submission_deadline=datetime(2026, 10, 20, 12, 0, tzinfo=CEST),
+            town="Garching",
+            postal_code="85748",
+            nuts_codes=("DE212",),
+        ),
+    )
     assert record.documents_url == (
         "https://www.tender24.de/NetServer/TenderingProcedureDetails"
         "?function=_Details&TenderOID=54321-Tender-1a09ee5f4b7-72f9ab694e623ec2"
@@ -207,12 +218,14 @@ def test_cn_24_open():
             "Term Contract for a Planned Programme of In-service Inspection and Testing of Electrical Equipment",
             ("71630000", "71314100", "50300000", "31600000"),
             None,
+            submission_deadline=datetime(2020, 4, 3, 12, 0, tzinfo=CET),
         ),
     )
 
 
 def test_cn_24_maximal():
     record = ted("cn_24_maximal")
+    DEADLINE = datetime(2023, 5, 22, 20, 59, 32, tzinfo=CET)  # noqa: N806 - the lots' Teilnahmefrist
 
     assert record.source_notice_id == "14549263-b47b-4e59-96a1-2d0d13e19343"
     assert record.version == "03"
@@ -234,8 +247,8 @@ def test_cn_24_maximal():
     assert record.published_at == datetime(2023, 3, 23, 20, 59, 32, tzinfo=CET)
     # The lots group GLO-0001 is not a lot.
     assert record.lots == (
-        Lot("LOT-0001", "Title ---", ("75121000",), Decimal("9999999.99")),
-        Lot("LOT-0002", "Title Lot 2---", ("75121000",), Decimal("9999999.99")),
+        Lot("LOT-0001", "Title ---", ("75121000",), Decimal("9999999.99"), DEADLINE, "Luxembourg", "", ("LU000",)),
+        Lot("LOT-0002", "Title Lot 2---", ("75121000",), Decimal("9999999.99"), DEADLINE, "Luxembourg", "", ("LU000",)),
     )
     assert record.documents_url == "http://nonrestricteddocuments.com"
     assert record.portal_references == ()
@@ -255,7 +268,7 @@ def test_can_24_minimal_award():
     assert record.procedure_type == "open"
     assert record.submission_deadline is None
     assert record.published_at == datetime(2019, 10, 23, 0, 0, tzinfo=CET)
-    assert record.lots == (Lot("LOT-0000", "Agence centre", ("77310000",), None),)
+    assert record.lots == (Lot("LOT-0000", "Agence centre", ("77310000",), None, nuts_codes=("FRD22",)),)
     assert record.payload["notice_type"] == "can-standard"
     assert record.payload["subtype"] == "29"
 
@@ -319,7 +332,7 @@ def test_e4_national_award_notice():
     assert record.suppliers == ("Société Espaces Verts",)
     assert record.payload["subtype"] == "E4"
     assert record.procedure_type == ""  # E4 has no cbc:ProcedureCode
-    assert record.lots == (Lot("LOT-0001", "Agence centre", ("77310000",), None),)
+    assert record.lots == (Lot("LOT-0001", "Agence centre", ("77310000",), None, nuts_codes=("FRD22",)),)
 
 
 @pytest.mark.parametrize("path", sorted([*DATA.glob("ted/eforms-sdk_*.xml"), *DATA.glob("doe/eforms*.xml")]))
@@ -404,7 +417,7 @@ def test_winners_are_the_tenders_of_settled_contracts():
     ("root", "notice_type", "kind"),
     [
         ("ContractAwardNotice", "veat", NoticeKind.AWARD),
-        ("ContractAwardNotice", "can-modif", NoticeKind.AWARD),
+        ("ContractAwardNotice", "can-modif", NoticeKind.CHANGE),  # a contract modification, not an award
         ("PriorInformationNotice", "pin-cfc-standard", NoticeKind.PRIOR_INFORMATION),
         ("ContractNotice", "cn-social", NoticeKind.CONTRACT_NOTICE),
         ("PriorInformationNotice", "", NoticeKind.PRIOR_INFORMATION),

@@ -122,7 +122,8 @@ class TestNoCpvTender:
     def test_place_from_free_text_location(self):
         record = _one(NO_CPV)
         assert record.nuts_codes == ()
-        assert record.bundesland == ""
+        # No NUTS code: the Land comes from the postcode 38820 (Halberstadt, Sachsen-Anhalt).
+        assert record.bundesland == "Sachsen-Anhalt"
         # deliveryLocation.description "Landkreis Harz\nKreisstraßenbauhof\nSternstraße 11\n38820 Halberstadt"
         assert record.postal_code == "38820"
         assert record.town == "Halberstadt"

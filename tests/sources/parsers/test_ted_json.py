@@ -193,7 +193,7 @@ class TestFieldsNotInFixture:
         [
             ("pin-only", "planning", NoticeKind.PRIOR_INFORMATION),
             ("cn-social", "competition", NoticeKind.CONTRACT_NOTICE),
-            ("can-modif", "cont-modif", NoticeKind.AWARD),
+            ("can-modif", "cont-modif", NoticeKind.CHANGE),  # a contract modification, not an award
             ("veat", "dir-awa-pre", NoticeKind.AWARD),
             ("cn-standard", "change", NoticeKind.CHANGE),
             ("", "result", NoticeKind.AWARD),

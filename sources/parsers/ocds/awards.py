@@ -1,0 +1,107 @@
+"""Award results of an OCDS release: awards, contracts, suppliers, tender counts.
+
+DÖE's OCDS (from eForms) writes one award per lot result: ``awards[].id`` and ``relatedLots`` name
+the lot, ``status`` "active"/"pending" means a winner, "unsuccessful" no winner ("clos-nw"),
+"cancelled" a withdrawn award; ``suppliers`` carry name, identifier, address. The contract signed
+on the award (``contracts[].awardID``) adds ``value`` and ``dateSigned``. Tender counts come from
+the bids extension (``bids.statistics`` measure "bids", per ``relatedLot``). DÖE sometimes lists
+suppliers only in ``parties`` (role "supplier").
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sources.normalise import BERLIN, clean_text, parse_iso_datetime
+from sources.records import Award, AwardStatus
+
+from .places import country
+from .values import amount, as_dict, as_dicts, as_str, as_strs
+
+_AWARD_STATUS = {
+    "active": AwardStatus.AWARDED,
+    "pending": AwardStatus.AWARDED,
+    "unsuccessful": AwardStatus.NOT_AWARDED,
+    "cancelled": AwardStatus.NOT_AWARDED,
+}
+
+
+def supplier_names(release: dict) -> tuple[str, ...]:
+    """Supplier names from ``awards[].suppliers``; DÖE sometimes lists them only in ``parties``."""
+    names = [as_str(s.get("name")) for a in as_dicts(release.get("awards")) for s in as_dicts(a.get("suppliers"))]
+    if not any(names):
+        names = [
+            as_str(p.get("name")) for p in as_dicts(release.get("parties")) if "supplier" in as_strs(p.get("roles"))
+        ]
+    return tuple(dict.fromkeys(clean_text(n) for n in names if n))
+
+
+def _date(raw: str) -> date | None:
+    value = parse_iso_datetime(raw or None)
+    return value.astimezone(BERLIN).date() if value else None  # "2026-07-19T22:00Z" is 20 July in Germany
+
+
+def _tenders_received(release: dict) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for statistic in as_dicts(as_dict(release.get("bids")).get("statistics")):
+        if as_str(statistic.get("measure")) in ("bids", "tenders") and isinstance(statistic.get("value"), int):
+            counts.setdefault(as_str(statistic.get("relatedLot")), statistic["value"])
+    return counts
+
+
+def awards(release: dict) -> tuple[Award, ...]:
+    """One ``Award`` per lot and supplier of every award; an award without a winner keeps its lot's outcome."""
+    contracts = {as_str(c.get("awardID")): c for c in as_dicts(release.get("contracts"))}
+    # DÖE writes the contract id into awardID ("CON-0001" for award "LOT-0000"): its items name the lot.
+    contracts_by_lot = {
+        as_str(item.get("relatedLot")): c
+        for c in as_dicts(release.get("contracts"))
+        for item in as_dicts(c.get("items"))
+    }
+    parties = {as_str(p.get("id")): p for p in as_dicts(release.get("parties"))}
+    received = _tenders_received(release)
+    supplier_parties = [p for p in parties.values() if "supplier" in as_strs(p.get("roles"))]
+    found: list[Award] = []
+    for award in as_dicts(release.get("awards")):
+        status = _AWARD_STATUS.get(as_str(award.get("status")).lower(), AwardStatus.AWARDED)
+        lots = as_strs(award.get("relatedLots")) or [as_str(award.get("id"))]
+        contract = contracts.get(as_str(award.get("id"))) or next(
+            (contracts_by_lot[lot] for lot in lots if lot in contracts_by_lot), {}
+        )
+        value, currency = amount(award.get("value"))
+        if value is None:
+            value, currency = amount(contract.get("value"))
+        award_date = _date(as_str(contract.get("dateSigned"))) or _date(as_str(award.get("date")))
+        suppliers = as_dicts(award.get("suppliers"))
+        if status is AwardStatus.AWARDED and not suppliers and len(supplier_parties) == 1:
+            suppliers = supplier_parties  # listed only in parties: unambiguous for one supplier
+        for lot_id in lots:
+            if status is not AwardStatus.AWARDED or not suppliers:
+                found.append(
+                    Award(lot_id=lot_id, status=status, tenders_received=received.get(lot_id), date=award_date)
+                )
+                continue
+            for supplier in suppliers:
+                party = parties.get(as_str(supplier.get("id"))) or parties.get(
+                    as_str(as_dict(supplier.get("identifier")).get("id")), {}
+                )
+                address = as_dict(supplier.get("address")) or as_dict(party.get("address"))
+                identifier = as_dict(supplier.get("identifier")) or as_dict(party.get("identifier"))
+                supplier_id = as_str(identifier.get("id"))
+                found.append(
+                    Award(
+                        lot_id=lot_id,
+                        status=status,
+                        supplier_name=clean_text(as_str(supplier.get("name")) or as_str(party.get("name"))),
+                        supplier_id=supplier_id
+                        if not supplier_id.upper().startswith("ORG-")
+                        else as_str(supplier.get("id")),
+                        supplier_town=clean_text(as_str(address.get("locality"))),
+                        supplier_country=country([address]),
+                        value=value,
+                        currency=currency,
+                        tenders_received=received.get(lot_id),
+                        date=award_date,
+                    )
+                )
+    return tuple(found)

@@ -1,0 +1,28 @@
+"""Values that fill a mandatory form field without saying anything: dropped at the ingest boundary."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+# "1 EUR" (and 0) is what forms get when the buyer will not state a value.
+PLACEHOLDER_AMOUNT_LIMIT = Decimal(1)
+_PLACEHOLDER_TEXT = re.compile(
+    r"^(?:-+|\.+|/|k\.?\s?a\.?|n/?a|keine angabe|siehe .*|s\. .*|diverse|verschiedene|unbekannt|"
+    r"standort de[rs] (?:beauftragten|auftragnehmer).*|ort der leistung.*|beim auftragnehmer.*|xxx+)$",
+    re.IGNORECASE,
+)
+
+
+def placeholder_amount(value: Decimal | None) -> bool:
+    return value is not None and value <= PLACEHOLDER_AMOUNT_LIMIT
+
+
+def without_placeholder(text: str) -> str:
+    """``text``, or "" when it only stands in for a value ("-", "k. A.", "Standort der beauftragten Firma")."""
+    return "" if text and _PLACEHOLDER_TEXT.match(text.strip()) else text
+
+
+def plausible_buyer_id(value: str) -> str:
+    """A buyer identifier has digits (Leitweg-ID, VAT, register number); names and "-" are no ids."""
+    return value if any(ch.isdigit() for ch in value) else ""

@@ -1,0 +1,8 @@
+"""Shared vocabulary: code lists, German labels and pure look-ups (no Django, no ORM).
+
+- ``legal_basis``: Vergaberechtsgrundlage (VgV, VOB/A-EU, UVgO …) and the EU-threshold flag;
+- ``contract_nature``: Bauleistung / Lieferleistung / Dienstleistung;
+- ``deadlines``: kinds of deadline (Angebotsfrist, Teilnahmefrist, Fragenfrist);
+- ``procedures``: the German national procedure codes of eForms-DE;
+- ``postcodes``: German postcode -> Bundesland (from GeoNames, see ``data/README.md``).
+"""

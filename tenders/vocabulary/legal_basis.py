@@ -1,0 +1,103 @@
+"""Legal basis of a procurement (Vergaberechtsgrundlage): codes, German labels, a normaliser.
+
+Codes follow the eForms-DE code list for ``cac:ProcurementLegislationDocumentReference/cbc:ID``
+(BT-01 local legal basis, lower case: ``vgv``, ``sektvo``, ``konzvgv``, ``vsvgv``, ``vob-a-eu``,
+``vob-a``, ``uvgo`` …); ``legal_basis_code`` also folds the spellings portals print ("VOB/A EU",
+"UVgO", "Vergabeverordnung") and the EU directives of ``cbc:RegulatoryDomain`` (CELEX numbers).
+"""
+
+from __future__ import annotations
+
+import re
+
+LEGAL_BASIS_LABELS: dict[str, str] = {
+    "vgv": "VgV",
+    "sektvo": "SektVO",
+    "konzvgv": "KonzVgV",
+    "vsvgv": "VSVgV",
+    "vob-a-eu": "VOB/A-EU",
+    "vob-a-vs": "VOB/A-VS",
+    "vob-a": "VOB/A (Abschnitt 1)",
+    "uvgo": "UVgO",
+    "vol-a": "VOL/A",
+    "svhv": "SVHV",
+    "haushaltsrecht": "Haushaltsrecht",
+    "eu-2014-24": "Richtlinie 2014/24/EU",
+    "eu-2014-25": "Richtlinie 2014/25/EU",
+    "eu-2014-23": "Richtlinie 2014/23/EU",
+    "eu-2009-81": "Richtlinie 2009/81/EG",
+    "other": "Sonstige",
+}
+
+# Legal bases that only apply above the EU thresholds (GWB part 4 and the directives behind it).
+ABOVE_THRESHOLD = frozenset(
+    {
+        "vgv",
+        "sektvo",
+        "konzvgv",
+        "vsvgv",
+        "vob-a-eu",
+        "vob-a-vs",
+        "eu-2014-24",
+        "eu-2014-25",
+        "eu-2014-23",
+        "eu-2009-81",
+    }
+)
+BELOW_THRESHOLD = frozenset({"vob-a", "uvgo", "vol-a", "svhv", "haushaltsrecht"})
+
+_CELEX = {
+    "32014l0024": "eu-2014-24",
+    "32014l0025": "eu-2014-25",
+    "32014l0023": "eu-2014-23",
+    "32009l0081": "eu-2009-81",
+}
+_ALIASES = {
+    "vergabeverordnung": "vgv",
+    "sektorenverordnung": "sektvo",
+    "konzessionsvergabeverordnung": "konzvgv",
+    "vergabeverordnung verteidigung und sicherheit": "vsvgv",
+    "unterschwellenvergabeordnung": "uvgo",
+    "vob/a eu": "vob-a-eu",
+    "vob/a-eu": "vob-a-eu",
+    "vob/a abschnitt 2": "vob-a-eu",
+    "vob/a vs": "vob-a-vs",
+    "vob/a-vs": "vob-a-vs",
+    "vob/a abschnitt 3": "vob-a-vs",
+    "vob/a": "vob-a",
+    "vob/a abschnitt 1": "vob-a",
+    "vob": "vob-a",
+    "vol/a": "vol-a",
+}
+_FOLD = re.compile(r"[\s_]+")
+
+
+def legal_basis_code(raw: str | None) -> str:
+    """Any known spelling of a legal basis -> its code; "" when empty, "other" when unknown."""
+    if not raw:
+        return ""
+    key = _FOLD.sub(" ", raw.strip().lower())
+    if not key:
+        return ""
+    if key in LEGAL_BASIS_LABELS:
+        return key
+    if key in _CELEX:
+        return _CELEX[key]
+    if key in _ALIASES:
+        return _ALIASES[key]
+    dashed = key.replace("/", "-").replace(" ", "-").replace("--", "-")
+    if dashed in LEGAL_BASIS_LABELS:
+        return dashed
+    return "other"
+
+
+def legal_basis_label(code: str) -> str:
+    return LEGAL_BASIS_LABELS.get(code, "")
+
+
+def above_eu_threshold(codes: list[str] | tuple[str, ...]) -> bool | None:
+    """True when any legal basis is an EU one, False when all known ones are national, None when unknown."""
+    known = [code for code in codes if code in ABOVE_THRESHOLD or code in BELOW_THRESHOLD]
+    if not known:
+        return None
+    return any(code in ABOVE_THRESHOLD for code in known)

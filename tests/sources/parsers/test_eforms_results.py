@@ -1,0 +1,277 @@
+"""Award results and the notice fields of issue 14, from eForms: real notices where they show it,
+else minimal notices built from the eForms SDK structure (marked CONSTRUCTED)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
+from pathlib import Path
+
+from sources.parsers.eforms import parse_eforms
+from sources.records import Award, AwardStatus, Deadline, NoticeKind, TenderStatus
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+MPE = DATA / "doe" / "eforms-de-2.1_cn-standard_16_24d29507-f9dd-4712-aef0-9d864df3af8e-01.xml"
+CEST = timezone(timedelta(hours=2))
+_NS = (
+    'xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2" '
+    'xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" '
+    'xmlns:ext="urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2" '
+    'xmlns:efext="http://data.europa.eu/p27/eforms-ubl-extensions/1" '
+    'xmlns:efac="http://data.europa.eu/p27/eforms-ubl-extension-aggregate-components/1" '
+    'xmlns:efbc="http://data.europa.eu/p27/eforms-ubl-extension-basic-components/1"'
+)
+
+
+def ted(name: str):
+    return parse_eforms((DATA / "ted" / f"eforms-sdk_{name}.xml").read_bytes(), source="ted")
+
+
+def notice(body: str, *, root: str = "ContractAwardNotice", extension: str = "") -> bytes:
+    """CONSTRUCTED: a minimal notice in the eForms SDK structure around ``body``."""
+    ext = (
+        f"<ext:UBLExtensions><ext:UBLExtension><ext:ExtensionContent><efext:EformsExtension>{extension}"
+        "</efext:EformsExtension></ext:ExtensionContent></ext:UBLExtension></ext:UBLExtensions>"
+    )
+    return (
+        f'<{root} xmlns="urn:oasis:names:specification:ubl:schema:xsd:{root}-2" {_NS}>{ext}'
+        f"<cbc:ID>11111111-2222-3333-4444-555555555555</cbc:ID>{body}</{root}>"
+    ).encode()
+
+
+def test_can_24_minimal_award_per_lot():
+    record = ted("can_24_minimal")
+    assert record.awards == (
+        Award(
+            lot_id="LOT-0000",
+            status=AwardStatus.AWARDED,
+            supplier_name="Espaces Verts Lemire",
+            supplier_id="326 912 557",
+            supplier_town="Le Grand-Quevilly",
+            supplier_country="FRA",
+            value=Decimal("95414"),
+            currency="EUR",
+            tenders_received=3,
+            date=date(2019, 9, 3),  # the contract's conclusion date, not the placeholder AwardDate 2000-01-01
+        ),
+    )
+    assert record.suppliers == ("Espaces Verts Lemire",)
+    assert record.status is TenderStatus.AWARDED
+    assert (record.legal_basis, record.above_eu_threshold) == ("eu-2014-24", True)
+    assert record.contract_nature == "services" and record.main_cpv == "77310000"
+    assert record.framework_agreement is False
+    assert (record.buyer_email, record.buyer_phone, record.buyer_town) == (
+        "contact@rouenhabitat.fr",
+        "+33 235156161",
+        "Rouen Cedex 1",
+    )
+
+
+def test_real_doe_notice_fields():
+    record = parse_eforms(MPE.read_bytes(), source="doe")
+    assert (record.legal_basis, record.above_eu_threshold) == ("vgv", True)  # eForms-DE "vgv"
+    assert record.contract_nature == "supplies"
+    assert record.main_cpv == "38433000"
+    assert (record.buyer_street, record.buyer_postal_code, record.buyer_town, record.buyer_country) == (
+        "Giessenbachstrasse",
+        "85748",
+        "Garching",
+        "DEU",
+    )
+    assert (record.buyer_email, record.buyer_phone) == ("sabrina.rosenberger@mpe.mpg.de", "+49 89-30000-3381")
+    assert record.deadlines == (Deadline("angebotsfrist", datetime(2026, 10, 20, 12, 0, tzinfo=CEST), "LOT-0000"),)
+    assert (record.contract_start, record.contract_end) == (date(2026, 12, 1), date(2027, 1, 1))
+    assert record.framework_agreement is False
+    assert record.lots[0].town == "Garching" and record.lots[0].postal_code == "85748"
+    assert record.awards == ()
+
+
+def test_framework_and_duration_from_sdk_notice():
+    record = ted("cn_24_minimal")
+    assert record.contract_duration == "P48M"
+    assert record.framework_agreement is True
+
+
+def test_participation_deadline_keeps_its_kind():
+    record = ted("cn_24_maximal")
+    kinds = {(d.kind, d.lot_id) for d in record.deadlines}
+    assert kinds == {
+        ("teilnahmefrist", "LOT-0001"),
+        ("fragenfrist", "LOT-0001"),
+        ("teilnahmefrist", "LOT-0002"),
+        ("fragenfrist", "LOT-0002"),
+    }
+
+
+_RESULT = """
+<efac:NoticeResult>
+  <efac:LotResult>
+    <cbc:ID schemeName="result">RES-0001</cbc:ID>{code}
+    <efac:ReceivedSubmissionsStatistics><efbc:StatisticsCode>tenders</efbc:StatisticsCode>
+      <efbc:StatisticsNumeric>4</efbc:StatisticsNumeric></efac:ReceivedSubmissionsStatistics>
+    <efac:SettledContract><cbc:ID>CON-0001</cbc:ID></efac:SettledContract>
+    <efac:TenderLot><cbc:ID schemeName="Lot">LOT-0001</cbc:ID></efac:TenderLot>
+  </efac:LotResult>
+  <efac:LotResult>
+    <cbc:ID schemeName="result">RES-0002</cbc:ID>
+    <cbc:TenderResultCode listName="winner-selection-status">clos-nw</cbc:TenderResultCode>
+    <efac:TenderLot><cbc:ID schemeName="Lot">LOT-0002</cbc:ID></efac:TenderLot>
+  </efac:LotResult>
+  <efac:LotTender>
+    <cbc:ID>TEN-0001</cbc:ID>
+    <cac:LegalMonetaryTotal><cbc:PayableAmount currencyID="EUR">123456.78</cbc:PayableAmount></cac:LegalMonetaryTotal>
+    <efac:TenderingParty><cbc:ID>TPA-0001</cbc:ID></efac:TenderingParty>
+    <efac:TenderLot><cbc:ID>LOT-0001</cbc:ID></efac:TenderLot>
+  </efac:LotTender>
+  <efac:SettledContract>
+    <cbc:ID>CON-0001</cbc:ID><cbc:IssueDate>2026-03-02+01:00</cbc:IssueDate>
+    <efac:LotTender><cbc:ID>TEN-0001</cbc:ID></efac:LotTender>
+  </efac:SettledContract>
+  <efac:TenderingParty>
+    <cbc:ID>TPA-0001</cbc:ID>
+    <efac:Tenderer><cbc:ID>ORG-0002</cbc:ID></efac:Tenderer>
+    <efac:Tenderer><cbc:ID>ORG-0003</cbc:ID><efbc:GroupLeadIndicator>true</efbc:GroupLeadIndicator></efac:Tenderer>
+  </efac:TenderingParty>
+</efac:NoticeResult>
+<efac:Organizations>
+  <efac:Organization><efac:Company>
+    <cac:PartyIdentification><cbc:ID>ORG-0002</cbc:ID></cac:PartyIdentification>
+    <cac:PartyName><cbc:Name languageID="DEU">Partner Bau GmbH</cbc:Name></cac:PartyName>
+  </efac:Company></efac:Organization>
+  <efac:Organization><efac:Company>
+    <cac:PartyIdentification><cbc:ID>ORG-0003</cbc:ID></cac:PartyIdentification>
+    <cac:PartyName><cbc:Name languageID="DEU">Hochbau Müller GmbH</cbc:Name></cac:PartyName>
+    <cac:PostalAddress><cbc:CityName>Erfurt</cbc:CityName>
+      <cac:Country><cbc:IdentificationCode>DEU</cbc:IdentificationCode></cac:Country></cac:PostalAddress>
+    <cac:PartyLegalEntity><cbc:CompanyID>DE123456789</cbc:CompanyID></cac:PartyLegalEntity>
+  </efac:Company></efac:Organization>
+</efac:Organizations>
+"""
+
+
+def test_winner_of_a_consortium_and_an_unsuccessful_lot():
+    code = '<cbc:TenderResultCode listName="winner-selection-status">selec-w</cbc:TenderResultCode>'
+    record = parse_eforms(
+        notice("<cbc:NoticeTypeCode>can-standard</cbc:NoticeTypeCode>", extension=_RESULT.format(code=code)),
+        source="doe",
+    )
+    assert record.awards == (
+        Award(
+            lot_id="LOT-0001",
+            supplier_name="Hochbau Müller GmbH",  # the consortium's lead
+            supplier_id="DE123456789",
+            supplier_town="Erfurt",
+            supplier_country="DEU",
+            value=Decimal("123456.78"),
+            currency="EUR",
+            tenders_received=4,
+            date=date(2026, 3, 2),
+        ),
+        Award(lot_id="LOT-0002", status=AwardStatus.NOT_AWARDED),
+    )
+    assert record.suppliers == ("Partner Bau GmbH", "Hochbau Müller GmbH")
+    assert record.status is TenderStatus.AWARDED
+
+
+def test_modification_notice_without_selec_w_keeps_its_winners():
+    record = parse_eforms(
+        notice("<cbc:NoticeTypeCode>can-modif</cbc:NoticeTypeCode>", extension=_RESULT.format(code="")),
+        source="doe",
+    )
+    assert record.kind is NoticeKind.CHANGE  # subtype 38: a modification, no new award
+    assert record.awards[0].supplier_name == "Hochbau Müller GmbH"
+    assert record.awards[0].value == Decimal("123456.78")
+
+
+def test_legacy_tender_result_winning_party():
+    body = """
+<cbc:CustomizationID>eforms-sdk-0.1</cbc:CustomizationID>
+<cbc:NoticeTypeCode>can-standard</cbc:NoticeTypeCode>
+<cac:ContractingParty><cac:Party><cac:PartyName><cbc:Name>Gemeinde Musterdorf</cbc:Name></cac:PartyName></cac:Party>
+</cac:ContractingParty>
+<cac:TenderResult>
+  <cbc:AwardDate>2022-05-30+02:00</cbc:AwardDate>
+  <cbc:ReceivedTenderQuantity>6</cbc:ReceivedTenderQuantity>
+  <cac:AwardedTenderedProject>
+    <cbc:ProcurementProjectLotID>LOT-0000</cbc:ProcurementProjectLotID>
+    <cac:LegalMonetaryTotal><cbc:PayableAmount currencyID="EUR">48000</cbc:PayableAmount></cac:LegalMonetaryTotal>
+  </cac:AwardedTenderedProject>
+  <cac:WinningParty>
+    <cac:PartyName><cbc:Name>Straßenbau Schmidt GmbH</cbc:Name></cac:PartyName>
+    <cac:PostalAddress><cbc:CityName>Gotha</cbc:CityName></cac:PostalAddress>
+  </cac:WinningParty>
+</cac:TenderResult>"""
+    record = parse_eforms(notice(body), source="doe")
+    assert record.awards == (
+        Award(
+            lot_id="LOT-0000",
+            supplier_name="Straßenbau Schmidt GmbH",
+            supplier_town="Gotha",
+            value=Decimal("48000"),
+            currency="EUR",
+            tenders_received=6,
+            date=date(2022, 5, 30),
+        ),
+    )
+    assert record.suppliers == ("Straßenbau Schmidt GmbH",)
+    assert record.status is TenderStatus.AWARDED
+
+
+def test_legacy_patterns_contact_block_street_in_town_national_code_publication_number():
+    body = """
+<cbc:CustomizationID>eforms-sdk-0.1</cbc:CustomizationID>
+<cbc:IssueDate>2024-03-01+01:00</cbc:IssueDate>
+<cbc:RequestedPublicationDate>2024-03-20+01:00</cbc:RequestedPublicationDate>
+<cbc:NoticeTypeCode>can-standard</cbc:NoticeTypeCode>
+<cac:ContractingParty><cac:Party><cac:PartyName><cbc:Name>Stadt Musterstadt, Tiefbauamt, Rathausplatz 1,
+  99084 Erfurt, Tel.: +49 361 1234, Fax: +49 361 1235, E-Mail: tiefbau@musterstadt.de</cbc:Name></cac:PartyName>
+  </cac:Party></cac:ContractingParty>
+<cac:TenderingProcess><cbc:ProcedureCode>de-restricted-wo-call</cbc:ProcedureCode>
+  <cac:NoticeDocumentReference><cbc:ID schemeName="ojs-notice-id">00615938-2024</cbc:ID></cac:NoticeDocumentReference>
+</cac:TenderingProcess>
+<cac:ProcurementProject><cbc:Name>Straßenbau</cbc:Name>
+  <cac:RealizedLocation><cac:Address><cbc:CityName>99084 Anger 5, Erfurt</cbc:CityName>
+    <cbc:CountrySubentityCode>DE212</cbc:CountrySubentityCode></cac:Address></cac:RealizedLocation>
+</cac:ProcurementProject>"""
+    record = parse_eforms(notice(body), source="doe")
+    assert record.buyer_name == "Stadt Musterstadt, Tiefbauamt"
+    assert (record.town, record.postal_code) == ("Erfurt", "99084")
+    assert record.procedure_type == "limited_tender"
+    assert record.referenced_notice_ids == ("615938-2024",)
+    # NUTS says Bayern (DE212), the postcode 99084 is Erfurt, Thüringen: the postcode decides.
+    assert record.bundesland == "Thüringen"
+    # Dispatched 1 March, to be published 20 March: the publication date counts.
+    assert record.published_at.date() == date(2024, 3, 20)
+
+
+def test_place_only_in_free_text_and_abroad():
+    body = """<cbc:NoticeTypeCode>cn-standard</cbc:NoticeTypeCode>
+<cac:ContractingParty><cac:Party><cac:PartyName><cbc:Name>Landkreis Harz</cbc:Name></cac:PartyName>
+  <cac:PostalAddress><cbc:CountrySubentityCode>DEE09</cbc:CountrySubentityCode></cac:PostalAddress></cac:Party>
+</cac:ContractingParty>
+<cac:ProcurementProject><cbc:Name>Mähwerk</cbc:Name>
+  <cac:RealizedLocation><cbc:Description languageID="DEU">Bauhof, Sternstraße 11, 38820 Halberstadt</cbc:Description>
+  </cac:RealizedLocation></cac:ProcurementProject>"""
+    record = parse_eforms(notice(body, root="ContractNotice"), source="doe")
+    assert (record.town, record.postal_code, record.bundesland) == ("Halberstadt", "38820", "Sachsen-Anhalt")
+
+    abroad = body.replace(
+        '<cbc:Description languageID="DEU">Bauhof, Sternstraße 11, 38820 Halberstadt</cbc:Description>',
+        "<cac:Address><cbc:CityName>Wien</cbc:CityName><cbc:CountrySubentityCode>AT130</cbc:CountrySubentityCode>"
+        "<cac:Country><cbc:IdentificationCode>AUT</cbc:IdentificationCode></cac:Country></cac:Address>",
+    )
+    record = parse_eforms(notice(abroad, root="ContractNotice"), source="doe")
+    assert (record.town, record.country) == ("Wien", "AUT")
+    assert record.bundesland == ""  # not the buyer's Sachsen-Anhalt
+
+
+def test_own_publication_number_is_read_without_leading_zeros():
+    extension = (
+        '<efac:Publication><efbc:NoticePublicationID schemeName="ojs-notice-id">00615938-2024'
+        "</efbc:NoticePublicationID><efbc:PublicationDate>2024-10-11+02:00</efbc:PublicationDate></efac:Publication>"
+    )
+    record = parse_eforms(
+        notice("<cbc:NoticeTypeCode>cn-standard</cbc:NoticeTypeCode>", root="ContractNotice", extension=extension),
+        source="ted",
+    )
+    assert record.publication_number == "615938-2024"

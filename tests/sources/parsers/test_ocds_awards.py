@@ -1,0 +1,59 @@
+"""OCDS award results on the real DÖE releases, and untagged releases."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+from sources.parsers.ocds import parse_ocds_package
+from sources.records import Award, AwardStatus, NoticeKind, TenderStatus
+
+DOE = Path(__file__).resolve().parents[2] / "data" / "doe"
+AWARD = DOE / "ocds_release-package_award_single-supplier_contract_00725bdd-1ad2-4de5-b6c2-ab6113dabd5f.json"
+AUFHEBUNG = DOE / "ocds_release-package_award_unsuccessful_aufhebung_008b7d74-6c76-412e-bf72-67ca753055aa.json"
+
+
+def test_award_with_contract_and_supplier_address():
+    (record,) = parse_ocds_package(AWARD.read_bytes())
+    assert record.awards == (
+        Award(
+            lot_id="LOT-0000",
+            status=AwardStatus.AWARDED,
+            supplier_name="msg systems ag",
+            supplier_id="DE 129 420 400",
+            supplier_town="Ismaning/München",
+            supplier_country="DEU",
+            date=date(2026, 7, 20),  # the contract's dateSigned 2026-07-19T22:00Z, in Berlin
+        ),
+    )
+    assert record.contract_nature == "services"
+    assert record.contract_duration == "P540D"  # lots[].contractPeriod.durationInDays
+    assert (record.buyer_street, record.buyer_postal_code, record.buyer_town) == ("Jüdenstr. 1", "10178", "Berlin")
+    assert record.buyer_email == "zvs@senatskanzlei.berlin.de"
+
+
+def test_unsuccessful_lot_is_recorded_without_winner():
+    (record,) = parse_ocds_package(AUFHEBUNG.read_bytes())
+    assert record.awards == (Award(lot_id="LOT-0001", status=AwardStatus.NOT_AWARDED),)
+    assert record.status is TenderStatus.CANCELLED
+    assert record.contract_nature == "supplies"  # "goods"
+    assert (record.contract_start, record.contract_end) == (date(2026, 2, 1), date(2028, 1, 31))
+
+
+def test_untagged_release_with_awards_is_an_award_notice():
+    package = json.loads(AWARD.read_bytes())
+    del package["releases"][0]["tag"]
+    (record,) = parse_ocds_package(json.dumps(package).encode())
+    assert record.kind is NoticeKind.AWARD
+    assert record.status is TenderStatus.AWARDED
+    assert record.awards[0].supplier_name == "msg systems ag"
+
+
+def test_award_value_and_bid_count():
+    package = json.loads(AWARD.read_bytes())
+    release = package["releases"][0]
+    release["contracts"][0]["value"] = {"amount": 250000, "currency": "EUR"}
+    release["bids"] = {"statistics": [{"id": "1", "measure": "bids", "value": 5, "relatedLot": "LOT-0000"}]}
+    (record,) = parse_ocds_package(json.dumps(package).encode())
+    assert (record.awards[0].value, record.awards[0].currency, record.awards[0].tenders_received) == (250000, "EUR", 5)
