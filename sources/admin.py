@@ -12,7 +12,7 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from sources.denylist import DENIED_PORTALS
-from sources.models import FetchRun, InboundMail, Source
+from sources.models import FetchRun, FetchRunStatus, InboundMail, Source
 from sources.registry import adapter_types
 from sources.schedules import schedules_sync
 from sources.selectors import source_health_list
@@ -67,8 +67,9 @@ class SourceAdmin(admin.ModelAdmin):
             status, "#5b6474"
         )
         extra = " · wenig Treffer" if obj.last_run_low_yield else ""
+        label = FetchRunStatus(status).label if status in FetchRunStatus.values else status
         return format_html(
-            '<span style="color:{}" title="{}">{}{}</span>', colour, obj.last_run_error or "", status, extra
+            '<span style="color:{}" title="{}">{}{}</span>', colour, obj.last_run_error or "", label, extra
         )
 
     @admin.display(description="Letzter Lauf", ordering="last_run_at")

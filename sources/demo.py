@@ -123,7 +123,7 @@ def demo_sample_load() -> DemoLoad:
 
 
 def doe_unreachable_reason(*, timeout_seconds: float = PROBE_TIMEOUT_SECONDS) -> str:
-    """"" when the DÖE host answers at all (any HTTP status), else why not (DNS, refused, timeout, …).
+    """ "" when the DÖE host answers at all (any HTTP status), else why not (DNS, refused, timeout, …).
 
     One request to the configured host's robots.txt with the source's own fetch policy (allowed
     hosts, SSRF guard, User-Agent), no retries and a short timeout: a machine without internet

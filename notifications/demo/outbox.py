@@ -12,7 +12,7 @@ import mailbox
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from email.utils import parsedate_to_datetime, getaddresses
+from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
 
 from django.conf import settings
@@ -62,7 +62,7 @@ def outbox_mails(*, recipients: Iterable[str]) -> list[OutboxMail]:
     wanted = {address.lower() for address in recipients}
     box = mailbox.Maildir(str(folder), create=False)
     mails = []
-    for key in box.keys():
+    for key in box.iterkeys():
         try:
             raw = box.get_bytes(key)
         except (KeyError, OSError):  # removed meanwhile

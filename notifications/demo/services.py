@@ -113,7 +113,9 @@ def demo_mail_route_save(*, port: int, from_email: str) -> None:
     )
 
 
-def demo_initial_alerts_deliver(*, owner_email: str, tender_ids: Sequence[int], now: datetime | None = None) -> DemoAlerts:
+def demo_initial_alerts_deliver(
+    *, owner_email: str, tender_ids: Sequence[int], now: datetime | None = None
+) -> DemoAlerts:
     """Match the demo load once, make the instant alerts and one digest, send them to the catcher."""
     _require_demo_tenant()
     now = now or timezone.now()

@@ -14,10 +14,8 @@ from django.views import View
 from django.views.generic import TemplateView
 
 from accounts.views import TenantAdminRequiredMixin
-from notifications.alerts.sending import SendError
 from notifications.inbox.imap import MailboxError
 from notifications.inbox.probe import mailbox_connection_test
-from notifications.preferences.smtp_test import smtp_test_outcome, smtp_test_request
 from notifications.preferences.forms import (
     DeliveryFilterForm,
     InstantAlertsForm,
@@ -39,6 +37,7 @@ from notifications.preferences.services import (
     user_preference_ensure,
     user_preference_update,
 )
+from notifications.preferences.smtp_test import smtp_test_outcome, smtp_test_request
 
 DELIVERIES_PER_PAGE = 50
 

@@ -30,10 +30,8 @@ def money(value, currency: str = "EUR") -> str:
     number = number_format(amount, decimal_pos=places, use_l10n=True, force_grouping=True)
     code = (currency or "EUR").upper()
     symbol = _SYMBOLS.get(code)
-    if symbol and (get_language() or "de").startswith("en"):
-        text = f"{symbol}{number}"
-    else:
-        text = f"{number} {symbol or code}"
+    english = symbol and (get_language() or "de").startswith("en")
+    text = f"{symbol}{number}" if english else f"{number} {symbol or code}"
     return format_html('<span class="amount">{}</span>', text)  # an amount never breaks across lines
 
 

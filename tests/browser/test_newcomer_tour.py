@@ -49,7 +49,9 @@ def demo_site(alpha_site, settings, monkeypatch, tmp_path):
     with schema_context(alpha_site.schema_name):
         demo_services.demo_mail_route_save(port=port, from_email="radar@alpha.localhost")
         demo_services.demo_searches_ensure(owner_email=alpha_site.member_email, active_since=started)
-        alerts = demo_services.demo_initial_alerts_deliver(owner_email=alpha_site.member_email, tender_ids=load.tender_ids)
+        alerts = demo_services.demo_initial_alerts_deliver(
+            owner_email=alpha_site.member_email, tender_ids=load.tender_ids
+        )
         demo_services.demo_pipeline_seed(owner_email=alpha_site.member_email, tender_ids=load.tender_ids)
     assert alerts.sent == 3
     merged = (
@@ -82,9 +84,11 @@ def _tour(page, *, base: str, alpha, merged_id: int, screen: str) -> list[str]:
     page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
     page.on(
         "response",
-        lambda response: problems.append(f"{response.status} {response.url}")
-        if response.status >= 400 and response.request.resource_type in ("document", "xhr", "fetch")
-        else None,
+        lambda response: (
+            problems.append(f"{response.status} {response.url}")
+            if response.status >= 400 and response.request.resource_type in ("document", "xhr", "fetch")
+            else None
+        ),
     )
     phone = screen == "phone"
 

@@ -70,7 +70,9 @@ def doe_and_ted(httpserver):
     for export_format, content_type in ZIP_TYPES.items():
         httpserver.expect_request(
             "/api/notice-exports", query_string={"pubDay": "2026-09-14", "format": export_format}
-        ).respond_with_data((DATA / "doe" / "exports" / f"2026-09-14_{export_format}").read_bytes(), content_type=content_type)
+        ).respond_with_data(
+            (DATA / "doe" / "exports" / f"2026-09-14_{export_format}").read_bytes(), content_type=content_type
+        )
     # Every other day of the window: the spec promises a ZIP, empty when nothing was published.
     httpserver.expect_request("/api/notice-exports").respond_with_data(_empty_zip(), content_type="application/zip")
     pages = [(DATA / "ted" / "api" / name).read_bytes() for name in ("page1.json", "page2.json")]

@@ -71,5 +71,6 @@ class Command(BaseCommand):
             )
             return
         self.stdout.write(
-            f"A one-time link to choose the password was mailed to {result.operator_email} (the link is not shown here)."
+            f"A one-time link to choose the password was mailed to {result.operator_email} "
+            "(the link is not shown here)."
         )

@@ -71,8 +71,10 @@ class Command(BaseCommand):
         try:
             catcher = mail_catcher_start(maildir=settings.LOCAL_OUTBOX_DIR, port=mail_port)
         except OSError as exc:
-            raise CommandError(f"Cannot start the local mail catcher on 127.0.0.1:{mail_port}: {exc}. "
-                               "Choose another port with --mail-port.") from exc
+            raise CommandError(
+                f"Cannot start the local mail catcher on 127.0.0.1:{mail_port}: {exc}. "
+                "Choose another port with --mail-port."
+            ) from exc
         try:
             self._setup(days=days, offline=offline, mail_port=mail_port)
             url_tenant = f"http://{DEMO_HOST}:{port}/"

@@ -8,4 +8,6 @@ def test_api_root_links_to_docs_schema_and_endpoints(alpha, client):
     assert data["docs"] == "http://alpha.localhost/api/v1/docs/"
     assert data["schema"] == "http://alpha.localhost/api/v1/schema/"
     assert data["endpoints"]["tenders"] == "http://alpha.localhost/api/v1/tenders/"
-    assert client.get(data["docs"].removeprefix("http://alpha.localhost"), HTTP_HOST="alpha.localhost").status_code == 200
+    assert (
+        client.get(data["docs"].removeprefix("http://alpha.localhost"), HTTP_HOST="alpha.localhost").status_code == 200
+    )
