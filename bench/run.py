@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 BENCHMARKS = {
+    "e2e": "bench.e2e",
     "pipeline": "bench.pipeline",
     "search": "bench.search",
     "matching": "bench.matching",

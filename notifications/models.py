@@ -189,6 +189,10 @@ class MailboxSettings(models.Model):
     password = EncryptedTextField()
     folder = models.CharField(max_length=200, default="INBOX")
     is_active = models.BooleanField(default=True)
+    # Trust in alert mails (sources.adapters.mail.provenance): the authserv-id of the tenant's own receiving
+    # server, whose Authentication-Results headers are read, and portal domains whose alerts arrive forwarded.
+    authserv_id = models.CharField(max_length=253, blank=True, default="")
+    forwarded_domains = models.TextField(blank=True, default="")
     last_checked_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)

@@ -16,6 +16,7 @@ urlpatterns = [
     path("smtp/testmail/status/", views.SmtpTestStatusView.as_view(), name="smtp-test-status"),
     path("postfach/", views.MailboxSettingsView.as_view(), name="mailbox"),
     path("postfach/pruefen/", views.MailboxTestView.as_view(), name="mailbox-test"),
+    path("postfach/meldungen/<int:pk>/freigeben/", views.MailboxReleaseView.as_view(), name="mailbox-release"),
     path("zustellungen/", views.DeliveryLogView.as_view(), name="deliveries"),
     path("webhooks/", webhook_views.WebhookListView.as_view(), name="webhooks"),
     path("webhooks/<int:pk>/", webhook_views.WebhookDetailView.as_view(), name="webhook-detail"),

@@ -11,13 +11,25 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
+from sources.decoding import decode_bytes
 from sources.denylist import DENIED_PORTALS
 from sources.models import FetchRun, FetchRunStatus, InboundMail, Source
 from sources.registry import adapter_types
 from sources.schedules import schedules_sync
-from sources.selectors import source_health_list
+from sources.selectors import run_yield, source_health_list
 from sources.services import source_poll_now_enqueue
 from tenders.pagination import EstimatedCountPaginator
+
+# Run end states the operator must read as words, not as a bare "blocked".
+STATE_LABELS = {
+    "changed_layout": "blockiert: Layout geändert",
+    "browser_only": "nicht unterstützt: Ergebnisliste nur im Browser",
+}
+
+
+def _state(status: str | None) -> str:
+    """A run's state in German words ("erfolgreich", "fehlgeschlagen"), whatever the stored code."""
+    return FetchRunStatus(status).label if status in FetchRunStatus.values else (status or "—")
 
 
 def _run_url(run: FetchRun) -> str:
@@ -49,6 +61,8 @@ class SourceAdmin(admin.ModelAdmin):
         "last_success_at",
         "last_counts",
         "failures_in_row",
+        "last_layout",
+        "recent_yield",
         "runs_link",
     )
     list_filter = ("is_active", "adapter")
@@ -68,9 +82,25 @@ class SourceAdmin(admin.ModelAdmin):
         )
         extra = " · wenig Treffer" if obj.last_run_low_yield else ""
         label = FetchRunStatus(status).label if status in FetchRunStatus.values else status
+        if obj.last_run_error_reason in STATE_LABELS:
+            label, extra = STATE_LABELS[obj.last_run_error_reason], ""
         return format_html(
             '<span style="color:{}" title="{}">{}{}</span>', colour, obj.last_run_error or "", label, extra
         )
+
+    @admin.display(description="Layout zuletzt")
+    def last_layout(self, obj):
+        return obj.last_layout or "—"
+
+    @admin.display(description="Ausbeute letzte Läufe (gelesen/Zeilen)")
+    def recent_yield(self, obj):
+        parts = []
+        for run in map(run_yield, obj.recent_yields or []):
+            if run["rows_seen"] is None:
+                parts.append(f"{run['fetched']} ({_state(run['status'])})")
+            else:
+                parts.append(f"{run['parsed']}/{run['rows_seen']} ({_state(run['status'])})")
+        return " · ".join(parts) or "—"
 
     @admin.display(description="Letzter Lauf", ordering="last_run_at")
     def last_run_at(self, obj):
@@ -158,14 +188,24 @@ class FetchRunAdmin(admin.ModelAdmin):
         "unchanged",
         "failed",
         "low_yield",
+        "layout",
         "error_reason",
     )
-    list_filter = ("status", "trigger", "low_yield", "source", ("started_at", admin.DateFieldListFilter))
+    list_filter = ("status", "trigger", "low_yield", "layout", "source", ("started_at", admin.DateFieldListFilter))
     list_select_related = ("source",)
     search_fields = ("=scope", "error_reason")
     show_full_result_count = False
     paginator = EstimatedCountPaginator
-    readonly_fields = [f.name for f in FetchRun._meta.fields]
+    exclude = ("sample_page",)
+    readonly_fields = [f.name for f in FetchRun._meta.fields if f.name != "sample_page"] + ["sample_page_preview"]
+
+    @admin.display(description="Beispielseite (Anfang, als Text)")
+    def sample_page_preview(self, obj):
+        if not obj.sample_page:
+            return "—"
+        # Portal markup is foreign input: shown as escaped text only, never rendered.
+        text = decode_bytes(bytes(obj.sample_page[:50_000])).text
+        return format_html("<pre style='white-space:pre-wrap;max-height:40em;overflow:auto'>{}</pre>", text)
 
     def has_add_permission(self, request):
         return False
@@ -185,7 +225,7 @@ class InboundMailAdmin(admin.ModelAdmin):
     """Portal alert mails of every tenant; the unparsed ones are where a portal changed its mail format."""
 
     list_display = ("processed_at", "tenant_schema", "status", "portal", "subject_short", "notices_found", "reason")
-    list_filter = ("status", "portal", "tenant_schema")
+    list_filter = ("status", "quarantine_reason", "portal", "tenant_schema")
     search_fields = ("subject", "sender", "=message_id")
     show_full_result_count = False
     paginator = EstimatedCountPaginator

@@ -102,6 +102,13 @@ class FetchRun(models.Model):
     missing = models.JSONField(default=list, blank=True, verbose_name=_("nicht abgerufen"))
     problems = models.JSONField(default=list, blank=True, verbose_name=_("Probleme"))
     low_yield = models.BooleanField(default=False, verbose_name=_("wenig Treffer"))
+    # What the HTML list pages gave (sources.adapters.yields): the layout recognised on the last page
+    # read, one report per page (rows seen, parsed, rejected by reason), and when the markup drifted
+    # one sample page for the operator (head of the page, size-capped).
+    layout = models.CharField(max_length=40, blank=True, default="", verbose_name=_("Layout"))
+    yield_report = models.JSONField(default=list, blank=True, verbose_name=_("Ausbeute je Seite"))
+    sample_page = models.BinaryField(null=True, blank=True, editable=False, verbose_name=_("Beispielseite"))
+    sample_page_url = models.CharField(max_length=2000, blank=True, default="", verbose_name=_("URL der Beispielseite"))
 
     class Meta:
         ordering = ["-started_at"]
@@ -143,6 +150,15 @@ class InboundMailStatus(models.TextChoices):
     PARSED = "parsed", _("ausgewertet")
     UNPARSED = "unparsed", _("nicht auswertbar")
     IGNORED = "ignored", _("kein Portal-Alert")
+    QUARANTINED = "quarantined", _("zurückgehalten")
+    RELEASED = "released", _("freigegeben (nur für diesen Mandanten)")
+
+
+class QuarantineReason(models.TextChoices):
+    """Why a parsed alert mail was not trusted (codes of ``sources.adapters.mail.provenance``)."""
+
+    SENDER_UNVERIFIED = "sender", _("Absender nicht verifiziert")
+    FOREIGN_LINK = "link", _("Link auf fremden Server")
 
 
 class InboundMail(models.Model):
@@ -159,10 +175,17 @@ class InboundMail(models.Model):
     sender = models.CharField(max_length=998, blank=True, default="", verbose_name=_("Absender"))
     received_at = models.DateTimeField(null=True, blank=True, verbose_name=_("empfangen"))
     processed_at = models.DateTimeField(verbose_name=_("verarbeitet"))
-    status = models.CharField(max_length=10, choices=InboundMailStatus.choices, verbose_name=_("Status"))
+    status = models.CharField(max_length=12, choices=InboundMailStatus.choices, verbose_name=_("Status"))
     reason = models.TextField(blank=True, default="", verbose_name=_("Grund"))
     notices_found = models.PositiveIntegerField(default=0, verbose_name=_("gefundene Bekanntmachungen"))
     raw = models.BinaryField(blank=True, default=b"", verbose_name=_("Rohdaten"))
+    # Quarantined and released mails: why, and their notices (record JSON), which never enter the shared tables.
+    quarantine_reason = models.CharField(
+        max_length=10, choices=QuarantineReason.choices, blank=True, default="", verbose_name=_("Quarantänegrund")
+    )
+    held_notices = models.JSONField(default=list, blank=True, verbose_name=_("zurückgehaltene Bekanntmachungen"))
+    released_at = models.DateTimeField(null=True, blank=True, verbose_name=_("freigegeben am"))
+    released_by = models.CharField(max_length=254, blank=True, default="", verbose_name=_("freigegeben von"))
 
     class Meta:
         ordering = ["-processed_at"]

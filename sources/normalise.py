@@ -185,7 +185,18 @@ def clean_text(raw: str | None, *, limit: int | None = None) -> str:
     """NFC, collapse whitespace, drop control characters; keeps umlauts and €."""
     if not raw:
         return ""
-    text = _without_controls(unicodedata.normalize("NFC", str(raw)))
+    raw = str(raw)
+    # Most texts (ids, codes, names) are already clean: printable (no control, no line break,
+    # no space but " "), NFC, single-spaced, trimmed. They are returned as they are.
+    if (
+        raw.isprintable()
+        and "  " not in raw
+        and raw[0] != " "
+        and raw[-1] != " "
+        and (raw.isascii() or unicodedata.is_normalized("NFC", raw))
+    ):
+        return raw if limit is None or len(raw) <= limit else raw[: limit - 1].rstrip() + "…"
+    text = _without_controls(unicodedata.normalize("NFC", raw))
     text = _BLANKS.sub(" ", text)
     text = _AROUND_NEWLINE.sub("\n", text).strip()
     if limit is not None and len(text) > limit:
@@ -279,7 +290,7 @@ END_OF_DAY = time(23, 59)  # a deadline given as a date alone: the whole day cou
 
 def parse_german_datetime(raw: str | None, *, default_time: time | None = None) -> datetime | None:
     """ "01.10.2026 12:00" (Europe/Berlin local time) -> aware datetime; a date alone gets ``default_time``
-    (None: 00:00; deadlines pass ``END_OF_DAY``)."""
+    (None: 00:00; deadlines pass ``END_OF_DAY``); "24:00" is the end of that day (``END_OF_DAY``)."""
     if not raw:
         return None
     match = _GERMAN_DT.search(raw)
@@ -288,6 +299,10 @@ def parse_german_datetime(raw: str | None, *, default_time: time | None = None) 
     day, month, year, hour, minute, second = match.groups()
     if hour is None and default_time is not None:
         hour, minute, second = default_time.hour, default_time.minute, default_time.second
+    elif hour is not None and int(hour) == 24 and int(minute) == 0 and not int(second or 0):
+        # "22.12.2026 24:00" (NetServer) is the end of the 22nd, stored like a date-only deadline,
+        # so it is shown on the day the portal names and not as 00:00 of the next one.
+        hour, minute, second = END_OF_DAY.hour, END_OF_DAY.minute, END_OF_DAY.second
     try:
         value = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0))
     except ValueError:

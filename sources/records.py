@@ -151,3 +151,21 @@ class NoticeRecord:
 
     def replace(self, **changes: Any) -> NoticeRecord:
         return dataclasses.replace(self, **changes)
+
+
+# Far above any real notice, far below what breaks: PostgreSQL refuses a search vector over 1 MB.
+TEXT_LIMITS = {"title": 2_000, "description": 50_000}
+
+
+def texts_cut(record: NoticeRecord) -> NoticeRecord:
+    """The record with title and description cut to ``TEXT_LIMITS`` ("…" marks a cut).
+
+    The ingest cuts them anyway (``tenders.merging.record_storable``); bulk parsing cuts them
+    where they are parsed, so a hostile archive's megabyte texts never travel to the writer.
+    """
+    changes = {
+        name: value[: limit - 1].rstrip() + "…"
+        for name, limit in TEXT_LIMITS.items()
+        if len(value := getattr(record, name)) > limit
+    }
+    return record.replace(**changes) if changes else record

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from django.contrib.postgres.expressions import ArraySubquery
 from django.db.models import Count, F, IntegerField, OuterRef, QuerySet, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, JSONObject
 
 from sources.models import FetchRun, FetchRunStatus, Source
 
 _FAILED = (FetchRunStatus.FAILED, FetchRunStatus.BLOCKED)
 _OK = (FetchRunStatus.SUCCEEDED, FetchRunStatus.PARTIAL)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+RECENT_RUNS = 5  # runs whose yield the operator console shows per source
 
 
 def source_health_list() -> QuerySet[Source]:
-    """Sources annotated with their last run, last success and failures in a row (3 subqueries, no N+1)."""
+    """Sources annotated with their last run, last success, failures in a row, the list layout last seen
+    and the yield of their recent runs (``recent_yields``: newest first, see :func:`run_yield`). No N+1."""
     runs = FetchRun.objects.filter(source=OuterRef("pk")).exclude(status=FetchRunStatus.RUNNING)
     last = runs.order_by("-started_at")
     last_success = runs.filter(status__in=_OK).order_by("-started_at")
@@ -38,13 +41,39 @@ def source_health_list() -> QuerySet[Source]:
         last_run_status=Subquery(last.values("status")[:1]),
         last_run_at=Subquery(last.values("started_at")[:1]),
         last_run_error=Subquery(last.values("error")[:1]),
+        last_run_error_reason=Subquery(last.values("error_reason")[:1]),
         last_run_low_yield=Subquery(last.values("low_yield")[:1]),
         last_success_at=Subquery(last_success.values("finished_at")[:1]),
         last_fetched=Subquery(last_success.values("fetched")[:1]),
         last_new=Subquery(last_success.values("new")[:1]),
         last_changed=Subquery(last_success.values("changed")[:1]),
         failures_in_row=Coalesce(Subquery(failures_since_success, output_field=IntegerField()), Value(0)),
+        last_layout=Subquery(last.exclude(layout="").values("layout")[:1]),
+        recent_yields=ArraySubquery(
+            last.values(json=JSONObject(status="status", fetched="fetched", layout="layout", pages="yield_report"))[
+                :RECENT_RUNS
+            ]
+        ),
     ).order_by(F("key"))
+
+
+def run_yield(run: dict) -> dict:
+    """One entry of ``recent_yields`` as {status, fetched, layout, rows_seen, parsed, rejected}.
+
+    ``rows_seen``/``parsed``/``rejected`` sum the run's list-page reports (None for runs
+    without any, e.g. feeds and exports, where ``fetched`` is the yield).
+    """
+    pages = run.get("pages") or []
+    seen = sum(int(page.get("rows_seen") or 0) for page in pages) if pages else None
+    parsed = sum(int(page.get("parsed") or 0) for page in pages) if pages else None
+    return {
+        "status": run.get("status"),
+        "fetched": run.get("fetched"),
+        "layout": run.get("layout") or "",
+        "rows_seen": seen,
+        "parsed": parsed,
+        "rejected": None if seen is None else seen - (parsed or 0),
+    }
 
 
 SOURCE_NAMES_CACHE_SECONDS = 60

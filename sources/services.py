@@ -7,6 +7,7 @@ next source goes on. Programming errors still propagate after being recorded.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import statistics
 from collections.abc import Callable, Iterable, Mapping
@@ -21,10 +22,18 @@ from django.db import transaction
 from django.utils import timezone
 
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
+from sources.adapters.yields import (
+    UNINFORMATIVE_LAYOUTS,
+    LayoutChanged,
+    PageYield,
+    SamplePage,
+    run_rejected_too_much,
+)
 from sources.conditional import ConditionalFetcher, conditional_cache_load, conditional_cache_save
 from sources.denylist import SourceDenied, ensure_not_denied
 from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
 from sources.models import FetchRun, FetchRunStatus, Source
+from sources.parsers.links import records_links_checked
 from sources.registry import get_adapter
 from tenders.handoff import delta_hand_off
 from tenders.services import IngestDelta, notices_ingest
@@ -34,6 +43,7 @@ logger = logging.getLogger(__name__)
 # A run that yields less than this share of its recent median is flagged (breakage alarm).
 LOW_YIELD_SHARE = 0.2
 LOW_YIELD_HISTORY = 10
+YIELD_REPORT_PAGES = 200  # per run; a run reads at most max_pages per category
 
 
 @dataclass
@@ -79,6 +89,19 @@ def _apply_batch(run: FetchRun, batch: FetchedBatch, delta: IngestDelta) -> None
     run.problems = [*run.problems, *batch.problems][:500]
     if batch.scope and not run.scope:
         run.scope = batch.scope[:200]
+    _apply_yields(run, batch.yields, batch.sample)
+
+
+def _apply_yields(run: FetchRun, yields: tuple[PageYield, ...], sample: SamplePage | None) -> None:
+    """The list pages' yield reports, the layout last seen, and the first sample page of the run."""
+    if yields:
+        run.yield_report = [*run.yield_report, *(y.as_json() for y in yields)][:YIELD_REPORT_PAGES]
+        informative = [y.layout for y in yields if y.layout not in UNINFORMATIVE_LAYOUTS]
+        if informative or not run.layout:
+            run.layout = (informative or [yields[-1].layout])[-1][:40]
+    if sample is not None and run.sample_page is None:
+        run.sample_page = sample.body
+        run.sample_page_url = sample.url
 
 
 def _low_yield(source: Source, fetched: int, *, not_modified: int = 0) -> bool:
@@ -110,6 +133,7 @@ def _run_batches(
 ) -> IngestDelta:
     total = IngestDelta()
     for batch in batches:
+        batch = _links_checked(batch)
         with transaction.atomic():
             delta = notices_ingest(records=batch.records)
             _apply_batch(run, batch, delta)
@@ -124,6 +148,14 @@ def _run_batches(
     return total
 
 
+def _links_checked(batch: FetchedBatch) -> FetchedBatch:
+    """The ingest boundary of every adapter: links that are not http(s) with a host are dropped, each a problem."""
+    checked = records_links_checked(batch.records)
+    if not checked.problems:
+        return batch
+    return dataclasses.replace(batch, records=checked.records, problems=(*batch.problems, *checked.problems))
+
+
 def _execute(source: Source, run: FetchRun, produce: Callable[[], Iterable[FetchedBatch]], **kwargs) -> RunOutcome:
     try:
         ensure_not_denied(what=f"Run of {source.key!r}", key=source.key, urls=source._denylist_urls())
@@ -134,6 +166,12 @@ def _execute(source: Source, run: FetchRun, produce: Callable[[], Iterable[Fetch
     except ValidationError as exc:  # unknown adapter type or settings it refuses: the operator must fix the Source
         _finish(run, status=FetchRunStatus.FAILED, reason="configuration", error="; ".join(exc.messages))
         return RunOutcome(run=run)
+    except LayoutChanged as exc:
+        # The breakage alarm: the portal answered, but its list can no longer be read.
+        _apply_yields(run, (exc.page_yield,), exc.sample)
+        run.low_yield = True
+        _finish(run, status=FetchRunStatus.BLOCKED, reason=exc.reason, error=str(exc))
+        return RunOutcome(run=run)
     except Blocked as exc:
         _finish(run, status=FetchRunStatus.BLOCKED, reason=exc.reason or "blocked", error=str(exc))
         return RunOutcome(run=run)
@@ -143,6 +181,12 @@ def _execute(source: Source, run: FetchRun, produce: Callable[[], Iterable[Fetch
     except Exception as exc:
         _finish(run, status=FetchRunStatus.FAILED, reason="internal", error=f"{type(exc).__name__}: {exc}")
         raise
+    drift = run_rejected_too_much(run.yield_report)
+    if drift:
+        # What could be read was ingested; the run still must not look healthy.
+        run.low_yield = True
+        _finish(run, status=FetchRunStatus.BLOCKED, reason=LayoutChanged.reason, error=drift)
+        return RunOutcome(run=run, delta=delta)
     status = FetchRunStatus.PARTIAL if (run.missing or run.failed) else FetchRunStatus.SUCCEEDED
     if run.trigger == "schedule" and _low_yield(source, run.fetched, not_modified=run.not_modified):
         run.low_yield = True

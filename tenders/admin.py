@@ -21,6 +21,7 @@ from tenders.models import Tender, TenderSource, TenderVersion
 from tenders.pagination import EstimatedCountPaginator
 from tenders.selectors import tender_admin_search
 from tenders.services import tender_split_source
+from tenders.templatetags.external_links import external_link_html
 
 
 def _is_changelist(request) -> bool:
@@ -85,11 +86,7 @@ class TenderSourceInline(admin.TabularInline):
 
     @admin.display(description="URL")
     def link(self, obj):
-        return (
-            format_html('<a href="{}" rel="noopener noreferrer" target="_blank">öffnen</a>', obj.url)
-            if obj.url
-            else "—"
-        )
+        return external_link_html(obj.url, "öffnen") if obj.url else "—"
 
     @admin.display(description="Abtrennen")
     def split(self, obj):
@@ -134,8 +131,17 @@ class TenderAdmin(admin.ModelAdmin):
     paginator = EstimatedCountPaginator
     list_per_page = 50
     inlines = [TenderSourceInline, TenderVersionInline]
-    readonly_fields = [f.name for f in Tender._meta.fields if f.name != "search_vector"]
-    exclude = ("search_vector",)
+    # Links from foreign data are shown only through the safe-link helper (documents_link below).
+    readonly_fields = [
+        "documents_link" if f.name == "documents_url" else f.name
+        for f in Tender._meta.fields
+        if f.name != "search_vector"
+    ]
+    exclude = ("search_vector", "documents_url")
+
+    @admin.display(description="Vergabeunterlagen")
+    def documents_link(self, obj):
+        return external_link_html(obj.documents_url, obj.documents_url) if obj.documents_url else "—"
 
     def get_queryset(self, request):
         queryset = super().get_queryset(request)
@@ -207,7 +213,12 @@ class TenderSourceAdmin(admin.ModelAdmin):
     show_full_result_count = False
     paginator = EstimatedCountPaginator
     actions = ["split_into_own_tender"]
-    readonly_fields = [f.name for f in TenderSource._meta.fields]
+    readonly_fields = ["link" if f.name == "url" else f.name for f in TenderSource._meta.fields]
+    exclude = ("url",)
+
+    @admin.display(description="URL")
+    def link(self, obj):
+        return external_link_html(obj.url, obj.url) if obj.url else "—"
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("tender__description", "tender__lots", "tender__search_vector")

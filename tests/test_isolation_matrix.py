@@ -48,6 +48,7 @@ from notifications.models import (
     Webhook,
     WebhookEvent,
 )
+from sources.models import InboundMail
 from tenders.models import Tender, TenderSource
 from tests.url_routes import Route, tenant_routes
 
@@ -74,7 +75,7 @@ NO_OBJECT_ROUTES = {
     "settings:preferences": "beta's users' digest settings",
     "settings:instant-alerts": "beta's saved searches",
     "settings:smtp": "beta's SMTP host, user, sender",
-    "settings:mailbox": "beta's IMAP account",
+    "settings:mailbox": "beta's IMAP account, beta's inbound (quarantined) mails",
     "settings:deliveries": "beta's outgoing mails",
     "settings:webhooks": "beta's webhook URLs",
     "api_keys:list": "beta's API keys",
@@ -169,12 +170,23 @@ def _api_client(host: str, schema: str, email: str) -> tuple[Client, str]:
     return Client(HTTP_HOST=host, headers={"Authorization": f"Bearer {created.plaintext}"}), created.plaintext
 
 
+def _quarantined_mail(*, pk: int, schema: str, mark: str, now) -> InboundMail:
+    return InboundMail.objects.create(
+        id=pk, tenant_schema=schema, message_id=f"<{mark}-{pk}@example.org>", subject=f"{mark} Meldung",
+        sender=f"{mark}@example.org", processed_at=now, status="quarantined", quarantine_reason="sender",
+        held_notices=[{"source": "mail", "source_notice_id": f"dtad:{pk}", "title": f"{mark} Ausschreibung"}],
+    )  # fmt: skip
+
+
 @pytest.fixture
 def world(alpha, beta, alpha_admin_client, alpha_client, beta_admin_client) -> World:
     cache.clear()
     now = timezone.now()
     _public_tender(FOREIGN_ID, now)
     _public_tender(COLLIDING_ID, now)
+    # Inbound mails live in the public schema, one id space for all: beta's is the foreign id, alpha's the other.
+    _quarantined_mail(pk=FOREIGN_ID, schema=beta.schema_name, mark=BETA_MARK, now=now)
+    _quarantined_mail(pk=COLLIDING_ID, schema=alpha.schema_name, mark=ALPHA_MARK, now=now)
     users = get_user_model().objects
     with schema_context(beta.schema_name):
         beta_admin, beta_member = users.get(username=beta.admin_email), users.get(username=beta.member_email)

@@ -250,6 +250,8 @@ SOURCES_ALLOW_LOOPBACK = False
 MAIL_ALLOW_LOOPBACK = False
 # Links in mails and calendar feeds: the tenant's primary domain put into this pattern.
 PORTAL_URL_FORMAT = env_str("PORTAL_URL_FORMAT", "https://{domain}")
+# Processes that parse bulk imports (DÖE exports, TED files) while one process writes; 0 = one per available core.
+SOURCES_PARSE_WORKERS = env_int("SOURCES_PARSE_WORKERS", 0)
 
 # Periodic platform jobs written to django-celery-beat by `manage.py setup_schedules` (name -> spec).
 PLATFORM_PERIODIC_TASKS: dict[str, dict] = {

@@ -213,8 +213,10 @@ class SavedSearchDetailView(PartnerApiView):
         serializer = self.get_serializer(saved_search, data=request.data, partial=partial)
         serializer.is_valid(raise_exception=True)
         with _as_field_errors():
-            saved_search_update(saved_search=saved_search, actor=request.user, **serializer.validated_data)
-        return Response(self.get_serializer(self._visible(pk)).data)
+            saved = saved_search_update(saved_search=saved_search, actor=request.user, **serializer.validated_data)
+        # The saved state, even when the change took the profile out of the caller's sight
+        # (an admin making someone's shared profile private): the write succeeded, so 200.
+        return Response(self.get_serializer(saved).data)
 
     def delete(self, request, pk: int):
         saved_search_delete(saved_search=self._editable(pk), actor=request.user)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import urlsplit
 
 from django.db import connection
 from django.db.models import QuerySet
@@ -10,7 +13,10 @@ from django.db.models import QuerySet
 from accounts.secrets import SecretUnreadable
 from notifications.inbox.imap import MailboxAddress, MailboxError
 from notifications.models import MailboxSettings
-from sources.models import InboundMail
+from sources.adapters.mail.provenance import MailTrust
+from sources.models import InboundMail, InboundMailStatus
+from sources.parsers.links import safe_link
+from tenders.merging import record_from_json
 
 
 def mailbox_settings_active() -> MailboxSettings | None:
@@ -39,6 +45,18 @@ def mailbox_address(*, mailbox: MailboxSettings) -> MailboxAddress:
         username=mailbox.username,
         password=password,
         folder=mailbox.folder or "INBOX",
+    )
+
+
+def forwarded_domains_of(text: str) -> tuple[str, ...]:
+    """The forwarding rules as stored (one domain per line) -> lower-case domains."""
+    return tuple(dict.fromkeys(line.strip().lower().rstrip(".") for line in (text or "").splitlines() if line.strip()))
+
+
+def mailbox_trust(*, mailbox: MailboxSettings) -> MailTrust:
+    """What the tenant admin configured about which alert mails to trust."""
+    return MailTrust(
+        authserv_id=mailbox.authserv_id.strip(), forwarded_domains=forwarded_domains_of(mailbox.forwarded_domains)
     )
 
 
@@ -72,3 +90,52 @@ def tenant_schemas_with_active_mailbox(*, schemas: Iterable[str]) -> list[str]:
         cursor.execute(" UNION ALL ".join(parts), names)
         found = {row[0] for row in cursor.fetchall()}
     return [name for name in names if name in found]
+
+
+@dataclass(frozen=True)
+class HeldNotice:
+    title: str
+    buyer_name: str
+    submission_deadline: datetime | None
+    url: str  # a safe http(s) link, "" when there is none
+    host: str
+
+
+@dataclass(frozen=True)
+class InboundMailRow:
+    mail: InboundMail
+    notices: tuple[HeldNotice, ...]
+
+    @property
+    def released(self) -> bool:
+        return self.mail.status == InboundMailStatus.RELEASED
+
+
+def inbound_mail_rows(*, tenant_schema: str, limit: int) -> list[InboundMailRow]:
+    """The tenant's latest processed mails for the mailbox page, quarantined and released ones with their notices."""
+    rows = inbound_mail_list(tenant_schema=tenant_schema)[:limit]
+    return [InboundMailRow(mail=mail, notices=_held_notices(mail.held_notices)) for mail in rows]
+
+
+def _held_notices(documents) -> tuple[HeldNotice, ...]:
+    notices = []
+    for document in documents if isinstance(documents, list) else ():
+        try:
+            record = record_from_json(document)
+        except (TypeError, ValueError, KeyError):  # a document this code no longer reads: skip, never a 500
+            continue
+        url = safe_link(record.url)
+        try:
+            host = urlsplit(url).hostname or "" if url else ""
+        except ValueError:
+            host = ""
+        notices.append(
+            HeldNotice(
+                title=record.title,
+                buyer_name=record.buyer_name,
+                submission_deadline=record.submission_deadline,
+                url=url,
+                host=host,
+            )
+        )
+    return tuple(notices)

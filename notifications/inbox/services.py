@@ -7,10 +7,18 @@
 skips every Message-ID this tenant has processed already (``InboundMail`` in the public
 schema, unique per tenant and Message-ID), parses the rest (``sources.adapters.mail``) and,
 per chunk of mails in one transaction, records each as ``InboundMail`` (parsed / unparsed /
-ignored, reason, raw bytes capped at ``RAW_KEEP_BYTES``) and ingests their notices through
-``tenders.services.notices_ingest`` - which links them to existing tenders (same source
-notice id, portal references) or creates new ones. Matching is then handed on by task name,
-from the public schema, exactly like a source run.
+ignored / quarantined, reason, raw bytes capped at ``RAW_KEEP_BYTES``) and ingests the
+notices of the *verified* mails through ``tenders.services.notices_ingest`` - which links
+them to existing tenders (same source notice id, portal references) or creates new ones.
+Matching is then handed on by task name, from the public schema, exactly like a source run.
+
+Tenders are shared by every tenant, and anyone can write to a mailbox: a parsed mail reaches
+the shared tables only when ``sources.adapters.mail.provenance`` verifies it (known portal
+sender, authenticated by the tenant's own receiving server or named in a forwarding rule,
+links only to that portal). Any other parsed mail is ``quarantined``: its notices are kept
+on the ``InboundMail`` row (``held_notices``) for the tenant's mailbox page, never ingested.
+``inbound_mail_release`` lets the tenant admin accept such a mail for their tenant alone: it
+stays out of the shared tables (see docs/architecture.md, "Trust boundaries").
 
 Idempotent: a mail is processed once per tenant whatever the flags in the mailbox say, and
 the mailbox itself is never changed. Two checks of one tenant never overlap (advisory lock).
@@ -30,7 +38,7 @@ import logging
 import random
 import ssl
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -43,12 +51,18 @@ from notifications.inbox.selectors import (
     inbound_mail_known_keys,
     mailbox_address,
     mailbox_settings_active,
+    mailbox_trust,
     tenant_schemas_with_active_mailbox,
 )
 from notifications.models import MailboxSettings
 from sources.adapters.mail import MailParse, host_sources_current, parse_alert_mail
-from sources.models import InboundMail
+from sources.adapters.mail.hosts import portal_domains_current
+from sources.adapters.mail.provenance import MailTrust, mail_provenance
+from sources.models import InboundMail, InboundMailStatus
+from sources.parsers.links import records_links_checked
+from sources.records import NoticeRecord
 from tenders.handoff import delta_hand_off
+from tenders.merging import record_to_json
 from tenders.models import TenderSource
 from tenders.services import IngestDelta, notices_ingest
 
@@ -72,7 +86,8 @@ class MailboxCheckOutcome:
     parsed: int = 0
     unparsed: int = 0
     ignored: int = 0
-    notices: int = 0
+    quarantined: int = 0
+    notices: int = 0  # notices ingested into the shared tables (verified mails only)
     created: tuple[int, ...] = ()  # tenders the mails created
     linked: tuple[int, ...] = ()  # existing tenders the mails were attached to or changed
 
@@ -133,6 +148,11 @@ def _check(mailbox: MailboxSettings, *, schema: str, now: datetime, ssl_context,
     address = mailbox_address(mailbox=mailbox)
     since = _since(mailbox, now)
     host_sources = host_sources_current()
+    checking = _Checking(
+        host_sources=host_sources,
+        trust=mailbox_trust(mailbox=mailbox),
+        portal_domains=portal_domains_current(),
+    )
     totals = _Totals()
     with MailboxReader(
         address,
@@ -146,7 +166,7 @@ def _check(mailbox: MailboxSettings, *, schema: str, now: datetime, ssl_context,
         new = {uid: c for uid, c in candidates.items() if c.key not in known}
         new = dict(sorted(new.items())[:MAX_MAILS_PER_CHECK])
         for chunk in reader.fetch(new):
-            totals.add(_process(chunk, schema=schema, now=now, host_sources=host_sources))
+            totals.add(_process(chunk, schema=schema, now=now, checking=checking))
     return totals.outcome()
 
 
@@ -156,6 +176,7 @@ class _Totals:
     parsed: int = 0
     unparsed: int = 0
     ignored: int = 0
+    quarantined: int = 0
     notices: int = 0
     created: tuple[int, ...] = ()
     tenders: tuple[int, ...] = ()  # every tender a notice of these mails belongs to
@@ -163,8 +184,8 @@ class _Totals:
     def add(self, part: _ChunkResult) -> None:
         self.new_mails += len(part.results)
         for result in part.results:
-            setattr(self, result.status, getattr(self, result.status) + 1)
-            self.notices += len(result.records)
+            setattr(self, str(result.status), getattr(self, str(result.status)) + 1)
+        self.notices += part.ingested
         self.created = tuple(dict.fromkeys((*self.created, *part.delta.created)))
         self.tenders = tuple(dict.fromkeys((*self.tenders, *part.tenders)))
 
@@ -176,6 +197,7 @@ class _Totals:
             parsed=self.parsed,
             unparsed=self.unparsed,
             ignored=self.ignored,
+            quarantined=self.quarantined,
             notices=self.notices,
             created=self.created,
             linked=linked,
@@ -183,37 +205,86 @@ class _Totals:
 
 
 @dataclass(frozen=True)
+class _Checking:
+    """What every mail of one check is parsed and judged against."""
+
+    host_sources: dict[str, str]
+    trust: MailTrust
+    portal_domains: dict[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """One mail after parsing and the provenance check: its status and the records it may ingest."""
+
+    status: str
+    parse: MailParse
+    reason: str
+    quarantine_reason: str = ""
+    held: tuple[NoticeRecord, ...] = ()
+
+    @property
+    def ingestable(self) -> tuple[NoticeRecord, ...]:
+        return self.parse.records if self.status == InboundMailStatus.PARSED else ()
+
+
+@dataclass(frozen=True)
 class _ChunkResult:
-    results: list[MailParse]
+    results: list[_Judged]
     delta: IngestDelta
     tenders: tuple[int, ...]
+    ingested: int
 
 
-def _process(mails: list[FetchedMail], *, schema: str, now: datetime, host_sources) -> _ChunkResult:
+def _judge(mail: FetchedMail, checking: _Checking) -> _Judged:
+    parse = _parse(mail, checking.host_sources)
+    checked = records_links_checked(parse.records)
+    parse = replace(parse, records=checked.records, problems=(*parse.problems, *checked.problems))
+    reason = "; ".join(filter(None, [parse.reason, *parse.problems]))
+    if parse.status != InboundMailStatus.PARSED:
+        return _Judged(status=parse.status, parse=parse, reason=reason)
+    if not parse.records:  # every notice link was dropped as unsafe: nothing to ingest, nothing to hold
+        return _Judged(status=InboundMailStatus.UNPARSED, parse=parse, reason=reason)
+    provenance = mail_provenance(parse, trust=checking.trust, portal_domains=checking.portal_domains)
+    if provenance.verified:
+        detail = f"verified {provenance.family} sender ({provenance.via})"
+        return _Judged(status=InboundMailStatus.PARSED, parse=parse, reason="; ".join(filter(None, [detail, reason])))
+    return _Judged(
+        status=InboundMailStatus.QUARANTINED,
+        parse=parse,
+        reason="; ".join(filter(None, [provenance.detail, reason])),
+        quarantine_reason=provenance.reason,
+        held=parse.records,
+    )
+
+
+def _process(mails: list[FetchedMail], *, schema: str, now: datetime, checking: _Checking) -> _ChunkResult:
     """Parse, then record and ingest one chunk in one transaction: a mail counts as done only with its notices."""
-    results = [_parse(mail, host_sources) for mail in mails]
+    results = [_judge(mail, checking) for mail in mails]
     rows = [
         InboundMail(
             tenant_schema=schema,
             message_id=mail.key,
-            portal=result.portal[:40],
-            subject=result.subject[:998],
-            sender=result.sender[:998],
-            received_at=mail.received_at or result.date,
+            portal=judged.parse.portal[:40],
+            subject=judged.parse.subject[:998],
+            sender=judged.parse.sender[:998],
+            received_at=mail.received_at or judged.parse.date,
             processed_at=now,
-            status=result.status,
-            reason="; ".join(filter(None, [result.reason, *result.problems]))[:10000],
-            notices_found=len(result.records),
+            status=judged.status,
+            reason=judged.reason[:10000],
+            notices_found=len(judged.parse.records),
             raw=mail.raw[:RAW_KEEP_BYTES],
+            quarantine_reason=judged.quarantine_reason,
+            held_notices=[record_to_json(record) for record in judged.held],
         )
-        for mail, result in zip(mails, results, strict=True)
+        for mail, judged in zip(mails, results, strict=True)
     ]
-    records = [record for result in results for record in result.records]
+    records = [record for judged in results for record in judged.ingestable]
     with transaction.atomic():
         InboundMail.objects.bulk_create(rows, ignore_conflicts=True)
         delta = notices_ingest(records=records, now=now)
         delta_hand_off(delta)
-    return _ChunkResult(results=results, delta=delta, tenders=_tenders_of(records))
+    return _ChunkResult(results=results, delta=delta, tenders=_tenders_of(records), ingested=len(records))
 
 
 def _tenders_of(records) -> tuple[int, ...]:

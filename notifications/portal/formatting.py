@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
-from urllib.parse import urlsplit
 
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from sources.normalise import BERLIN, procedure_type_label
+from sources.parsers.links import safe_link
 from tenders.filters import TenderFilters
 from tenders.models import TenderStatus
 
@@ -172,14 +172,8 @@ def filters_summary(filters: TenderFilters) -> list[tuple[str, str]]:
 
 
 def external_url(url: str | None) -> str:
-    """The URL if it is an absolute http(s) link, else "": portals' data must never inject javascript: links."""
-    if not url:
-        return ""
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return ""
-    return url.strip() if parts.scheme in ("http", "https") and parts.netloc else ""
+    """The URL if it is an http(s) link with a host, else "" (the one rule: ``sources.parsers.links.safe_link``)."""
+    return safe_link(url)
 
 
 # --- chart ------------------------------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ HOUR_CHOICES = [(hour, f"{hour:02d}:00") for hour in range(24)]
 _PORT_VALIDATORS = [MinValueValidator(1), MaxValueValidator(65535)]
 # Printable text only: the folder name goes into IMAP commands.
 _FOLDER = RegexValidator(r"^[^\x00-\x1f\x7f]+$", _("Der Ordnername enthält ungültige Zeichen."))
+# An RFC 8601 authserv-id as servers write it: a host name or similar token, no spaces, quotes or ";".
+_AUTHSERV_ID = RegexValidator(r"^[A-Za-z0-9._-]+$", _("Bitte nur den Servernamen angeben, z. B. mx.ihre-firma.de."))
 
 
 class PreferenceForm(forms.Form):
@@ -74,6 +76,27 @@ class MailboxSettingsForm(forms.Form):
     password = _password_field()
     folder = forms.CharField(label=_("Ordner"), max_length=200, initial="INBOX", validators=[_FOLDER])
     is_active = forms.BooleanField(label=_("Postfach regelmäßig abrufen"), required=False, initial=True)
+    authserv_id = forms.CharField(
+        label=_("Kennung Ihres Mailservers (authserv-id)"),
+        max_length=253,
+        required=False,
+        validators=[_AUTHSERV_ID],
+        help_text=_(
+            "Der Name, mit dem Ihr eingehender Mailserver seine Kopfzeilen „Authentication-Results“ beginnt "
+            "(z. B. mx.ihre-firma.de). Nur Meldungen, deren Absender dieser Server per DKIM oder SPF bestätigt, "
+            "werden übernommen."
+        ),
+    )
+    forwarded_domains = forms.CharField(
+        label=_("Weiterleitungsregeln"),
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_(
+            "Portal-Domains (eine je Zeile, z. B. tender24.de), deren Meldungen per Weiterleitung ankommen "
+            "und daher keine Absenderbestätigung tragen. Nur bekannte Vergabeportale sind möglich."
+        ),
+    )
 
     def __init__(self, *args, has_password: bool, **kwargs):
         super().__init__(*args, **kwargs)

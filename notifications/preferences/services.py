@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
+from notifications.inbox.selectors import forwarded_domains_of
 from notifications.models import (
     DigestInterval,
     MailboxSettings,
@@ -24,6 +25,8 @@ from notifications.models import (
     new_calendar_token,
 )
 from notifications.preferences.hosts import mail_host_check
+from sources.adapters.mail.hosts import portal_domains_current
+from sources.adapters.mail.portals import in_domains
 
 _LANGUAGES = {code for code, _name in settings.LANGUAGES}
 
@@ -132,9 +135,22 @@ def mailbox_settings_save(
     password: str,
     folder: str,
     is_active: bool,
+    authserv_id: str = "",
+    forwarded_domains: str = "",
 ) -> MailboxSettings:
-    """Create or update the IMAP mailbox for portal alert e-mails. ``password`` empty keeps the stored one."""
+    """Create or update the IMAP mailbox for portal alert e-mails. ``password`` empty keeps the stored one.
+
+    ``forwarded_domains`` (one per line) may name known portal domains only: a rule waives the
+    sender authentication of that domain's alerts, so it must never cover an arbitrary sender.
+    """
     host = mail_host_check(host, port, allow_loopback=settings.SOURCES_ALLOW_LOOPBACK)
+    domains = forwarded_domains_of(forwarded_domains)
+    known = [domain for hosts in portal_domains_current().values() for domain in hosts]
+    unknown = [domain for domain in domains if not in_domains(domain, known)]
+    if unknown:
+        raise ValidationError(
+            _("Keine bekannte Portal-Domain: %(domains)s") % {"domains": ", ".join(unknown)}, code="forwarded_domains"
+        )
     with transaction.atomic():
         _lock_singleton(MailboxSettings)
         row = MailboxSettings.objects.order_by("id").first() or MailboxSettings()
@@ -142,6 +158,7 @@ def mailbox_settings_save(
             raise ValidationError("a password is required for a new mailbox", code="password")
         row.host, row.port, row.use_ssl = host, port, use_ssl
         row.username, row.folder, row.is_active = username.strip(), folder.strip() or "INBOX", is_active
+        row.authserv_id, row.forwarded_domains = authserv_id.strip(), "\n".join(domains)
         if password:
             row.password = password
             row.last_error = ""  # the old error was about the old credentials

@@ -7,6 +7,8 @@ from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.db import connection
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -16,6 +18,8 @@ from django.views.generic import TemplateView
 from accounts.views import TenantAdminRequiredMixin
 from notifications.inbox.imap import MailboxError
 from notifications.inbox.probe import mailbox_connection_test
+from notifications.inbox.quarantine import inbound_mail_release
+from notifications.inbox.selectors import inbound_mail_rows
 from notifications.preferences.forms import (
     DeliveryFilterForm,
     InstantAlertsForm,
@@ -37,9 +41,11 @@ from notifications.preferences.services import (
     user_preference_ensure,
     user_preference_update,
 )
+from sources.models import InboundMail
 from notifications.preferences.smtp_test import smtp_test_outcome, smtp_test_request
 
 DELIVERIES_PER_PAGE = 50
+MAILS_SHOWN = 50
 
 
 class SettingsIndexView(LoginRequiredMixin, TemplateView):
@@ -161,7 +167,11 @@ class MailboxSettingsView(TenantAdminRequiredMixin, View):
     template_name = "settings/mailbox.html"
 
     def _render(self, request, form, status=200):
-        context = {"form": form, "current": mailbox_settings_get()}
+        context = {
+            "form": form,
+            "current": mailbox_settings_get(),
+            "mails": inbound_mail_rows(tenant_schema=connection.schema_name, limit=MAILS_SHOWN),
+        }
         return render(request, self.template_name, context, status=status)
 
     def get(self, request):
@@ -175,6 +185,8 @@ class MailboxSettingsView(TenantAdminRequiredMixin, View):
                 "username": current.username,
                 "folder": current.folder,
                 "is_active": current.is_active,
+                "authserv_id": current.authserv_id,
+                "forwarded_domains": current.forwarded_domains,
             }
         return self._render(
             request, MailboxSettingsForm(initial=initial, has_password=bool(current and current.password))
@@ -188,7 +200,7 @@ class MailboxSettingsView(TenantAdminRequiredMixin, View):
         try:
             mailbox_settings_save(**form.cleaned_data)
         except ValidationError as exc:
-            form.add_error(exc.code if exc.code in ("host", "password") else None, exc.messages[0])
+            form.add_error(exc.code if exc.code in ("host", "password", "forwarded_domains") else None, exc.messages[0])
             return self._render(request, form, status=400)
         messages.success(request, _("Postfach gespeichert."))
         return redirect("settings:mailbox")
@@ -212,6 +224,18 @@ class MailboxTestView(TenantAdminRequiredMixin, View):
                 _("Verbindung zu %(where)s erfolgreich: Ordner „%(folder)s“ mit %(count)s Nachrichten.")
                 % {"where": probe.where, "folder": probe.folder, "count": probe.messages},
             )
+        return redirect("settings:mailbox")
+
+
+class MailboxReleaseView(TenantAdminRequiredMixin, View):
+    """Accepts a quarantined alert mail for this tenant only (its notices stay out of the shared tenders)."""
+
+    def post(self, request, pk: int):
+        try:
+            inbound_mail_release(mail_id=pk, released_by=request.user.email or request.user.get_username())
+        except InboundMail.DoesNotExist:
+            raise Http404 from None
+        messages.success(request, _("Meldung freigegeben – nur für Ihr Unternehmen, nicht für andere Kunden."))
         return redirect("settings:mailbox")
 
 

@@ -12,7 +12,7 @@ from django.utils.html import format_html
 from django.utils.translation import get_language
 
 from notifications.models import TriageStatus
-from notifications.portal.formatting import deadline_distance, external_url
+from notifications.portal.formatting import deadline_distance
 from sources.selectors import source_names
 
 register = template.Library()
@@ -66,11 +66,6 @@ def grouped(value) -> str:
 def deadline_in(deadline):
     """DeadlineDistance (``.text``, ``.urgency``) of a deadline from now, or None."""
     return deadline_distance(deadline, now=timezone.now())
-
-
-@register.filter
-def safe_href(url) -> str:
-    return external_url(url)
 
 
 @register.simple_tag

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 from django.core.exceptions import ValidationError
 
 from sources.adapters.settings import common_settings, settings_result, url_hosts
+from sources.adapters.yields import PageYield, SamplePage
 from sources.fetching import Fetcher
 from sources.records import NoticeRecord
 
@@ -50,6 +51,8 @@ class FetchedBatch:
     not_modified: int = 0
     scope: str = ""
     cursor: Mapping[str, Any] | None = None
+    yields: tuple[PageYield, ...] = ()  # one per list page read (HTML portal adapters)
+    sample: SamplePage | None = None  # a page whose rows were (partly) rejected, for the operator
 
 
 class AdapterError(Exception):
@@ -78,6 +81,8 @@ class Adapter(ABC):
     # True: the run hands ``fetch`` a ``sources.conditional.ConditionalFetcher`` that sends the
     # ETag/Last-Modified stored by earlier runs (pages that change rarely, polled often).
     conditional_requests: ClassVar[bool] = False
+    # Said to the operator by ``manage.py ingest <key> --file``: how far the adapter trusts files they hand it.
+    file_trust_note: ClassVar[str] = ""
 
     @classmethod
     def validate_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:

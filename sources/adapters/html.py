@@ -12,8 +12,8 @@ multi-byte sequence at all (a legacy single-byte page: nothing is lost, ``declar
 "fallback"); otherwise it stays UTF-8, the replacement characters are dropped from values
 and ``HtmlPage.problem`` says so.
 
-Limits: label matching is by normalised text (case, colon and whitespace ignored;
-exact match first, then prefix); a label that a portal renames is not found and the
+Limits: label matching is by normalised text (case, colon, whitespace and a leading eForms/TED
+number such as "II.2.1)" ignored; exact match first, then prefix); a label that a portal renames is not found and the
 field stays empty, it never takes a neighbour's value.
 """
 
@@ -57,6 +57,8 @@ __all__ = [
 REPLACEMENT_CHAR = "\ufffd"
 _NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
 _LABEL_NOISE = re.compile(r"[\s:]+")
+# eForms/TED numbering in front of a label: "II.2.1) Geschätzter Wert", "5.1.6 Schlusstermin".
+_LABEL_NUMBER = re.compile(r"^(?:[ivx]+|\d+)(?:\.\d+)*\)\s*|^(?:[ivx]+|\d+)(?:\.\d+)+\s+")
 _CURRENCY = re.compile(r"(EUR|€)", re.IGNORECASE)
 _AMOUNT = re.compile(r"\d[\d.,\s]*\d|\d")
 
@@ -131,7 +133,7 @@ def absolute_url(base: str, href: str | None) -> str:
 
 
 def _label_key(label: str) -> str:
-    return _LABEL_NOISE.sub(" ", label.casefold()).strip()
+    return _LABEL_NOISE.sub(" ", _LABEL_NUMBER.sub("", label.casefold().strip())).strip()
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,10 @@ Per item: ``title``; the description HTML (usually CDATA) is read with Beautiful
 ``Erfüllungsort: <strong>…</strong><br />Vergabestelle: <strong>…</strong><br />Angebotsfrist:
 <strong>dd.mm.yyyy HH:MM</strong>``; scraped feeds print ``Typ: …, Veröffentlicher: …``.
 ``source_notice_id`` is the id in a service.bund.de link
-(``/IMPORTE/Ausschreibungen/<platform>/<yyyy>/<mm>/<id>.html``), else the item's guid, else
-its link; ids longer than 200 characters are replaced by their SHA-256. ``portal_references``
+(``/IMPORTE/Ausschreibungen/<platform>/<yyyy>/<mm>/<id>.html``, alphanumeric ids such as
+``432613G349409``), else the item's guid, else its link; a tracking fragment
+(``#track=feed-callforbids``) is dropped from link and guid first, so it is neither part of
+the identity nor of the stored URL; ids longer than 200 characters are replaced by their SHA-256. ``portal_references``
 come from the item's link, guid and every link in the description.
 
 Bad input: a date that cannot be read ("Invalid Date", "siehe Unterlagen") leaves the field
@@ -24,10 +26,11 @@ empty and adds a problem naming the item; an item without any id is skipped with
 a feed that is not XML at all fails the run (``AdapterError`` reason "bad_response"); an
 HTML page where the feed should be is a wall (``Blocked``).
 
-Settings: ``feed_url`` (required; https, plain http only for loopback test servers; its host
-must be in ``allowed_hosts`` if given, else in ``known_hosts``: adding a feed on another host
-means listing that host in ``allowed_hosts`` - redirect hops are checked against the same
-list). No cursor: the feed is read whole every time it changed.
+Settings: ``feed_url`` (required; service.bund.de serves the feed under
+``/Content/Globals/Functions/RSSFeed/`` and ``/SiteGlobals/Functions/RSSFeed/``; https, plain
+http only for loopback test servers; its host must be in ``allowed_hosts`` if given, else in
+``known_hosts``: adding a feed on another host means listing that host in ``allowed_hosts`` -
+redirect hops are checked against the same list). No cursor: the feed is read whole every time it changed.
 
 Limits: no paging (feeds show their newest items only; service.bund.de keeps no archive),
 no CPV codes (the feed has none), titles and descriptions are plain text.
@@ -76,10 +79,19 @@ from sources.registry import register
 __all__ = ["FeedError", "FeedParse", "RssAdapter", "decode_feed", "parse_feed"]
 
 SERVICE_BUND_FEED = "https://www.service.bund.de/Content/Globals/Functions/RSSFeed/RSSGenerator_Ausschreibungen.xml"
+# The second form of the same feed (the site builder's standard path), reported by public clients.
+SERVICE_BUND_FEED_SITEGLOBALS = (
+    "https://www.service.bund.de/SiteGlobals/Functions/RSSFeed/RSSGenerator_Ausschreibungen.xml"
+)
 KNOWN_SETTINGS = frozenset({"feed_url", "allowed_hosts"})
 FILE_SUFFIXES = (".xml", ".rss", ".atom")
 MAX_NOTICE_ID = 200  # TenderSource.source_notice_id
-_SERVICE_BUND_LINK = re.compile(r"/IMPORTE/Ausschreibungen/([^/?#]+)/(\d{4})/(\d{2})/([^/?#]+?)\.html?(?:[?#]|$)")
+# Ids are alphanumeric ("432613G349409"); a ";jsessionid=…" path parameter may follow.
+_SERVICE_BUND_LINK = re.compile(
+    r"/IMPORTE/Ausschreibungen/([^/?#;]+)/(\d{4})/(\d{2})/([A-Za-z0-9_.-]+?)\.html?(?:[?#;]|$)"
+)
+# A fragment that only tells the site which feed the click came from ("#track=feed-callforbids").
+_TRACKING_FRAGMENT = re.compile(r"#track=[^#]*$", re.IGNORECASE)
 _XML_DECLARATION_ENCODING = re.compile(r"""^(\s*<\?xml\b[^>]*?\bencoding\s*=\s*)(["'])[^"']*\2""")
 # A feed (RSS 0.9x/2.0, RSS 1.0 RDF or Atom) names its root element early; a portal's HTML page does not.
 FEED_MARKER = re.compile(r"<(?:[\w-]+:)?(?:rss|feed|RDF)\b", re.IGNORECASE)
@@ -157,8 +169,8 @@ def parse_feed(text: str, *, source: str, base_url: str = "") -> FeedParse:
 def _record(entry: Mapping[str, Any], *, source: str, base_url: str) -> tuple[NoticeRecord | None, list[str]]:
     problems: list[str] = []
     title = clean_text(entry.get("title"), limit=1000)
-    link = _absolute(base_url, entry.get("link"))
-    guid = clean_text(entry.get("id"))
+    link = without_tracking(_absolute(base_url, entry.get("link")))
+    guid = without_tracking(clean_text(entry.get("id")))
     html = _description_html(entry)
     text = html_to_text(html)
     fields = labelled_fields(text)
@@ -195,12 +207,17 @@ def _record(entry: Mapping[str, Any], *, source: str, base_url: str) -> tuple[No
             bundesland=bundesland,
             published_at=published_at,
             submission_deadline=deadline.value,
-            url=link if link.startswith(("http://", "https://")) else "",
+            url=link,  # checked at the ingest boundary (sources.parsers.links), which records a dropped link
             portal_references=portal_references_from_urls([link, guid, *description_links]),
             payload={"rss": {"guid": guid, "fields": fields}},
         ),
         problems,
     )
+
+
+def without_tracking(url: str) -> str:
+    """``url`` without a ``#track=…`` fragment: not part of a notice's identity nor of its stored URL."""
+    return _TRACKING_FRAGMENT.sub("", url or "")
 
 
 def _description_html(entry: Mapping[str, Any]) -> str:

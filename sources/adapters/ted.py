@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -55,6 +56,7 @@ from sources.adapters.base import (
 from sources.adapters.settings import bounded_ints, endpoint_url, iso_day
 from sources.fetching import Fetcher, raise_for_wall
 from sources.normalise import BERLIN
+from sources.parallel import ordered_map, parse_workers
 from sources.parsers.eforms import parse_eforms
 from sources.parsers.ted_json import (
     MAX_PAGE_SIZE,
@@ -177,9 +179,12 @@ class TedAdapter(Adapter):
             token = next_token
 
     def parse_files(self, *, config: SourceConfig, paths: list[Path]) -> Iterator[FetchedBatch]:
-        """One batch per file; folders are searched recursively for ``*.json`` and ``*.xml``."""
-        for path in walk_files(paths, FILE_SUFFIXES):
-            yield _parse_file(path)
+        """One batch per file; folders are searched recursively for ``*.json`` and ``*.xml``.
+
+        Files are parsed in worker processes (:mod:`sources.parallel`) and come back in order.
+        """
+        parse = partial(_parse_file, limit=MAX_FILE_BYTES)  # read here: workers see the module as imported
+        yield from ordered_map(parse, walk_files(paths, FILE_SUFFIXES), workers=parse_workers())
 
 
 def _max_pages_message(days: str, page_size: int, max_pages: int, body: bytes) -> str:
@@ -200,9 +205,9 @@ def _max_pages_message(days: str, page_size: int, max_pages: int, body: bytes) -
 MAX_FILE_BYTES = 50 * 2**20  # a saved search result of 250 notices is a few MB; anything far larger is not one
 
 
-def _parse_file(path: Path) -> FetchedBatch:
+def _parse_file(path: Path, *, limit: int) -> FetchedBatch:
     scope = scope_text(str(path))
-    saved = read_saved(path, limit=MAX_FILE_BYTES)
+    saved = read_saved(path, limit=limit)
     if saved.problem:
         return FetchedBatch(problems=(saved.problem,), bytes=saved.size, scope=scope)
     data = saved.data

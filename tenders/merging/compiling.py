@@ -15,6 +15,7 @@ from tenders.cpv import cpv_labels_for
 from tenders.merging.documents import sha256_json, str_or_none
 from tenders.merging.identity import fingerprint, latest_versions, normalise_name, own_portal_references, version_key
 from tenders.vocabulary.deadlines import DeadlineKind
+from tenders.vocabulary.provenance import is_mail_derived
 
 _KIND_RANK = {
     NoticeKind.PRIOR_INFORMATION: 0,
@@ -131,10 +132,11 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
 
     A field takes the value of the latest notice that states it (in notice order:
     prior information < contract notice < change < award < cancellation, then
-    publication time, then version); lists are unions. The result does not
-    depend on the order in which notices were processed.
+    publication time, then version); lists are unions. Records from alert mails only
+    fill gaps (``mail_fills_gaps_only``). The result does not depend on the order in
+    which notices were processed.
     """
-    ordered = sorted(latest_versions(records), key=_order)
+    ordered = sorted(mail_fills_gaps_only(latest_versions(records)), key=_order)
     if not ordered:
         raise ValueError("compile_tender needs at least one record")
     # Award notices describe results; their titles/values are kept only where nothing else states them.
@@ -259,6 +261,42 @@ def _deadlines(describing: Sequence[NoticeRecord]) -> tuple[dict, ...]:
             )
             return tuple({"kind": str(kind), "at": at.isoformat(), "lot_id": ""} for kind, at in pairs if at)
     return ()
+
+
+# Fields a mail-derived record may state only where no platform record does. Identity fields stay
+# (they say which notice the record is); url stays (it is the mail notice's own link, not the tender's).
+_MAIL_GAP_FIELDS = tuple(
+    f
+    for f in fields(NoticeRecord)
+    if f.name not in ("source", "source_notice_id", "version", "kind", "status", "referenced_notice_ids", "url")
+    and f.name != "payload"
+)
+
+
+def _stated(value) -> bool:
+    return bool(value) or (value is not None and value != "" and value != ())
+
+
+def mail_fills_gaps_only(records: Sequence[NoticeRecord]) -> list[NoticeRecord]:
+    """Mail-derived records with every field a platform record states emptied, and no say on the status.
+
+    An alert mail is a second-hand digest (and anyone may send one), so it never overrides what
+    DÖE, TED or a portal crawl published: not a deadline, a title, a CPV code or the status
+    (a mail's "Zuschlag erteilt" does not award a tender a platform shows as open). Where no
+    platform record exists yet, mail records compile as they are.
+    """
+    platform = [record for record in records if not is_mail_derived(record)]
+    if not platform or len(platform) == len(records):
+        return list(records)
+    emptied = {
+        f.name: f.default for f in _MAIL_GAP_FIELDS if any(_stated(getattr(record, f.name)) for record in platform)
+    }
+    return [
+        record
+        if not is_mail_derived(record)
+        else record.replace(kind=NoticeKind.CONTRACT_NOTICE, status=TenderStatus.ACTIVE, **emptied)
+        for record in records
+    ]
 
 
 # What matching and alerts care about when a tender changes.

@@ -18,8 +18,9 @@ from operator import attrgetter
 import orjson
 
 from sources.normalise import plausible_datetime
+from sources.parsers.links import LINK_FIELDS, safe_link
 from sources.placeholders import placeholder_amount, plausible_buyer_id, without_placeholder
-from sources.records import Award, AwardStatus, Deadline, Lot, NoticeKind, NoticeRecord, TenderStatus
+from sources.records import Award, AwardStatus, Deadline, Lot, NoticeKind, NoticeRecord, TenderStatus, texts_cut
 
 _RECORD_FIELDS = tuple(f.name for f in fields(NoticeRecord) if f.name != "payload")
 
@@ -162,7 +163,8 @@ def record_storable(record: NoticeRecord) -> tuple[NoticeRecord, str]:
     feeds send both (in ids, links, payloads): NUL is dropped, a lone surrogate becomes "?".
     Identifiers longer than their columns are shortened by ``fit_identifier``; placeholder
     dates (year 9999 …), implausible amounts and CPV codes that are not eight digits are dropped, and overlong
-    texts cut (``TEXT_LIMITS``), whichever adapter built the record. One such
+    texts cut (``sources.records.TEXT_LIMITS``), and links that are not http(s) with a host emptied,
+    whichever adapter built the record. One such
     notice must not fail the whole batch it arrives in. A clean record (the normal case) is
     returned as it is; the check rides on the hash serialisation.
     """
@@ -197,8 +199,6 @@ def fit_identifier(value: str, limit: int) -> str:
 
 
 _DATE_FIELDS = ("published_at", "submission_deadline", "questions_deadline")
-# Far above any real notice, far below what breaks: PostgreSQL refuses a search vector over 1 MB.
-TEXT_LIMITS = {"title": 2_000, "description": 50_000}
 VALUE_LIMIT = Decimal(10) ** 16  # numeric(18, 2); an implausible figure is worse than none
 
 
@@ -210,6 +210,7 @@ def plausible_value(value: Decimal | None) -> Decimal | None:
 
 
 def _fitted(record: NoticeRecord) -> NoticeRecord:
+    record = texts_cut(record)
     changes: dict = {
         name: None
         for name in _DATE_FIELDS
@@ -220,16 +221,13 @@ def _fitted(record: NoticeRecord) -> NoticeRecord:
         for name, limit in IDENTIFIER_LIMITS.items()
         if (value := getattr(record, name)) and len(value) > limit
     }
+    # Links that are not http(s) with a host never reach a template (adapter runs record them as problems).
+    changes |= {name: "" for name in LINK_FIELDS if (value := getattr(record, name)) and not safe_link(value)}
     if record.estimated_value is not None and (
         plausible_value(record.estimated_value) is None or placeholder_amount(record.estimated_value)
     ):
         changes["estimated_value"] = None
     changes |= _placeholders_dropped(record)
-    changes |= {
-        name: value[: limit - 1].rstrip() + "…"
-        for name, limit in TEXT_LIMITS.items()
-        if len(value := getattr(record, name)) > limit
-    }
     if not all(len(code) == 8 and code.isdigit() for code in record.cpv_codes):  # e.g. "45000000-7" unnormalised
         changes["cpv_codes"] = tuple(code for code in record.cpv_codes if len(code) == 8 and code.isdigit())
     if any(len(ref) > PORTAL_REFERENCE_LIMIT for ref in record.portal_references):

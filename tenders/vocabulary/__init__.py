@@ -4,5 +4,6 @@
 - ``contract_nature``: Bauleistung / Lieferleistung / Dienstleistung;
 - ``deadlines``: kinds of deadline (Angebotsfrist, Teilnahmefrist, Fragenfrist);
 - ``procedures``: the German national procedure codes of eForms-DE;
-- ``postcodes``: German postcode -> Bundesland (from GeoNames, see ``data/README.md``).
+- ``postcodes``: German postcode -> Bundesland (from GeoNames, see ``data/README.md``);
+- ``provenance``: platform source or alert mail (mail records only fill gaps when merging).
 """

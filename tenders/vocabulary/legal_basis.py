@@ -68,6 +68,9 @@ _ALIASES = {
     "vob/a abschnitt 1": "vob-a",
     "vob": "vob-a",
     "vol/a": "vol-a",
+    # NetServer's legal-framework cell: "VOL/UVgO" is the UVgO that replaced the VOL/A below the thresholds.
+    "vol/uvgo": "uvgo",
+    "vol": "vol-a",
 }
 _FOLD = re.compile(r"[\s_]+")
 
@@ -89,6 +92,32 @@ def legal_basis_code(raw: str | None) -> str:
     if dashed in LEGAL_BASIS_LABELS:
         return dashed
     return "other"
+
+
+# Spellings found INSIDE a longer portal text, most specific first: NetServer's five-cell
+# "UVgO, Öffentliche Ausschreibung", cosinex's "VgV Vergebener Auftrag", a JSON "contractingRule".
+_IN_TEXT: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), code)
+    for pattern, code in (
+        (r"\bVOB\s*/?\s*A?\s*[-\s]?\s*EU\b|\bVOB/A\s+Abschnitt\s+2\b", "vob-a-eu"),
+        (r"\bVOB\s*/?\s*A?\s*[-\s]?\s*VS\b|\bVOB/A\s+Abschnitt\s+3\b", "vob-a-vs"),
+        (r"\bUVgO\b|\bUnterschwellenvergabeordnung\b", "uvgo"),
+        (r"\bVOB\b", "vob-a"),
+        (r"\bKonzVgV\b|\bKonzessionsvergabeverordnung\b", "konzvgv"),
+        (r"\bVSVgV\b", "vsvgv"),
+        (r"\bSektVO\b|\bSektorenverordnung\b", "sektvo"),
+        (r"\bVgV\b|\bVergabeverordnung\b", "vgv"),
+        (r"\bVOL\b", "vol-a"),
+        (r"\bSVHV\b", "svhv"),
+    )
+)
+
+
+def legal_basis_in_text(raw: str | None) -> str:
+    """The legal basis a longer portal text names ("VOB/A, Beschränkte Ausschreibung" -> "vob-a");
+    "" when it names none (a procedure alone, "Öffentliche Ausschreibung"), never "other"."""
+    text = raw or ""
+    return next((code for pattern, code in _IN_TEXT if pattern.search(text)), "")
 
 
 def legal_basis_label(code: str) -> str:

@@ -74,8 +74,21 @@ def test_a_changed_layout_blocks_the_run_instead_of_reporting_zero_tenders(tende
     body = (DATA / "changed_layout.html").read_bytes()
     site.answer("search", "0", lambda request: page_response(request, body))
     run = poll(tender24)
-    assert (run.status, run.error_reason) == (FetchRunStatus.BLOCKED, "blocked")
-    assert "missing-result-container" in run.error
+    assert (run.status, run.error_reason) == (FetchRunStatus.BLOCKED, "changed_layout")
+    assert "changed layout" in run.error and "not an empty result" in run.error
+    # The breakage alarm is raised, the page is kept for the operator, the yield report says why.
+    assert run.low_yield is True
+    assert bytes(run.sample_page) == body and run.sample_page_url.startswith(site.base_url)
+    assert run.layout == "cards"
+    assert run.yield_report == [
+        {
+            "page": run.sample_page_url,
+            "layout": "cards",
+            "rows_seen": 1,
+            "parsed": 0,
+            "rejected": {"no title (p.mb-3)": 1},
+        }
+    ]
 
 
 def test_robots_txt_disallow_fails_the_run_and_the_page_is_never_requested(db, httpserver) -> None:

@@ -6,6 +6,9 @@ only there. ONE adapter serves every host; a Source row names it by ``base_url``
 
 Flow (``fetch``), the first that applies:
 
+0. A Center host (``/Center``, ``/VMPCenter``) without ``cpv_codes``: the JSON search the page
+   itself uses, with the token the page carries (:mod:`.center`); without a token the run
+   ends "nicht unterstützt: Ergebnisliste nur im Browser" (blocked, reason "browser_only").
 1. ``opendata_url`` set: the host's open-data export (a ZIP of eForms-DE XML, licence
    DL-DE-Zero) is read with the hardened ZIP reader of the DÖE adapter and every member
    parsed by ``sources.parsers.eforms.parse_eforms``: legally binding data, CPV codes and
@@ -44,7 +47,7 @@ Limits: every selector and label lives in :mod:`.selectors` ("last known" markup
 page was available when it was written). Project detail pages are not fetched: on DTVP they
 may require a login and their markup is undocumented; ``parse_files`` reads SAVED project
 overview pages (generic label/value rows) and joins them with list rows of the same project.
-No cookies are kept, so the JSON search (token from the page) is not used. DTVP pages are
+The fetcher keeps the session cookies of a run, which the Center JSON search needs. DTVP pages are
 ``noindex`` and some hosts disallow everything in robots.txt; the Fetcher honours that.
 """
 

@@ -12,6 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, read_saved, scope_text, walk_files
 from sources.adapters.doe.archive import ZipLimits, read_members
 from sources.adapters.html import parse_html, rows_with_pages
+from sources.adapters.yields import LayoutChanged, SamplePage
 from sources.conditional import ConditionalFetcher, fetcher_forget, fetcher_knows
 from sources.fetching import (
     Blocked,
@@ -27,6 +28,7 @@ from sources.records import NoticeRecord
 from sources.registry import register
 
 from . import selectors
+from .center import CenterSearch, is_center
 from .options import KNOWN_HOSTS, KNOWN_SETTINGS, category_url, check_cosinex_settings, list_url
 from .parse import ListRow, ProjectPage, notice_record, parse_list_page, parse_project_page
 
@@ -57,6 +59,10 @@ class CosinexAdapter(Adapter):
         settings = self.settings_for(config)
         if settings.get("opendata_url"):
             yield self._opendata(config.key, settings["opendata_url"], fetcher)
+            return
+        if is_center(settings["base_url"]) and not settings.get("cpv_codes"):
+            # No server-rendered list on Center hosts: the JSON search, or the browser-only state.
+            yield from CenterSearch(source=config.key, settings=settings, fetcher=fetcher).run()
             return
         crawl = _ListCrawl(source=config.key, settings=settings, fetcher=fetcher)
         if settings.get("cpv_codes"):
@@ -227,6 +233,10 @@ class _ListCrawl:
         parsed = parse_list_page(page, base_url=self.base_url, page_url=result.final_url, label=url)
         if not parsed.has_table and not parsed.says_empty:
             raise Blocked(result.final_url, "missing-result-container")
+        page_yield = parsed.page_yield(url)
+        sample = SamplePage.of(url=result.final_url, body=result.body, content_type=result.content_type)
+        if page_yield.all_rejected:
+            raise LayoutChanged(result.final_url, page_yield=page_yield, sample=sample)
         self.page_count = parsed.page_count
         fresh = [row for row in parsed.rows if row.project_id not in self.seen]
         self.seen.update(row.project_id for row in fresh)
@@ -251,6 +261,8 @@ class _ListCrawl:
             requests=1,
             not_modified=1 if result.not_modified else 0,
             scope=scope,
+            yields=(page_yield,),
+            sample=sample if page_yield.rejected_count else None,
         )
         return batch, last
 

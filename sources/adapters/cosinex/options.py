@@ -25,6 +25,7 @@ KNOWN_HOSTS: tuple[str, ...] = (
     "vmp-rheinland.de",
     "www.vmp-rheinland.de",
     "vergabe.metropoleruhr.de",
+    "www.vergabe.metropoleruhr.de",  # the bare host fails TLS (reported by public clients)
     "vergabe.stadt-koeln.de",
 )
 # The application prefixes seen on those hosts.

@@ -23,8 +23,10 @@ from sources.adapters.html import (
     notice_facts,
     text_of,
 )
+from sources.adapters.yields import PageYield
 from sources.normalise import bundesland_for_nuts, procedure_type_code
 from sources.records import NoticeKind, NoticeRecord, TenderStatus
+from tenders.vocabulary.legal_basis import legal_basis_in_text
 
 from . import selectors
 from .options import notice_url
@@ -61,11 +63,17 @@ class ListPage:
     has_table: bool
     says_empty: bool
     page_count: int | None  # Y of "Seite: X von Y"
+    rejected: tuple[str, ...] = ()  # one short reason per list row that gave no notice
+
+    def page_yield(self, page: str) -> PageYield:
+        layout = "table" if self.has_table else ("empty" if self.says_empty else "unknown")
+        return PageYield.of(page=page, layout=layout, parsed=len(self.rows), rejected_reasons=self.rejected)
 
 
 def parse_list_page(page: HtmlPage, *, base_url: str, page_url: str, label: str) -> ListPage:
     tables = page.soup.select(selectors.RESULT_TABLE)
     rows: list[ListRow] = []
+    rejected: list[str] = []
     problems: list[str] = [page.problem] if page.problem else []
     for table in tables:
         for number, tr in enumerate(table.find_all("tr"), start=1):
@@ -76,6 +84,7 @@ def parse_list_page(page: HtmlPage, *, base_url: str, page_url: str, label: str)
             if row is not None:
                 rows.append(row)
             else:
+                rejected.append(problem.split(": ", 1)[-1] if problem.startswith("project ") else problem)
                 problems.append(f"{label}: row {number}: {problem}; skipped")
     text = page.soup.get_text(" ")
     count = selectors.PAGE_COUNT.search(text)
@@ -85,6 +94,7 @@ def parse_list_page(page: HtmlPage, *, base_url: str, page_url: str, label: str)
         has_table=bool(tables),
         says_empty=bool(selectors.NO_RESULTS_TEXT.search(text)),
         page_count=int(count.group(2)) if count else None,
+        rejected=tuple(rejected),
     )
 
 
@@ -209,6 +219,7 @@ def notice_record(
         description=facts.description,
         buyer_name=(row.buyer_name if row else "") or facts.buyer_name,
         procedure_type=procedure,
+        legal_basis=legal_basis_in_text(rule),
         cpv_codes=facts.cpv_codes,
         nuts_codes=facts.nuts_codes,
         bundesland=bundesland_for_nuts(facts.nuts_codes),

@@ -77,3 +77,37 @@ LABELS = {
     "published": ("Veröffentlichungsdatum", "Veröffentlicht am", "Veröffentlicht"),
     "type": ("Bekanntmachungsart", "Art der Bekanntmachung"),
 }
+
+# -- Center hosts (DTVP /Center, /VMPCenter): the JSON search the result page itself calls -------
+#
+# Center hosts build the result list in the browser; a plain GET of the list returns an empty
+# shell. Public clients (2026: a DTVP client and an evergabe.nrw client, read, not copied) read
+# the list through the JSON search the page uses:
+#
+# 1. GET a search page in a session (cookies kept for the run); the page carries the search token
+#    in ``<input id="token" value="…">``. One client reports the token only on the SECOND visit
+#    within the same session, so the page is visited at most twice before another page is tried.
+# 2. POST ``{base}/api/v2/project/search`` with header ``X-JWT: <token>`` and a JSON body:
+#      {"pageNumber": 1, "pageSize": 100, "searchText": "",
+#       "publicationTypes": ["Tender"], "contractingRules": null, "cpvCodes": null, "location": null,
+#       "sort": {"order": [{"property": "PROJECT_PUBLICATION_DATE_LNG", "direction": "DESC"}]}}
+# 3. The answer: {"projects": [{"projectId", "title", "publishingDate", "relevantDate",
+#    "organisationName", "contractingRule", "publicationType", "links": {"enterprojectroom"}, …}],
+#    "allPages": n, "countOfAllDataSets": m}. Dates were seen as "dd.mm.yyyy[ HH:MM]".
+#
+# Not independently verified (no live access when written). Without a token, or when the search
+# answers 401/403, the run ends in the state "nicht unterstützt: Ergebnisliste nur im Browser".
+# The constructed fixture ``tests/data/portals/cosinex/center/`` follows exactly this shape.
+CENTER_PATHS = ("/Center", "/VMPCenter")
+CENTER_TOKEN_PAGES = (
+    "common/project/search.do?method=showExtendedSearch&fromExternal=true",
+    "company/announcements/categoryOverview.do?method=showCategoryOverview",
+)
+CENTER_TOKEN_VISITS = 2  # per token page
+CENTER_TOKEN_INPUT = "input#token"  # noqa: S105 (a selector, not a secret)
+CENTER_SEARCH_PATH = "api/v2/project/search"
+CENTER_TOKEN_HEADER = "X-JWT"  # noqa: S105 (a header name)
+CENTER_PAGE_SIZE = 100
+CENTER_SORT = {"order": [{"property": "PROJECT_PUBLICATION_DATE_LNG", "direction": "DESC"}]}
+CENTER_PUBLICATION_TYPES = ["Tender"]
+CENTER_FORWARD_PATH = "public/company/projectForwarding.do?pid={project_id}"

@@ -9,8 +9,10 @@ relative to ``now``) from the cursor's ``last_day`` + 1, else ``start_day``, els
 at most ``max_days_per_run`` days: ``GET /api/notice-exports?pubDay=<day>&format=ocds.zip``
 and ``…&format=eforms.zip``, read both ZIPs defensively (:mod:`.archive`), parse every
 member (eForms XML of any profile - legacy ``eforms-sdk-0.1`` and eForms-DE 2.x - and OCDS
-release packages), join the two renditions of each notice version by file name stem
-(:mod:`.join`) and yield ONE batch per day with ``cursor={"last_day": day}``, scope = the day.
+release packages) in worker processes, join the two renditions of each notice version by file
+name stem (:mod:`.join`, streamed by :mod:`.stream`) and yield the day's notices in batches of
+at most ``batch_limits`` (1,000 notices or 32 MiB of members), the last one carrying
+``cursor={"last_day": day}``; scope = the day.
 
 Decisions:
 
@@ -38,7 +40,7 @@ does not change.
 
 from .adapter import DoeAdapter
 from .archive import ZipLimits
-from .join import NoticeJoiner, join_doe_records, stem_key
+from .join import join_doe_records, stem_key
 from .options import days_to_fetch, export_url
 
-__all__ = ["DoeAdapter", "NoticeJoiner", "ZipLimits", "days_to_fetch", "export_url", "join_doe_records", "stem_key"]
+__all__ = ["DoeAdapter", "ZipLimits", "days_to_fetch", "export_url", "join_doe_records", "stem_key"]

@@ -6,6 +6,7 @@ this module wires options, archive reading and the join to the Fetcher and to fi
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -13,13 +14,14 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import ClassVar
 
-from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, read_saved, scope_text, walk_files
+from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, scope_text, walk_files
 from sources.fetching import Fetcher, HttpStatusError, raise_for_wall
+from sources.parallel import parse_workers
 from sources.registry import register
 
-from .archive import NOTICE_SUFFIXES, Member, ZipLimits, read_members
-from .join import NoticeJoiner
+from .archive import NOTICE_SUFFIXES, ZipLimits
 from .options import EXPORT_FORMATS, KNOWN_SETTINGS, check_doe_settings, days_to_fetch, export_url
+from .stream import BatchLimits, ExportStream, LooseFile
 
 __all__ = ["DoeAdapter"]
 
@@ -41,16 +43,18 @@ class DoeAdapter(Adapter):
     max_body_bytes: ClassVar[int] = 300 * 2**20
     # Class attribute so a deployment (or a test) can tighten the caps without new settings.
     zip_limits: ClassVar[ZipLimits] = ZipLimits()
+    # Parsed records held at once: a batch is written (one transaction) before the next is parsed further.
+    batch_limits: ClassVar[BatchLimits] = BatchLimits()
 
     def fetch(self, *, config: SourceConfig, fetcher: Fetcher, now: datetime) -> Iterator[FetchedBatch]:
         settings = self.settings_for(config)
         start_day = date.fromisoformat(settings["start_day"]) if settings.get("start_day") else None
         days = days_to_fetch(now=now, cursor=config.cursor, start_day=start_day, max_days=settings["max_days_per_run"])
         for day in days:
-            yield self._fetch_day(day, settings["base_url"], fetcher)
+            yield from self._fetch_day(day, settings["base_url"], fetcher)
 
-    def _fetch_day(self, day: date, base_url: str, fetcher: Fetcher) -> FetchedBatch:
-        joiner = NoticeJoiner()
+    def _fetch_day(self, day: date, base_url: str, fetcher: Fetcher) -> Iterator[FetchedBatch]:
+        archives: list[tuple[str, bytes]] = []
         size = requests = 0
         for export_format in EXPORT_FORMATS:
             url = export_url(base_url, day, export_format)
@@ -71,17 +75,11 @@ class DoeAdapter(Adapter):
                     f"got {result.content_type or 'no content type'} starting {result.body[:40]!r}",
                     reason="bad_zip",
                 )
-            label = f"{day.isoformat()} {export_format}"
-            for member in read_members(result.body, label=label, limits=self.zip_limits, problems=joiner.problems):
-                joiner.add(member)
-        records, problems = joiner.result()
-        return FetchedBatch(
-            records=records,
-            problems=problems,
-            bytes=size,
-            requests=requests,
-            scope=day.isoformat(),
-            cursor={"last_day": day.isoformat()},
+            archives.append((f"{day.isoformat()} {export_format}", result.body))
+        # A corrupt download must not mark the day done: strict archives raise instead of reporting.
+        stream = self._stream(archives=archives, strict_archives=True)
+        yield from stream.batches(
+            scope=day.isoformat(), bytes_read=size, requests=requests, cursor={"last_day": day.isoformat()}
         )
 
     def parse_files(self, *, config: SourceConfig, paths: list[Path]) -> Iterator[FetchedBatch]:
@@ -93,31 +91,23 @@ class DoeAdapter(Adapter):
         Nothing here moves the cursor.
         """
         for unit in _units([Path(p) for p in paths]):
-            yield self._parse_unit(unit)
+            yield from self._parse_unit(unit)
 
-    def _parse_unit(self, unit: _Unit) -> FetchedBatch:
-        joiner = NoticeJoiner()
+    def _stream(self, **material) -> ExportStream:
+        return ExportStream(**material, limits=self.zip_limits, batch=self.batch_limits, workers=parse_workers())
+
+    def _parse_unit(self, unit: _Unit) -> Iterator[FetchedBatch]:
+        archives: list[tuple[str, Path]] = []
+        loose: list[LooseFile] = []
         size = 0
-        limit = self.zip_limits.max_member_bytes
         for path, label in unit.files:
             if path.suffix.lower() == ".zip":
-                try:
-                    size += path.stat().st_size
-                    for member in read_members(path, label=label, limits=self.zip_limits, problems=joiner.problems):
-                        joiner.add(member)
-                except AdapterError as exc:
-                    joiner.problems.append(str(exc))
-                except OSError as exc:
-                    joiner.problems.append(f"{label}: cannot read file: {exc.strerror or exc}")
-                continue
-            saved = read_saved(path, limit=limit, label=label)
-            size += saved.size
-            if saved.problem:
-                joiner.problems.append(saved.problem)
+                archives.append((label, path))
             else:
-                joiner.add(Member(label=label, name=path.name, data=saved.data))
-        records, problems = joiner.result()
-        return FetchedBatch(records=records, problems=problems, bytes=size, scope=scope_text(unit.scope))
+                loose.append(LooseFile(path=path, label=label))
+            with contextlib.suppress(OSError):  # an unreadable file is reported when it is read
+                size += path.stat().st_size
+        yield from self._stream(archives=archives, loose=loose).batches(scope=scope_text(unit.scope), bytes_read=size)
 
 
 @dataclass

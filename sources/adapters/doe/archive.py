@@ -41,7 +41,16 @@ from pathlib import Path
 
 from sources.adapters.base import AdapterError
 
-__all__ = ["NOTICE_SUFFIXES", "Member", "ZipLimits", "read_members"]
+__all__ = [
+    "NOTICE_SUFFIXES",
+    "Entry",
+    "Member",
+    "ZipLimits",
+    "archive_entries",
+    "open_archive",
+    "read_entry",
+    "read_members",
+]
 
 MIB = 1024 * 1024
 NOTICE_SUFFIXES = (".xml", ".json")
@@ -85,48 +94,69 @@ def read_members(archive: bytes | Path, *, label: str, limits: ZipLimits, proble
     Raises AdapterError with reason "bad_zip" or "zip_too_large" (see module docstring); the
     message starts with ``label``.
     """
+    with open_archive(archive, label=label) as zf:
+        for entry in archive_entries(zf, label=label, limits=limits, problems=problems):
+            data = read_entry(zf, entry, limits=limits, problems=problems)
+            if data is not None:
+                yield Member(label=entry.label, name=entry.name, data=data)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A member worth reading, not yet read (the central directory says what it is)."""
+
+    label: str  # "<archive>/<member name>"
+    name: str  # base name
+    info: zipfile.ZipInfo
+
+
+def open_archive(archive: bytes | Path, *, label: str) -> zipfile.ZipFile:
+    """The archive, opened for random access; AdapterError(reason="bad_zip") if it cannot be read."""
     source = io.BytesIO(archive) if isinstance(archive, (bytes, bytearray)) else archive
     try:
-        zf = zipfile.ZipFile(source)
+        return zipfile.ZipFile(source)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
         raise AdapterError(f"{label}: not a readable ZIP archive ({exc})", reason="bad_zip") from exc
-    with zf:
-        infos = zf.infolist()
-        if len(infos) > limits.max_members:
-            raise AdapterError(
-                f"{label}: {len(infos)} members, more than the cap of {limits.max_members}; refusing the archive",
-                reason="zip_too_large",
-            )
-        wanted = list(_acceptable(infos, label=label, limits=limits, problems=problems))
-        declared = sum(info.file_size for info, _ in wanted)
-        if declared > limits.max_total_bytes:
-            raise AdapterError(
-                f"{label}: members declare {declared} bytes uncompressed, more than the cap of "
-                f"{limits.max_total_bytes}; refusing the archive (zip bomb?)",
-                reason="zip_too_large",
-            )
-        total = 0
-        for info, base in wanted:
-            where = f"{label}/{info.filename}"
-            try:
-                with zf.open(info) as handle:
-                    data = handle.read(limits.max_member_bytes + 1)
-            except _MEMBER_ERRORS as exc:
-                problems.append(f"{where}: cannot be extracted: {exc}")
-                continue
-            if len(data) > limits.max_member_bytes:
-                problems.append(
-                    f"{where}: inflates to more than the per-file cap of {limits.max_member_bytes} bytes "
-                    f"(declared {info.file_size}); skipped (zip bomb?)"
-                )
-                continue
-            total += len(data)
-            if total > limits.max_total_bytes:  # unreachable while zipfile honours declared sizes; kept as a guard
-                raise AdapterError(
-                    f"{label}: members inflate to more than {limits.max_total_bytes} bytes; refusing the archive",
-                    reason="zip_too_large",
-                )
-            yield Member(label=where, name=base, data=data)
+
+
+def archive_entries(zf: zipfile.ZipFile, *, label: str, limits: ZipLimits, problems: list[str]) -> list[Entry]:
+    """The members to read, checked against the archive-wide caps before anything is decompressed."""
+    infos = zf.infolist()
+    if len(infos) > limits.max_members:
+        raise AdapterError(
+            f"{label}: {len(infos)} members, more than the cap of {limits.max_members}; refusing the archive",
+            reason="zip_too_large",
+        )
+    wanted = list(_acceptable(infos, label=label, limits=limits, problems=problems))
+    declared = sum(info.file_size for info, _ in wanted)
+    if declared > limits.max_total_bytes:
+        raise AdapterError(
+            f"{label}: members declare {declared} bytes uncompressed, more than the cap of "
+            f"{limits.max_total_bytes}; refusing the archive (zip bomb?)",
+            reason="zip_too_large",
+        )
+    return [Entry(label=f"{label}/{info.filename}", name=base, info=info) for info, base in wanted]
+
+
+def read_entry(zf: zipfile.ZipFile, entry: Entry, *, limits: ZipLimits, problems: list[str]) -> bytes | None:
+    """The member's bytes, or None with a problem when it cannot be extracted or inflates past the cap.
+
+    The declared sizes were checked by :func:`archive_entries`; zipfile stops at the declared size
+    and then fails the CRC check, so the sum of what is read stays within ``max_total_bytes``.
+    """
+    try:
+        with zf.open(entry.info) as handle:
+            data = handle.read(limits.max_member_bytes + 1)
+    except _MEMBER_ERRORS as exc:
+        problems.append(f"{entry.label}: cannot be extracted: {exc}")
+        return None
+    if len(data) > limits.max_member_bytes:
+        problems.append(
+            f"{entry.label}: inflates to more than the per-file cap of {limits.max_member_bytes} bytes "
+            f"(declared {entry.info.file_size}); skipped (zip bomb?)"
+        )
+        return None
+    return data
 
 
 def _acceptable(

@@ -33,7 +33,6 @@ release by its own id.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from sources.normalise import first_nonempty
 from sources.parsers.eforms import EformsParseError, parse_eforms
@@ -42,7 +41,7 @@ from sources.records import NoticeRecord
 
 from .archive import Member
 
-__all__ = ["NoticeJoiner", "join_doe_records", "stem_key"]
+__all__ = ["Key", "join_doe_records", "parse_member_records", "stem_key"]
 
 SOURCE = "doe"
 Key = tuple[str, str]  # (notice id lower-cased, two-digit version)
@@ -131,73 +130,26 @@ def join_doe_records(ocds: NoticeRecord | None, eforms: NoticeRecord | None) -> 
     )
 
 
-@dataclass(frozen=True)
-class _Parsed:
-    label: str
-    record: NoticeRecord
+def parse_member_records(member: Member) -> tuple[str, tuple[NoticeRecord, ...], str]:
+    """(kind, records, problem) of one export member: "eforms" for XML, "ocds" for JSON.
 
-
-class NoticeJoiner:
-    """Collects parsed files of one batch and joins them; parse failures become ``problems``.
-
-    Use: ``add()`` every member, then ``result()`` once. One broken file never costs the
-    others: any exception from a parser is a problem entry naming the file (a notice that
-    crashes the parser would otherwise block its day, and thus the cursor, for ever).
+    One broken file never costs the others: any exception from a parser is a problem naming
+    the file (a notice that crashes the parser would otherwise block its day, and thus the
+    cursor, for ever).
     """
-
-    def __init__(self) -> None:
-        self.problems: list[str] = []
-        self._eforms: dict[Key, _Parsed] = {}
-        self._ocds: dict[Key, _Parsed] = {}
-
-    def add(self, member: Member) -> None:
-        suffix = member.name.lower().rsplit(".", 1)[-1]
-        if suffix == "xml":
-            try:
-                record = parse_eforms(member.data, source=SOURCE)
-            except EformsParseError as exc:
-                self.problems.append(f"{member.label}: not a usable eForms notice: {exc}")
-                return
-            except Exception as exc:  # see class docstring
-                self.problems.append(f"{member.label}: eForms parser failed: {type(exc).__name__}: {exc}")
-                return
-            self._keep(self._eforms, member, [record])
-        elif suffix == "json":
-            try:
-                records = parse_ocds_package(member.data, source=SOURCE)
-            except OcdsParseError as exc:
-                self.problems.append(f"{member.label}: not a usable OCDS release package: {exc}")
-                return
-            except Exception as exc:  # see class docstring
-                self.problems.append(f"{member.label}: OCDS parser failed: {type(exc).__name__}: {exc}")
-                return
-            self._keep(self._ocds, member, records)
-        else:
-            self.problems.append(f"{member.label}: unsupported file type (expected .xml or .json)")
-
-    def _keep(self, target: dict[Key, _Parsed], member: Member, records: list[NoticeRecord]) -> None:
-        from_stem = stem_key(member.name)
-        for record in records:
-            own = (record.source_notice_id.lower(), record.version)
-            if from_stem is not None and from_stem[0] == own[0]:
-                key = from_stem
-                if record.version != key[1]:
-                    record = record.replace(version=key[1])  # DÖE's noticeVersion in the name wins
-            else:
-                key = own
-            if key in target:
-                self.problems.append(
-                    f"{member.label}: notice {record.source_notice_id} version {key[1]} also in "
-                    f"{target[key].label}; the first one is kept"
-                )
-                continue
-            target[key] = _Parsed(member.label, record)
-
-    def result(self) -> tuple[tuple[NoticeRecord, ...], tuple[str, ...]]:
-        """(joined records sorted by notice id and version, problems)."""
-        keys = sorted(self._eforms.keys() | self._ocds.keys())
-        records = []
-        for key in keys:
-            eforms, ocds = self._eforms.get(key), self._ocds.get(key)
-            records.append(join_doe_records(ocds.record if ocds else None, eforms.record if eforms else None))
-        return tuple(records), tuple(self.problems)
+    suffix = member.name.lower().rsplit(".", 1)[-1]
+    if suffix == "xml":
+        try:
+            return "eforms", (parse_eforms(member.data, source=SOURCE),), ""
+        except EformsParseError as exc:
+            return "eforms", (), f"{member.label}: not a usable eForms notice: {exc}"
+        except Exception as exc:  # see docstring
+            return "eforms", (), f"{member.label}: eForms parser failed: {type(exc).__name__}: {exc}"
+    if suffix == "json":
+        try:
+            return "ocds", tuple(parse_ocds_package(member.data, source=SOURCE)), ""
+        except OcdsParseError as exc:
+            return "ocds", (), f"{member.label}: not a usable OCDS release package: {exc}"
+        except Exception as exc:  # see docstring
+            return "ocds", (), f"{member.label}: OCDS parser failed: {type(exc).__name__}: {exc}"
+    return "", (), f"{member.label}: unsupported file type (expected .xml or .json)"

@@ -1,7 +1,9 @@
 """``MailAdapter`` (type "mail"): alert mails saved as ``.eml`` files -> records.
 
 ``manage.py ingest mail --file alert.eml`` (or a folder of ``.eml`` files) runs the same
-parsing as the mailbox check. ``fetch`` yields nothing on purpose: mail is not polled as a
+parsing as the mailbox check. Those files are trusted - handing them in is the operator's own
+act - so the provenance check of mailbox mail (``provenance``) is not applied, and the
+command says so. ``fetch`` yields nothing on purpose: mail is not polled as a
 source - each tenant's mailbox is read in that tenant's schema by the Celery task
 ``notifications.check_mailbox`` (fanned out by ``notifications.check_all_mailboxes``),
 which records every mail as ``InboundMail`` and ingests its records.
@@ -31,6 +33,10 @@ class MailAdapter(Adapter):
     type: ClassVar[str] = "mail"
     label: ClassVar[str] = "Portal-Alert-E-Mails (.eml / IMAP je Mandant)"
     known_hosts: ClassVar[tuple[str, ...]] = ()
+    file_trust_note: ClassVar[str] = (
+        "trusted: mail files given by the operator are ingested without the provenance check "
+        "(sender, authentication, link hosts) that mail from tenant mailboxes must pass"
+    )
 
     def fetch(self, *, config: SourceConfig, fetcher: Fetcher, now: datetime) -> Iterator[FetchedBatch]:
         """Nothing to poll: mailboxes are read per tenant (see the module docstring)."""

@@ -41,10 +41,10 @@ from sources.adapters.mail.portals import (
 )
 from sources.normalise import clean_text, procedure_type_code
 from sources.records import NoticeRecord
+from tenders.vocabulary.provenance import MAIL_VERSION
 
 __all__ = ["MAIL_VERSION", "MailParse", "parse_alert_mail"]
 
-MAIL_VERSION = "00"
 PARSED, UNPARSED, IGNORED = "parsed", "unparsed", "ignored"
 MAX_NOTICE_ID = 200  # TenderSource.source_notice_id
 
@@ -57,6 +57,9 @@ class MailParse:
     message_id: str = ""
     subject: str = ""
     sender: str = ""
+    sender_address: str = ""
+    return_path: str = ""
+    authentication_results: tuple[str, ...] = ()
     date: datetime | None = None
     records: tuple[NoticeRecord, ...] = ()
     problems: tuple[str, ...] = ()
@@ -120,6 +123,9 @@ def _result(content: MailContent, status: str, reason: str, **values) -> MailPar
         message_id=content.message_id,
         subject=content.subject,
         sender=content.sender,
+        sender_address=content.sender_address,
+        return_path=content.return_path,
+        authentication_results=content.authentication_results,
         date=content.date,
         **values,
     )

@@ -11,11 +11,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from sources.adapters.mail.portals import DEFAULT_HOST_SOURCES, bare_host
+from sources.adapters.mail.portals import COSINEX, DEFAULT_HOST_SOURCES, NETSERVER, PORTAL_DOMAINS, bare_host
 
-__all__ = ["host_sources_from_rows", "host_sources_current"]
+__all__ = ["host_sources_current", "host_sources_from_rows", "portal_domains_current", "portal_domains_from_rows"]
 
 URL_SETTINGS = ("base_url", "feed_url")
+# Adapter types whose Sources are portals of a mail family: their hosts send and are linked by its alerts.
+ADAPTER_FAMILIES = {"netserver": NETSERVER, "cosinex": COSINEX}
 
 
 def host_sources_from_rows(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, str]:
@@ -33,6 +35,32 @@ def host_sources_from_rows(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> dic
             if host:
                 mapping.setdefault(host, key)
     return {**DEFAULT_HOST_SOURCES, **mapping}
+
+
+def portal_domains_from_rows(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, tuple[str, ...]]:
+    """(adapter type, settings) rows -> the known domains of each portal family, Sources' hosts added."""
+    domains = {family: list(known) for family, known in PORTAL_DOMAINS.items()}
+    for adapter, settings in rows:
+        family = ADAPTER_FAMILIES.get(adapter)
+        if family is None or not isinstance(settings, Mapping):
+            continue
+        for name in URL_SETTINGS:
+            value = settings.get(name)
+            try:
+                host = bare_host(urlsplit(value.strip()).hostname or "") if isinstance(value, str) else ""
+            except ValueError:
+                continue
+            if host and host not in domains[family]:
+                domains[family].append(host)
+    return {family: tuple(hosts) for family, hosts in domains.items()}
+
+
+def portal_domains_current() -> dict[str, tuple[str, ...]]:
+    """The portal families' domains for this installation (one query over the Source table)."""
+    from sources.models import Source
+
+    rows = Source.objects.filter(adapter__in=ADAPTER_FAMILIES).order_by("key").values_list("adapter", "settings")
+    return portal_domains_from_rows(rows)
 
 
 def host_sources_current() -> dict[str, str]:

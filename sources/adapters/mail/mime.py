@@ -47,6 +47,8 @@ class MailContent:
     auto_submitted: str  # RFC 3834 header ("auto-replied" for vacation replies)
     defects: tuple[str, ...]
     decoding_problems: tuple[str, ...]
+    return_path: str = ""  # the envelope sender the receiving server recorded (lower case, without <>)
+    authentication_results: tuple[str, ...] = ()  # every Authentication-Results header value, top first
 
     @property
     def best_text(self) -> str:
@@ -84,6 +86,8 @@ def read_message(raw: bytes) -> MailContent:
         auto_submitted=_header(message, "auto-submitted").strip().lower(),
         defects=tuple(dict.fromkeys(defects)),
         decoding_problems=tuple(dict.fromkeys(problems)),
+        return_path=parseaddr(_header(message, "return-path"))[1].strip().lower(),
+        authentication_results=_headers(message, "authentication-results"),
     )
 
 
@@ -170,6 +174,16 @@ def _header(message: Message, name: str) -> str:
             data = raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else bytes(raw)
             return decode_bytes(data).text
     return ""
+
+
+def _headers(message: Message, name: str) -> tuple[str, ...]:
+    """Every value of a header that may occur more than once, in message order, read raw (unfolded)."""
+    values = []
+    for key, raw in message.raw_items():
+        if key.lower() == name:
+            text = raw if isinstance(raw, str) else bytes(raw).decode("ascii", "replace")
+            values.append(" ".join(text.encode("ascii", "replace").decode("ascii").split()))
+    return tuple(values)
 
 
 def _date(value: str) -> datetime | None:

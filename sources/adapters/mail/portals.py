@@ -24,8 +24,10 @@ from sources.parsers.eforms import portal_references_from_urls
 __all__ = [
     "ALERT_WORDS",
     "DEFAULT_HOST_SOURCES",
+    "PORTAL_DOMAINS",
     "NoticeLink",
     "classify_link",
+    "in_domains",
     "is_portal_sender",
     "portal_of_sender",
     "source_for_host",
@@ -68,6 +70,13 @@ COSINEX_DOMAINS = (
 )
 SERVICE_BUND_DOMAINS = ("service.bund.de",)
 DTAD_DOMAINS = ("dtad.de", "dtad.com")
+# Every portal family and its domains: the senders and notice-link hosts a genuine alert of it can have.
+PORTAL_DOMAINS: dict[str, tuple[str, ...]] = {
+    NETSERVER: NETSERVER_DOMAINS,
+    COSINEX: COSINEX_DOMAINS,
+    SERVICE_BUND: SERVICE_BUND_DOMAINS,
+    DTAD: DTAD_DOMAINS,
+}
 
 # Source keys of the portals this installation polls (sources migration 0004); the mailbox
 # check extends this from the Source table (see ``sources.adapters.mail.hosts``).
@@ -119,7 +128,7 @@ def bare_host(host: str) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
-def _in_domains(host: str, domains: Iterable[str]) -> bool:
+def in_domains(host: str, domains: Iterable[str]) -> bool:
     host = bare_host(host)
     return any(host == domain or host.endswith("." + domain) for domain in domains)
 
@@ -155,7 +164,7 @@ def classify_link(url: str, *, dtad_mode: bool = False) -> NoticeLink | None:
     for reference in portal_references_from_urls([target]):
         portal, _, notice_id = reference.partition(":")
         return NoticeLink(url=target, portal=portal, host=host, notice_id=notice_id, reference=reference)
-    if _in_domains(host, SERVICE_BUND_DOMAINS):
+    if in_domains(host, SERVICE_BUND_DOMAINS):
         match = _SERVICE_BUND_LINK.search(parts.path)
         if match:
             return NoticeLink(url=target, portal=SERVICE_BUND, host=host, notice_id=match.group(1))
@@ -170,13 +179,8 @@ def classify_link(url: str, *, dtad_mode: bool = False) -> NoticeLink | None:
 def portal_of_sender(address: str) -> str:
     """Portal family of a sender address ("" when unknown)."""
     domain = address.rpartition("@")[2]
-    for portal, domains in (
-        (NETSERVER, NETSERVER_DOMAINS),
-        (COSINEX, COSINEX_DOMAINS),
-        (SERVICE_BUND, SERVICE_BUND_DOMAINS),
-        (DTAD, DTAD_DOMAINS),
-    ):
-        if domain and _in_domains(domain, domains):
+    for portal, domains in PORTAL_DOMAINS.items():
+        if domain and in_domains(domain, domains):
             return portal
     return ""
 

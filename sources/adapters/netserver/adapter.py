@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
 from sources.adapters.base import Adapter, FetchedBatch, SourceConfig, read_saved, scope_text, walk_files
 from sources.adapters.html import parse_html, rows_with_pages
+from sources.adapters.yields import PageYield, SamplePage
 from sources.fetching import Fetcher
 from sources.registry import register
 
@@ -50,7 +52,7 @@ class NetServerAdapter(Adapter):
         base_url = settings["base_url"]
         rows: dict[str, ResultRow] = {}
         details: dict[str, DetailFacts] = {}
-        problems: list[str] = []
+        saved_pages = _SavedPages()
         size = 0
         names: list[str] = []
         for path in walk_files(paths, FILE_SUFFIXES):
@@ -58,33 +60,43 @@ class NetServerAdapter(Adapter):
             saved = read_saved(path, limit=MAX_FILE_BYTES)
             size += saved.size
             if saved.problem:
-                problems.append(saved.problem)
+                saved_pages.problems.append(saved.problem)
             else:
-                self._parse_file(path, saved.data, base_url, rows, details, problems)
+                saved_pages.read(path, saved.data, base_url, rows, details)
         records = rows_with_pages(
             rows, details, lambda row, facts: notice_record(source=config.key, base_url=base_url, row=row, detail=facts)
         )
         yield FetchedBatch(
-            records=tuple(records), problems=tuple(problems), bytes=size, scope=scope_text(", ".join(names))
+            records=tuple(records),
+            problems=tuple(saved_pages.problems),
+            bytes=size,
+            scope=scope_text(", ".join(names)),
+            yields=tuple(saved_pages.yields),
+            sample=saved_pages.sample,
         )
 
-    @staticmethod
-    def _parse_file(
-        path: Path,
-        data: bytes,
-        base_url: str,
-        rows: dict[str, ResultRow],
-        details: dict[str, DetailFacts],
-        problems: list[str],
+
+@dataclass
+class _SavedPages:
+    """What ``parse_files`` learnt from the files so far: problems, yield reports, a sample page."""
+
+    problems: list[str] = field(default_factory=list)
+    yields: list[PageYield] = field(default_factory=list)
+    sample: SamplePage | None = None
+
+    def read(
+        self, path: Path, data: bytes, base_url: str, rows: dict[str, ResultRow], details: dict[str, DetailFacts]
     ) -> None:
         page = parse_html(data, label=str(path))
         if page.problem:
-            problems.append(page.problem)
+            self.problems.append(page.problem)
         result = parse_result_page(page, category="InvitationToTender", label=str(path))
-        if result.has_table or result.says_empty:
-            problems.extend(p for p in result.problems if p != page.problem)
-            if result.has_table and not result.rows and result.unmatched_rows:
-                problems.append(f"{path}: result table rows do not match the known layout (selectors.RESULT_ROW)")
+        if result.has_container or result.says_empty:
+            page_yield = result.page_yield(path.name)
+            self.yields.append(page_yield)
+            if page_yield.rejected_count and self.sample is None:
+                self.sample = SamplePage.of(url=str(path), body=data)
+            self.problems.extend(p for p in result.problems if p != page.problem)
             for row in result.rows:
                 rows.setdefault(row.oid, row)
             return
@@ -92,4 +104,4 @@ class NetServerAdapter(Adapter):
         if facts is not None:
             details.setdefault(facts.oid, facts)
             return
-        problems.append(f"{path}: neither a NetServer result page nor a detail page (markup not recognised)")
+        self.problems.append(f"{path}: neither a NetServer result page nor a detail page (markup not recognised)")

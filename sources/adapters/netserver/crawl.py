@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from sources.adapters.base import FetchedBatch
 from sources.adapters.html import parse_html
+from sources.adapters.yields import LayoutChanged, PageYield, SamplePage
 from sources.conditional import ConditionalFetcher, fetcher_forget, fetcher_knows
 from sources.fetching import (
     Blocked,
@@ -47,6 +48,8 @@ class _PageWork:
     requests: int = 0
     not_modified: int = 0
     complete: bool = True
+    yields: list[PageYield] = field(default_factory=list)
+    sample: SamplePage | None = None
 
     def batch(self, scope: str) -> FetchedBatch:
         return FetchedBatch(
@@ -57,6 +60,8 @@ class _PageWork:
             requests=self.requests,
             not_modified=self.not_modified,
             scope=scope,
+            yields=tuple(self.yields),
+            sample=self.sample,
         )
 
 
@@ -141,10 +146,17 @@ class NetServerCrawl:
         page = parse_html(result.body, content_type=result.content_type, label=url)
         raise_for_wall(result, expected_marker=selectors.RESULT_MARKER, text=page.text)
         parsed = parse_result_page(page, category=category, label=url)
-        if not parsed.has_table and not parsed.says_empty:
-            raise Blocked(result.final_url, "missing-result-container")
-        if parsed.unmatched_rows and not parsed.rows:
-            raise Blocked(result.final_url, "changed-layout")
+        page_yield = parsed.page_yield(url)
+        sample = SamplePage.of(url=result.final_url, body=result.body, content_type=result.content_type)
+        if not parsed.has_container and not parsed.says_empty:
+            raise LayoutChanged(
+                result.final_url, page_yield=page_yield, sample=sample, detail="no result table and no result cards"
+            )
+        if page_yield.all_rejected:
+            raise LayoutChanged(result.final_url, page_yield=page_yield, sample=sample)
+        work.yields.append(page_yield)
+        if page_yield.rejected_count and work.sample is None:
+            work.sample = sample
         work.problems.extend(parsed.problems)
         if result.not_modified:
             work.not_modified = 1  # same bytes as after the last complete run: skip its details

@@ -14,7 +14,8 @@ from sources.adapters.settings import application_url, bounded_ints
 
 from . import selectors
 
-# Vergabe@Net portals known to publish the public search under /NetServer/ (portal README, 2026).
+# Vergabe@Net portals known to publish the public search under /NetServer/ (portal README, 2026),
+# with the ``www.`` forms hosts really serve (Brandenburg is reported as www.ausschreibungen…).
 KNOWN_HOSTS: tuple[str, ...] = (
     "www.tender24.de",
     "vergabe.landbw.de",
@@ -27,6 +28,7 @@ KNOWN_HOSTS: tuple[str, ...] = (
     "evergabe.sachsen.de",
     "vergabe.bremen.de",
     "ausschreibungen.ls.brandenburg.de",
+    "www.ausschreibungen.ls.brandenburg.de",
     "vergabe.lvr.de",
     "vergabe.stadt-frankfurt.de",
     "vergabe.duesseldorf.de",

@@ -1,14 +1,16 @@
 """NetServer result and detail pages -> rows, detail facts and ``NoticeRecord`` values. Pure.
 
 Every selector and label comes from :mod:`.selectors`. A row that cannot be read is a
-problem naming the notice id and the reason; the other rows go on. Dates are local
-Europe/Berlin times (``dd.mm.yyyy HH:MM``), returned aware.
+problem naming the notice id and the reason, and a rejected row in the page's yield report;
+the other rows go on. Dates are local Europe/Berlin times (``dd.mm.yyyy HH:MM``, on cards
+``dd/mm/yyyy``; "24:00" is the end of that day), returned aware.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from urllib.parse import parse_qsl, urlsplit
 
@@ -24,14 +26,23 @@ from sources.adapters.html import (
     notice_facts,
     text_of,
 )
-from sources.normalise import bundesland_for_nuts, procedure_type_code
-from sources.parsers.eforms import portal_references_from_urls
+from sources.adapters.yields import PageYield
+from sources.normalise import bundesland_for_nuts, parse_german_datetime, procedure_type_code
 from sources.records import NoticeKind, NoticeRecord, TenderStatus
+from tenders.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
 
 from . import selectors
 from .options import detail_url, documents_url
 
-__all__ = ["DetailFacts", "ResultPage", "ResultRow", "notice_record", "parse_detail_page", "parse_result_page"]
+__all__ = [
+    "DetailFacts",
+    "ResultPage",
+    "ResultRow",
+    "notice_record",
+    "parse_detail_page",
+    "parse_result_page",
+    "split_type_text",
+]
 
 KIND_BY_CATEGORY = {
     "InvitationToTender": NoticeKind.CONTRACT_NOTICE,
@@ -60,76 +71,285 @@ class ResultPage:
     rows: tuple[ResultRow, ...]
     starts: tuple[int, ...]  # every Start= offset the page links to
     problems: tuple[str, ...]
-    has_table: bool
+    has_container: bool  # the result table or the card list is there
     says_empty: bool  # the portal's own "nothing found" text
-    unmatched_rows: int  # data rows in the table that the row selector did not match (changed layout)
+    layout: str  # "table-6", "table-5", "cards", "empty" or "unknown"
+    rejected: tuple[str, ...] = ()  # one short reason per result row that gave no notice
+
+    @property
+    def rows_seen(self) -> int:
+        return len(self.rows) + len(self.rejected)
 
     def next_start(self, current: int) -> int | None:
         """The smallest linked ``Start=`` above ``current``: the next page (None on the last)."""
         return min((s for s in self.starts if s > current), default=None)
 
+    def page_yield(self, page: str) -> PageYield:
+        return PageYield.of(page=page, layout=self.layout, parsed=len(self.rows), rejected_reasons=self.rejected)
+
 
 def parse_result_page(page: HtmlPage, *, category: str, label: str) -> ResultPage:
+    """Rows of a result page in any known layout (see :mod:`.selectors`); rejected rows keep their reason."""
     soup = page.soup
+    collected = _Collected(problems=[page.problem] if page.problem else [])
     tables = soup.select(selectors.RESULT_TABLE)
-    rows: list[ResultRow] = []
-    problems: list[str] = [page.problem] if page.problem else []
-    unmatched = 0
     for table in tables:
-        matched = table.select(selectors.RESULT_ROW)
-        matched_ids = {id(row) for row in matched}
-        unmatched += sum(
-            1
-            for tr in table.find_all("tr")
-            if id(tr) not in matched_ids and len(tr.find_all("td", recursive=False)) >= selectors.MIN_CELLS
-        )
-        for tr in matched:
-            row, problem = _row(tr, category=category, label=label)
-            if row is not None:
-                rows.append(row)
-            if problem:
-                problems.append(problem)
+        _table_rows(table, category=category, label=label, into=collected)
+    cards = soup.select(selectors.CARD_ANY)
+    for card in cards:
+        _card_row(card, category=category, label=label, into=collected)
     starts = sorted(
         {int(m.group(1)) for a in soup.select(selectors.PAGING_LINK) if (m := _START.search(str(a.get("href", ""))))}
     )
+    says_empty = bool(selectors.NO_RESULTS_TEXT.search(soup.get_text(" ")))
     return ResultPage(
-        rows=tuple(rows),
+        rows=tuple(collected.rows),
         starts=tuple(starts),
-        problems=tuple(problems),
-        has_table=bool(tables),
-        says_empty=bool(selectors.NO_RESULTS_TEXT.search(soup.get_text(" "))),
-        unmatched_rows=unmatched,
+        problems=tuple(collected.problems),
+        has_container=bool(tables or cards),
+        says_empty=says_empty,
+        layout=collected.layout() or (selectors.LAYOUT_EMPTY if says_empty else selectors.LAYOUT_UNKNOWN),
+        rejected=tuple(collected.rejected),
     )
 
 
-def _row(tr: Tag, *, category: str, label: str) -> tuple[ResultRow | None, str]:
-    oid = str(tr.get(selectors.ROW_ID_ATTR) or "").strip()
+@dataclass
+class _Collected:
+    rows: list[ResultRow] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    layouts: Counter[str] = field(default_factory=Counter)
+
+    def reject(self, reason: str, problem: str) -> None:
+        self.rejected.append(reason)
+        self.problems.append(problem)
+
+    def layout(self) -> str:
+        return self.layouts.most_common(1)[0][0] if self.layouts else ""
+
+
+# -- table layouts ---------------------------------------------------------------------------------
+
+
+def _header_roles(table: Tag) -> list[str]:
+    """The role of each column named by the table's header row ("" where the header says nothing)."""
+    for tr in table.find_all("tr"):
+        headers = tr.find_all("th", recursive=False)
+        if headers:
+            return [_header_role(text_of(th)) for th in tr.find_all(["th", "td"], recursive=False)]
+    return []
+
+
+def _header_role(text: str) -> str:
+    return next((role for pattern, role in selectors.HEADER_ROLES if pattern.search(text)), "")
+
+
+def _table_rows(table: Tag, *, category: str, label: str, into: _Collected) -> None:
+    header = _header_roles(table)
+    matched = table.select(selectors.RESULT_ROW)
+    matched_ids = {id(row) for row in matched}
+    for tr in table.find_all("tr"):
+        if id(tr) in matched_ids or len(tr.find_all("td", recursive=False)) < selectors.MIN_CELLS:
+            continue
+        oid = str(tr.get(selectors.ROW_ID_ATTR) or "")[:60]
+        into.reject(
+            "row does not match selectors.RESULT_ROW",
+            f"{label}: result row {oid!r} does not match selectors.RESULT_ROW; skipped",
+        )
+    for tr in matched:
+        cells = tr.find_all("td", recursive=False)
+        into.layouts[selectors.LAYOUT_TABLE.format(cells=len(cells))] += 1
+        oid = str(tr.get(selectors.ROW_ID_ATTR) or "").strip()
+        if not _SAFE_ID.fullmatch(oid):
+            into.reject(
+                "no usable data-oid",
+                f"{label}: result row without a usable {selectors.ROW_ID_ATTR} ({oid[:60]!r}); skipped",
+            )
+            continue
+        roles = _cell_roles(cells, header)
+        if selectors.ROLE_TITLE not in roles:
+            into.reject(
+                f"no title cell among {len(cells)} cells",
+                f"{label}: notice {oid}: no title cell (class 'tender' or a title header) among {len(cells)} cells; "
+                "skipped",
+            )
+            continue
+        texts = {role: cell for role, cell in roles.items()}
+        procedure, legal = _procedure_and_legal(roles)
+        _add_row(
+            into,
+            label=label,
+            oid=oid,
+            category=_row_category(tr, category),
+            title=text_of(texts[selectors.ROLE_TITLE], limit=_TITLE_LIMIT),
+            buyer=text_of(texts.get(selectors.ROLE_BUYER), limit=500),
+            procedure=procedure,
+            legal=legal,
+            published=_date(texts.get(selectors.ROLE_PUBLISHED)),
+            deadline=_date(texts.get(selectors.ROLE_DEADLINE), end_of_day=True),
+        )
+
+
+def _cell_roles(cells: list[Tag], header: list[str]) -> dict[str, Tag | str]:
+    """Role -> cell: by class, then by the column's header; "type" cells split by header or count.
+
+    Two "type" cells are procedure then legal framework (six cells); one is the combined
+    "Rechtsrahmen, Verfahrensart" cell (five cells). A cell without class or header that holds
+    a date, before the title, is the publication date.
+    """
+    roles: dict[str, Tag | str] = {}
+    type_cells: list[tuple[Tag, str]] = []
+    unassigned: list[tuple[int, Tag]] = []
+    for index, cell in enumerate(cells):
+        by_header = header[index] if index < len(header) else ""
+        by_class = next(
+            (selectors.CELL_CLASS_ROLES[c] for c in cell.get("class") or () if c in selectors.CELL_CLASS_ROLES), ""
+        )
+        role = by_class or by_header
+        if role == selectors.ROLE_TYPE or (not by_class and role in _TYPE_ROLES):
+            type_cells.append((cell, by_header if by_header in _TYPE_ROLES else ""))
+        elif role and role not in roles:
+            roles[role] = cell
+        else:
+            unassigned.append((index, cell))
+    if len(type_cells) == 1:
+        cell, kind = type_cells[0]
+        roles[kind if kind in _TYPE_ROLES and kind != selectors.ROLE_TYPE else selectors.ROLE_COMBINED] = cell
+    else:
+        for (cell, kind), default in zip(type_cells, (selectors.ROLE_PROCEDURE, selectors.ROLE_LEGAL), strict=False):
+            roles.setdefault(kind if kind not in ("", selectors.ROLE_TYPE) else default, cell)
+    if selectors.ROLE_PUBLISHED not in roles:
+        title_index = next((i for i, c in enumerate(cells) if roles.get(selectors.ROLE_TITLE) is c), len(cells))
+        for index, cell in unassigned:
+            if index < title_index and parse_german_datetime(_dotted(text_of(cell))) is not None:
+                roles[selectors.ROLE_PUBLISHED] = cell
+                break
+    return roles
+
+
+_TYPE_ROLES = (selectors.ROLE_TYPE, selectors.ROLE_PROCEDURE, selectors.ROLE_LEGAL, selectors.ROLE_COMBINED)
+
+
+def _procedure_and_legal(roles: dict[str, Tag | str]) -> tuple[str, str]:
+    procedure = text_of(roles.get(selectors.ROLE_PROCEDURE), limit=200)
+    legal = text_of(roles.get(selectors.ROLE_LEGAL), limit=200)
+    combined = text_of(roles.get(selectors.ROLE_COMBINED), limit=400)
+    if combined:
+        split_legal, split_procedure = split_type_text(combined)
+        procedure, legal = procedure or split_procedure, legal or split_legal
+    return procedure, legal
+
+
+def split_type_text(text: str) -> tuple[str, str]:
+    """("UVgO", "Öffentliche Ausschreibung") from "UVgO, Öffentliche Ausschreibung"; either order.
+
+    The part that names a legal basis is the framework, the rest the procedure; a text naming
+    no legal basis is all procedure.
+    """
+    parts = [part for part in selectors.COMBINED_SEPARATOR.split(text) if part]
+    legal = [part for part in parts if legal_basis_in_text(part)]
+    if not legal:
+        return "", text
+    return legal[0], ", ".join(part for part in parts if part is not legal[0])
+
+
+# -- card layout -----------------------------------------------------------------------------------
+
+
+def _card_row(card: Tag, *, category: str, label: str, into: _Collected) -> None:
+    into.layouts[selectors.LAYOUT_CARDS] += 1
+    oid = str(card.get(selectors.ROW_ID_ATTR) or "").strip()
     if not _SAFE_ID.fullmatch(oid):
-        return None, f"{label}: result row without a usable {selectors.ROW_ID_ATTR} ({oid[:60]!r}); skipped"
-    cells = tr.find_all("td", recursive=False)
-    if len(cells) < selectors.MIN_CELLS:
-        return None, f"{label}: notice {oid}: {len(cells)} cells, expected {selectors.MIN_CELLS}; skipped"
-    by_class = {
-        index: tr.find("td", class_=css, recursive=False) or cells[index]
-        for index, css in selectors.CELL_CLASSES.items()
-    }
-    title = text_of(by_class[selectors.CELL_TITLE], limit=_TITLE_LIMIT)
+        into.reject("no usable data-oid", f"{label}: result card without a usable {selectors.ROW_ID_ATTR}; skipped")
+        return
+    title = text_of(card.select_one(selectors.CARD_TITLE), limit=_TITLE_LIMIT)
     if not title:
-        return None, f"{label}: notice {oid}: empty title cell; skipped"
-    row_category = str(tr.get(selectors.ROW_CATEGORY_ATTR) or "").strip()
-    return (
+        into.reject(
+            f"no title ({selectors.CARD_TITLE})", f"{label}: notice {oid}: card without {selectors.CARD_TITLE}; skipped"
+        )
+        return
+    values = _card_values(card)
+    legal, procedure = split_type_text(values.get(selectors.ROLE_TYPE, ""))
+    _add_row(
+        into,
+        label=label,
+        oid=oid,
+        category=_row_category(card, category),
+        title=title,
+        buyer=text_of(values.get(selectors.ROLE_BUYER), limit=500),
+        procedure=procedure,
+        legal=legal,
+        published=_date(values.get(selectors.ROLE_PUBLISHED)),
+        deadline=_date(values.get(selectors.ROLE_DEADLINE), end_of_day=True),
+    )
+
+
+def _card_values(card: Tag) -> dict[str, str]:
+    """Labelled lines of a card ("Vergabestelle: …" on one line, or the label alone and its value next)."""
+    lines = [line.strip() for line in card.get_text("\n").split("\n") if line.strip()]
+    found: dict[str, str] = {}
+    for index, line in enumerate(lines):
+        for role, names in selectors.CARD_LABELS.items():
+            if role in found:
+                continue
+            for name in names:
+                match = re.match(rf"{re.escape(name)}\s*:\s*(.*)$", line, re.IGNORECASE)
+                if match:
+                    value = match.group(1).strip() or (lines[index + 1] if index + 1 < len(lines) else "")
+                    found[role] = value
+                    break
+    return found
+
+
+# -- rows ---------------------------------------------------------------------------------------
+
+
+def _add_row(
+    into: _Collected,
+    *,
+    label: str,
+    oid: str,
+    category: str,
+    title: str,
+    buyer: str,
+    procedure: str,
+    legal: str,
+    published: datetime | None,
+    deadline: datetime | None,
+) -> None:
+    if not title:
+        into.reject("empty title", f"{label}: notice {oid}: empty title; skipped")
+        return
+    into.rows.append(
         ResultRow(
             oid=oid,
-            category=row_category if row_category in selectors.CATEGORIES else category,
+            category=category,
             title=title,
-            buyer_name=text_of(by_class[selectors.CELL_BUYER], limit=500),
-            procedure=text_of(cells[selectors.CELL_PROCEDURE], limit=200),
-            legal_framework=text_of(cells[selectors.CELL_LEGAL_FRAMEWORK], limit=200),
-            published_at=german_datetime(cells[selectors.CELL_PUBLISHED]),
-            submission_deadline=german_datetime(by_class[selectors.CELL_DEADLINE], end_of_day=True),
-        ),
-        "",
+            buyer_name=buyer,
+            procedure=procedure,
+            legal_framework=legal,
+            published_at=published,
+            submission_deadline=deadline,
+        )
     )
+
+
+def _row_category(element: Tag, category: str) -> str:
+    value = str(element.get(selectors.ROW_CATEGORY_ATTR) or "").strip()
+    return value if value in selectors.CATEGORIES else category
+
+
+def _dotted(text: str) -> str:
+    """dd/mm/yyyy (cards) as dd.mm.yyyy."""
+    return selectors.SLASH_DATE.sub(r"\1.\2.\3", text)
+
+
+def _date(node: Tag | str | None, *, end_of_day: bool = False) -> datetime | None:
+    if node is None:
+        return None
+    if isinstance(node, Tag) and node.find("abbr", title=True) is not None:
+        return german_datetime(node, end_of_day=end_of_day)
+    return german_datetime(_dotted(text_of(node)), end_of_day=end_of_day)
 
 
 @dataclass(frozen=True)
@@ -138,31 +358,66 @@ class DetailFacts:
     facts: NoticeFacts = NoticeFacts()
     category: str = ""  # from the page's own links, when they name one
     documents_url: str = ""
+    tender_oid: str = ""  # TenderOID of the documents link; DÖE notices link this one
+    legal_framework: str = ""  # as shown ("VgV", "UVgO", …)
 
 
 def parse_detail_page(page: HtmlPage, *, page_url: str) -> DetailFacts | None:
-    """The facts of a detail page, or None when it has no notice tables or names no TenderOID."""
-    tables = page.soup.select(selectors.DETAIL_TABLES)
-    if not tables:
+    """The facts of a detail page, or None when it has no notice rows or names no TOID/TenderOID.
+
+    Rows are read inside ``#printarea``/``#content-section`` when the page has such a wrapper,
+    else from the ``.tableContractNotice`` tables; numbered labels ("II.2.1) Geschätzter Wert")
+    match their plain spelling.
+    """
+    containers = page.soup.select(selectors.DETAIL_WRAPPERS) or page.soup.select(selectors.DETAIL_TABLES)
+    if not containers:
         return None
     links = [absolute_url(page_url, a.get("href")) for a in page.soup.select(selectors.DOCUMENTS_LINK)]
-    oid = _page_oid(page, page_url, links)
+    tender_oid = next((oid for link in links if (oid := _query_value(link, selectors.DOCUMENTS_ID_PARAM))), "")
+    oid = _page_oid(page, page_url) or tender_oid
     if not oid:
         return None
-    facts = notice_facts(LabelValues.of(label_value_pairs(tables)), selectors.LABELS)
+    values = LabelValues.of(label_value_pairs(containers))
+    if not values.pairs:
+        return None
+    facts = notice_facts(values, selectors.LABELS)
     if not facts.title:
         facts = replace(facts, title=text_of(page.soup.select_one(selectors.DETAIL_HEADING), limit=_TITLE_LIMIT))
     return DetailFacts(
-        oid=oid, facts=facts, category=_page_category(page), documents_url=next((link for link in links if link), "")
+        oid=oid,
+        facts=facts,
+        category=_page_category(page),
+        documents_url=next((link for link in links if link), ""),
+        tender_oid=tender_oid if _SAFE_ID.fullmatch(tender_oid) else "",
+        legal_framework=text_of(values.get(selectors.LABELS["legal_basis"]), limit=200),
     )
 
 
-def _page_oid(page: HtmlPage, page_url: str, links: list[str]) -> str:
-    hrefs = [str(a.get("href")) for a in page.soup.find_all("a", href=True)]
-    for ref in portal_references_from_urls([page_url, *links, *hrefs]):
-        if ref.startswith("netserver:"):
-            return ref.removeprefix("netserver:")
-    for element in page.soup.find_all("input", attrs={"name": ("TOID", "TenderOID")}):
+def _query_value(url: str, name: str) -> str:
+    """The value of query parameter ``name`` (any case) in ``url``; "" if absent."""
+    try:
+        query = parse_qsl(urlsplit(url.replace("&amp;", "&")).query)
+    except ValueError:
+        return ""
+    return next((value.strip() for key, value in query if key.lower() == name.lower()), "")
+
+
+def _page_oid(page: HtmlPage, page_url: str) -> str:
+    """The publication's TOID: from the page URL, a link or form field naming it; never the TenderOID.
+
+    The TenderOID of the documents link may be another string than the list's TOID
+    ("…-NetTender-…" vs "…-Tender-…"); it is kept apart as ``tender_oid``.
+    """
+    candidates = [page_url, *(str(a.get("href")) for a in page.soup.find_all("a", href=True))]
+    for url in candidates:
+        value = _query_value(url, selectors.DETAIL_ID_PARAM)
+        if _SAFE_ID.fullmatch(value):
+            return value
+    for element in page.soup.find_all("input", attrs={"name": selectors.DETAIL_ID_PARAM}):
+        value = str(element.get("value") or "").strip()
+        if _SAFE_ID.fullmatch(value):
+            return value
+    for element in page.soup.find_all("input", attrs={"name": selectors.DOCUMENTS_ID_PARAM}):
         value = str(element.get("value") or "").strip()
         if _SAFE_ID.fullmatch(value):
             return value
@@ -198,6 +453,10 @@ def notice_record(
     kind = KIND_BY_CATEGORY.get(category, NoticeKind.CONTRACT_NOTICE)
     facts = detail.facts if detail is not None else NoticeFacts()
     procedure = (row.procedure if row else "") or facts.procedure
+    legal_framework = (row.legal_framework if row else "") or (detail.legal_framework if detail else "")
+    references = [f"netserver:{oid}"]
+    if detail is not None and detail.tender_oid and detail.tender_oid != oid:
+        references.append(f"netserver:{detail.tender_oid}")  # the id DÖE notices link (documents link)
     documents = (detail.documents_url if detail is not None else "") or (
         documents_url(base_url, oid=oid) if kind is NoticeKind.CONTRACT_NOTICE and detail is not None else ""
     )
@@ -206,11 +465,12 @@ def notice_record(
         source_notice_id=oid,
         kind=kind,
         status=TenderStatus.AWARDED if kind is NoticeKind.AWARD else TenderStatus.ACTIVE,
-        portal_references=(f"netserver:{oid}",),
+        portal_references=tuple(references),
         title=facts.title or (row.title if row else ""),
         description=facts.description,
         buyer_name=(row.buyer_name if row else "") or facts.buyer_name,
         procedure_type=_procedure_code(procedure),
+        legal_basis=legal_basis_in_text(legal_framework) or legal_basis_code(legal_framework),
         cpv_codes=facts.cpv_codes,
         nuts_codes=facts.nuts_codes,
         bundesland=bundesland_for_nuts(facts.nuts_codes),
@@ -228,7 +488,7 @@ def notice_record(
             "format": "netserver-html",
             "category": category,
             "procedure": procedure,
-            "legal_framework": row.legal_framework if row else "",
+            "legal_framework": legal_framework,
             "reference": facts.reference,
             "detail": detail is not None,
         },

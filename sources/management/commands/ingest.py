@@ -3,10 +3,12 @@
 from datetime import date, timedelta
 from pathlib import Path
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from sources.models import Source
+from sources.registry import get_adapter
 from sources.services import source_ingest_files, source_poll
 
 
@@ -33,6 +35,12 @@ class Command(BaseCommand):
             known = ", ".join(Source.objects.order_by("key").values_list("key", flat=True))
             raise CommandError(f"unknown source {source_key!r}; known: {known}")
         if files:
+            try:
+                note = get_adapter(source.adapter).file_trust_note
+            except ValidationError:  # an unknown adapter: the run below fails with the reason
+                note = ""
+            if note:
+                self.stdout.write(self.style.WARNING(f"{source_key}: {note}"))
             self._report(source_ingest_files(source_key=source_key, paths=[Path(f) for f in files]).run)
             return
         if day:

@@ -8,6 +8,9 @@ prefix), so the document's own prefixes never matter. All helpers accept
 
 from __future__ import annotations
 
+import threading
+from functools import lru_cache
+
 from lxml import etree
 
 from sources.normalise import clean_text
@@ -26,6 +29,7 @@ _EXTENSION = "ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent/efext:Efor
 _GERMAN = {"DEU", "DE", "GER"}
 
 Element = etree._Element
+_local = threading.local()
 
 
 class EformsParseError(ValueError):
@@ -39,9 +43,8 @@ def parse_root(data: bytes) -> Element:
     raw = bytes(data)
     if not raw.strip():
         raise EformsParseError("empty input is not an eForms notice")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False)
     try:
-        root = etree.fromstring(raw, parser)
+        root = etree.fromstring(raw, _parser())
     except (etree.XMLSyntaxError, ValueError) as exc:
         raise EformsParseError(f"not well-formed XML: {exc}") from exc
     docinfo = root.getroottree().docinfo
@@ -53,18 +56,38 @@ def parse_root(data: bytes) -> Element:
     return root
 
 
+def _parser() -> etree.XMLParser:
+    """One hardened parser per thread (lxml parsers are reusable but not thread-safe)."""
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        parser = _local.parser = etree.XMLParser(
+            resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False
+        )
+    return parser
+
+
 def extension(root: Element) -> Element:
     """The root's ``efext:EformsExtension``, or an empty stand-in on which every lookup finds nothing."""
     ext = root.find(_EXTENSION, NS)
     return ext if ext is not None else etree.Element("no-eforms-extension")
 
 
+@lru_cache(maxsize=512)
+def _compiled(path: str) -> etree.XPath:
+    # A compiled XPath per lookup path: lxml's find/findall re-translate the path and the prefix map
+    # on every call, which was the largest single cost of parsing a notice.
+    return etree.XPath(path, namespaces=NS, smart_strings=False)
+
+
 def find(el: Element | None, path: str) -> Element | None:
-    return None if el is None else el.find(path, NS)
+    if el is None:
+        return None
+    found = _compiled(path)(el)
+    return found[0] if found else None
 
 
 def findall(el: Element | None, path: str) -> list[Element]:
-    return [] if el is None else el.findall(path, NS)
+    return [] if el is None else _compiled(path)(el)
 
 
 def text(el: Element | None) -> str:

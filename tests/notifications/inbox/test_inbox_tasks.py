@@ -13,15 +13,17 @@ from notifications.inbox.selectors import tenant_schemas_with_active_mailbox
 from notifications.models import MailboxSettings
 from notifications.tasks.inbox import check_all_mailboxes_task
 from sources.models import InboundMail
+from tests.fixtures.mail import RECEIVING_SERVER, as_received
 
 MAIL = Path(__file__).resolve().parents[2] / "data" / "portals" / "mail"
 
 
 def _mailbox(imap_server, tenant, *, is_active=True) -> None:
     user, password = imap_server.add_user(tenant.schema_name)
-    imap_server.append(user, (MAIL / "dtvp_alert_html_only.eml").read_bytes())
+    imap_server.append(user, as_received((MAIL / "dtvp_alert_html_only.eml").read_bytes(), dkim="dtvp.de"))
     with schema_context(tenant.schema_name):
         MailboxSettings.objects.create(
+            authserv_id=RECEIVING_SERVER,
             host=imap_server.host,
             port=imap_server.ssl_port,
             username=user,

@@ -19,6 +19,7 @@ from sources.models import InboundMail
 from tenders.models import Tender, TenderSource
 from tenders.services import notices_ingest
 from tests.factories.records import eforms_record
+from tests.fixtures.mail import RECEIVING_SERVER, as_received
 
 MAIL = Path(__file__).resolve().parents[2] / "data" / "portals" / "mail"
 FIXTURES = (
@@ -29,10 +30,17 @@ FIXTURES = (
     "broken_mime.eml",
 )
 TENDER24_OID = "54321-Tender-1a09ee5f4b7-72f9ab694e623ec2"
+SENDER_DOMAINS = {FIXTURES[0]: "tender24.de", FIXTURES[1]: "dtvp.de", FIXTURES[2]: "dtad.de", FIXTURES[3]: "dtvp.de"}
+
+
+def _received(name: str) -> bytes:
+    """A fixture as the tenant's receiving server delivers it: DKIM verified for the portal's domain."""
+    return as_received((MAIL / name).read_bytes(), dkim=SENDER_DOMAINS.get(name, ""))
 
 
 def _mailbox(imap_server, username, *, tenant, use_ssl=True, password=None, host=None, **values):
     with schema_context(tenant.schema_name):
+        values.setdefault("authserv_id", RECEIVING_SERVER)
         return MailboxSettings.objects.create(
             host=host or imap_server.host,
             port=imap_server.ssl_port if use_ssl else imap_server.port,
@@ -59,7 +67,7 @@ def test_alert_mails_become_tenders_once_and_every_mail_is_recorded(alpha, imap_
     doe_tender = TenderSource.objects.get(source="doe").tender_id
     user, _ = imap_server.add_user()
     for name in FIXTURES:
-        imap_server.append(user, (MAIL / name).read_bytes())
+        imap_server.append(user, _received(name))
     _mailbox(imap_server, user, tenant=alpha.tenant)
     tenders_before = Tender.objects.count()
 
@@ -80,7 +88,7 @@ def test_alert_mails_become_tenders_once_and_every_mail_is_recorded(alpha, imap_
     assert (tender24.status, tender24.portal, tender24.notices_found) == ("parsed", "netserver", 3)
     assert tender24.message_id == "<20260915060012.4711.suchprofil@tender24.de>"
     assert "'siehe Vergabeunterlagen' is no date" in tender24.reason
-    assert bytes(tender24.raw) == (MAIL / FIXTURES[0]).read_bytes()
+    assert bytes(tender24.raw) == _received(FIXTURES[0])
     newsletter = mails["DTVP-Newsletter September 2026: Neues im Bietercockpit"]
     assert newsletter.status == "ignored" and "newsletter" in newsletter.reason
     (broken,) = [m for m in mails.values() if m.status == "unparsed"]
@@ -100,10 +108,10 @@ def test_alert_mails_become_tenders_once_and_every_mail_is_recorded(alpha, imap_
 
 def test_new_mail_after_a_check_is_read_and_starttls_works(alpha, imap_server):
     user, _ = imap_server.add_user()
-    imap_server.append(user, (MAIL / FIXTURES[0]).read_bytes())
+    imap_server.append(user, _received(FIXTURES[0]))
     _mailbox(imap_server, user, tenant=alpha.tenant, use_ssl=False)
     assert _check(alpha.tenant, imap_server).new_mails == 1
-    imap_server.append(user, (MAIL / FIXTURES[1]).read_bytes())
+    imap_server.append(user, _received(FIXTURES[1]))
     second = _check(alpha.tenant, imap_server)
     assert (second.error, second.new_mails, second.parsed, second.notices) == ("", 1, 1, 3)
 
@@ -112,7 +120,7 @@ def test_broken_credentials_are_recorded_and_the_other_tenant_is_unaffected(alph
     alpha_user, _ = imap_server.add_user("alpha")
     beta_user, _ = imap_server.add_user("beta")
     for user in (alpha_user, beta_user):
-        imap_server.append(user, (MAIL / FIXTURES[1]).read_bytes())
+        imap_server.append(user, _received(FIXTURES[1]))
     _mailbox(imap_server, alpha_user, tenant=alpha.tenant, password="falsch")
     _mailbox(imap_server, beta_user, tenant=beta.tenant)
 
@@ -130,7 +138,7 @@ def test_broken_credentials_are_recorded_and_the_other_tenant_is_unaffected(alph
 def test_the_same_mail_in_two_tenants_is_processed_once_per_tenant(alpha, beta, imap_server):
     for tenant in (alpha.tenant, beta.tenant):
         user, _ = imap_server.add_user(tenant.schema_name)
-        imap_server.append(user, (MAIL / FIXTURES[2]).read_bytes())
+        imap_server.append(user, _received(FIXTURES[2]))
         _mailbox(imap_server, user, tenant=tenant)
     assert _check(alpha.tenant, imap_server).created
     beta_outcome = _check(beta.tenant, imap_server)
@@ -191,7 +199,7 @@ def test_a_password_no_configured_key_can_read_is_a_clear_error(alpha, imap_serv
 def test_mails_larger_than_the_limit_are_recorded_unread(alpha, imap_server, monkeypatch):
     monkeypatch.setattr(services, "MAX_MAIL_BYTES", 1024)
     user, _ = imap_server.add_user()
-    imap_server.append(user, (MAIL / FIXTURES[2]).read_bytes())
+    imap_server.append(user, _received(FIXTURES[2]))
     _mailbox(imap_server, user, tenant=alpha.tenant)
     outcome = _check(alpha.tenant, imap_server)
     assert (outcome.unparsed, outcome.notices) == (1, 0)
@@ -202,8 +210,8 @@ def test_mails_larger_than_the_limit_are_recorded_unread(alpha, imap_server, mon
 
 def test_mails_older_than_the_window_are_not_read(alpha, imap_server):
     user, _ = imap_server.add_user()
-    imap_server.append(user, (MAIL / FIXTURES[0]).read_bytes(), msg_time=timezone.now() - timedelta(days=40))
-    imap_server.append(user, (MAIL / FIXTURES[1]).read_bytes())
+    imap_server.append(user, _received(FIXTURES[0]), msg_time=timezone.now() - timedelta(days=40))
+    imap_server.append(user, _received(FIXTURES[1]))
     _mailbox(imap_server, user, tenant=alpha.tenant)
     outcome = _check(alpha.tenant, imap_server)
     assert (outcome.new_mails, outcome.parsed) == (1, 1)

@@ -241,6 +241,23 @@ def test_mailbox_needs_a_password_first_then_keeps_it(alpha, alpha_admin_client)
         )
 
 
+def test_mailbox_trust_settings_are_saved_and_forwarding_rules_name_known_portals_only(alpha, alpha_admin_client):
+    trusted = {**MAILBOX_FORM, "authserv_id": "mx.alpha-bau.example", "forwarded_domains": "Tender24.de\r\n\r\ndtvp.de"}
+    assert alpha_admin_client.post("/einstellungen/postfach/", trusted).status_code == 302
+    with schema_context(alpha.schema_name):
+        mailbox = MailboxSettings.objects.get()
+        assert (mailbox.authserv_id, mailbox.forwarded_domains) == ("mx.alpha-bau.example", "tender24.de\ndtvp.de")
+
+    # A rule waives sender authentication, so it may never cover an arbitrary sender.
+    anyone = alpha_admin_client.post("/einstellungen/postfach/", {**trusted, "forwarded_domains": "gmail.com"})
+    assert anyone.status_code == 400
+    assert "Keine bekannte Portal-Domain: gmail.com" in anyone.content.decode()
+    header_injection = alpha_admin_client.post("/einstellungen/postfach/", {**trusted, "authserv_id": "mx; dkim=pass"})
+    assert header_injection.status_code == 400
+    with schema_context(alpha.schema_name):
+        assert MailboxSettings.objects.get().forwarded_domains == "tender24.de\ndtvp.de"
+
+
 def test_mailbox_folder_with_control_characters_is_refused(alpha, alpha_admin_client):
     response = alpha_admin_client.post("/einstellungen/postfach/", {**MAILBOX_FORM, "folder": "INBOX\r\nA1 LOGOUT"})
     assert response.status_code == 400

@@ -333,3 +333,16 @@ def test_saved_exports_xml_and_unknown_files(tmp_path: Path) -> None:
     batch = parse([DATA / "opendata_eforms.zip", legacy, tmp_path / "junk.html"])
     assert [r.source_notice_id for r in batch.records] == ["17750180", "17750180"]
     assert len(batch.problems) == 1 and "neither a cosinex announcement list nor a project page" in batch.problems[0]
+
+
+def test_list_pages_report_their_yield_and_rows_without_links_are_a_changed_layout(site, fetcher) -> None:
+    from sources.adapters.yields import LayoutChanged
+
+    batches = fetch(site, fetcher)
+    assert [(y.layout, y.rows_seen, y.parsed) for b in batches for y in b.yields] == [("table", 4, 4), ("table", 2, 2)]
+    body = (DATA / LIST_PAGES["1"]).read_bytes()
+    body = re.sub(rb'href="[^"]*(?:notice|projectForwarding)[^"]*"', b'href="#"', body)
+    site.answer("list", "1", lambda request: page_response(request, body))
+    with pytest.raises(LayoutChanged) as caught:
+        fetch(site, fetcher)
+    assert caught.value.page_yield.rejected == {"no project link (/notice/CX… or projectForwarding.do?pid=…)": 4}

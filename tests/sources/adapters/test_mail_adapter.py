@@ -30,6 +30,10 @@ def test_ingest_command_reads_an_eml_file(db):
     out = StringIO()
     call_command("ingest", "mail", "--file", str(MAIL / "tender24_daily_alert_iso-8859-1_qp.eml"), stdout=out)
     assert "partial: fetched 3, new 3" in out.getvalue()  # partial: one deadline is no date
+    # The operator's own file is trusted (no sender/authentication check), and the command says so.
+    assert "mail: trusted: mail files given by the operator are ingested without the provenance check" in (
+        out.getvalue()
+    )
     run = FetchRun.objects.get(source__key="mail")
     assert run.trigger == "file" and run.failed == 1
     road = Tender.objects.get(sources__source="tender24", sources__source_notice_id=TENDER24_OID)

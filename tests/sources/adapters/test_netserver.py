@@ -23,6 +23,7 @@ from werkzeug import Request, Response
 
 from sources.adapters.base import FetchedBatch, SourceConfig
 from sources.adapters.netserver import KNOWN_HOSTS, NetServerAdapter
+from sources.adapters.yields import LayoutChanged
 from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
 from sources.normalise import BERLIN
 from sources.records import NoticeKind, NoticeRecord
@@ -352,8 +353,8 @@ def test_a_redirect_to_the_login_page_is_blocked_never_zero_results(site, fetche
     assert caught.value.final_url == f"{site.base_url}login"
 
 
-def test_a_changed_layout_without_the_result_table_is_blocked(site, fetcher) -> None:
-    body = (DATA / "changed_layout.html").read_bytes()
+def test_a_page_without_result_table_or_cards_is_blocked(site, fetcher) -> None:
+    body = b"<html><body><h1>Bekanntmachungen</h1><div class='publicationList'>neu gestaltet</div></body></html>"
     site.answer("search", "0", lambda request: page_response(request, body))
     with pytest.raises(Blocked) as caught:
         fetch(site, fetcher)
@@ -361,12 +362,26 @@ def test_a_changed_layout_without_the_result_table_is_blocked(site, fetcher) -> 
     assert site.requested("detail") == []
 
 
+def test_cards_whose_title_moved_are_a_changed_layout_with_a_sample_never_zero_results(site, fetcher) -> None:
+    body = (DATA / "changed_layout.html").read_bytes()  # cards without p.mb-3 (an invented redesign)
+    site.answer("search", "0", lambda request: page_response(request, body))
+    with pytest.raises(LayoutChanged) as caught:
+        fetch(site, fetcher)
+    assert caught.value.reason == "changed_layout"
+    report = caught.value.page_yield
+    assert (report.layout, report.rows_seen, report.parsed) == ("cards", 1, 0)
+    assert report.rejected == {"no title (p.mb-3)": 1}
+    assert caught.value.sample.body == body and caught.value.sample.url.endswith("Max=2")
+    assert site.requested("detail") == []
+
+
 def test_result_rows_that_no_longer_match_the_row_selector_are_blocked(site, fetcher) -> None:
     body = (DATA / RESULT_PAGES["0"]).read_bytes().replace(b"publicationDetail", b"publicationEntry")
     site.answer("search", "0", lambda request: page_response(request, body))
-    with pytest.raises(Blocked) as caught:
+    with pytest.raises(LayoutChanged) as caught:
         fetch(site, fetcher)
     assert caught.value.wall == "changed-layout"
+    assert caught.value.page_yield.rejected == {"row does not match selectors.RESULT_ROW": 2}
 
 
 def test_the_portals_own_no_results_page_is_zero_notices_not_a_wall(site, fetcher) -> None:

@@ -294,3 +294,41 @@ def test_blocked_is_raised_for_a_redirect_to_a_login_host(feed_server):
     policy = FetchPolicy(allowed_hosts=frozenset({"localhost"}), allow_loopback=True, min_delay_seconds=0)
     with Fetcher(policy, sleep=lambda s: None) as fetcher, pytest.raises(Blocked):
         list(RssAdapter().fetch(config=config, fetcher=fetcher, now=datetime.now(UTC)))
+
+
+# -- what public clients report about the live service.bund.de feed (constructed items) ----------
+
+TRACKED_FEED = """<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0"><channel><title>service.bund.de - Ausschreibungen</title>
+<item>
+  <title>Rahmenvertrag Reinigungsleistungen Bundesamt f&#252;r Seeschifffahrt</title>
+  <link>https://www.service.bund.de/IMPORTE/Ausschreibungen/eVergabe/2026/11/432613G349409.html?nn=4641514#track=feed-callforbids</link>
+  <guid>https://www.service.bund.de/IMPORTE/Ausschreibungen/eVergabe/2026/11/432613G349409.html?nn=4641514#track=feed-callforbids</guid>
+  <description><![CDATA[Erf&uuml;llungsort: <strong>20359 Hamburg</strong><br />Vergabestelle: <strong>Bundesamt f&uuml;r Seeschifffahrt und Hydrographie</strong><br />Angebotsfrist: <strong>15.12.2026 24:00</strong><br />Ver&ouml;ffentlichungsende: <strong>15.12.2026</strong>]]></description>
+</item>
+<item>
+  <title>Wartung Aufz&#252;ge</title>
+  <link>https://www.service.bund.de/IMPORTE/Ausschreibungen/eVergabe/2026/11/432613G349409.html#track=feed-other</link>
+</item>
+</channel></rss>
+"""
+
+
+def test_tracking_fragments_are_neither_identity_nor_stored_url_and_ids_are_alphanumeric() -> None:
+    parsed = parse_feed(TRACKED_FEED, source="service-bund")
+    first, second = parsed.records
+    assert first.source_notice_id == second.source_notice_id == "432613G349409"
+    assert (
+        first.url
+        == "https://www.service.bund.de/IMPORTE/Ausschreibungen/eVergabe/2026/11/432613G349409.html?nn=4641514"
+    )
+    assert "#" not in second.url and "track" not in first.payload["rss"]["guid"]
+    assert first.buyer_name == "Bundesamt für Seeschifffahrt und Hydrographie"
+    assert first.submission_deadline.astimezone(BERLIN).strftime("%d.%m.%Y %H:%M") == "15.12.2026 23:59"
+
+
+def test_the_siteglobals_form_of_the_feed_url_is_accepted() -> None:
+    from sources.adapters.rss import SERVICE_BUND_FEED_SITEGLOBALS
+
+    settings = RssAdapter.validate_settings({"feed_url": SERVICE_BUND_FEED_SITEGLOBALS})
+    assert settings["feed_url"] == SERVICE_BUND_FEED_SITEGLOBALS

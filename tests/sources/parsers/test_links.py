@@ -6,9 +6,16 @@ import json
 
 import pytest
 
-from sources.parsers.links import portal_references_from_urls, urls_in_json, urls_in_text
+from sources.parsers.links import (
+    portal_references_from_urls,
+    records_links_checked,
+    safe_link,
+    urls_in_json,
+    urls_in_text,
+)
 from sources.parsers.ocds import parse_ocds_package
 from sources.parsers.ted_json import parse_ted_notice
+from sources.records import NoticeRecord
 
 
 def test_portal_references_from_urls():
@@ -89,3 +96,50 @@ def test_ted_notices_follow_the_same_rules():
     }
     record = parse_ted_notice(notice)
     assert record.portal_references == ("netserver:54321-NetTender-17f", "cosinex:CXS7YY6YTM1SY43C")
+
+
+# --- which links may be kept (the ingest boundary's rule) ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        " JavaScript:alert(1)",
+        "java\tscript:alert(1)",
+        "\x01javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "vbscript:msgbox(1)",
+        "//evil.example/x",
+        "/relative/path",
+        "https:/evil.example",
+        "https://",
+        "http://[::1",
+        "ftp://files.example/x",
+        "https://a.example/\x00x",
+        "",
+        None,
+    ],
+)
+def test_safe_link_refuses_everything_but_http_links_with_a_host(url):
+    assert safe_link(url) == ""
+
+
+def test_safe_link_keeps_http_links_as_given():
+    assert (
+        safe_link(" https://www.dtvp.de/Satellite/notice/CXP4Y9PRGS5 ")
+        == "https://www.dtvp.de/Satellite/notice/CXP4Y9PRGS5"
+    )
+    assert safe_link("HTTP://Vergabe.Example:8080/ä?x=1#y") == "HTTP://Vergabe.Example:8080/ä?x=1#y"
+
+
+def test_records_links_checked_empties_unsafe_links_and_names_each():
+    safe = NoticeRecord(source="ted", source_notice_id="1-2026", url="https://ted.europa.eu/x")
+    unsafe = NoticeRecord(source="ted", source_notice_id="2-2026", url="javascript:x", documents_url="data:,y")
+    checked = records_links_checked([safe, unsafe])
+    assert checked.records[0] is safe
+    assert (checked.records[1].url, checked.records[1].documents_url) == ("", "")
+    assert checked.problems == (
+        "ted:2-2026: url 'javascript:x' is no http(s) link with a host; dropped",
+        "ted:2-2026: documents_url 'data:,y' is no http(s) link with a host; dropped",
+    )

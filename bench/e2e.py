@@ -1,0 +1,191 @@
+"""End-to-end ingest from the archive, as an operator runs it: ``manage.py ingest doe --file <day's two ZIPs>``.
+
+The archive (built once, cached under ``bench/.cache/``) holds N notice versions in the DÖE
+export layout: ``<day>_eforms.zip`` with ``<id>-<version>.xml`` and ``<day>_ocds.zip`` with
+``<id>-<version>.json``. Every notice is a real notice from ``tests/data`` (copies of ``shared/fixtures``) — mostly the
+eForms-DE contract notice from DÖE, plus the legacy eForms notice and the eForms SDK's
+contract award and maximal contract notices, each paired with one of DÖE's real OCDS release
+packages — copied with fresh ids (every UUID of the copy replaced, notice id and release id
+shared by the pair) and fresh NetServer ``TenderOID`` and cosinex ``CX`` links, so no two copies merge.
+
+Measured, each from empty tender tables, each a fresh ``manage.py`` process:
+* single: ``SOURCES_PARSE_WORKERS=1`` (parse and write in one process, one after the other);
+* shipped: the default (parse workers on every core, one writer).
+The rate is notices per second of the run as the FetchRun records it (from its start to its
+commit); the process wall time, interpreter start included, is printed beside it. Parse-only
+is the members parsed in this process (one core), write-only the same records ingested
+without parsing. Peak RSS is the largest resident set of the writer or any of its workers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import uuid
+import zipfile
+from pathlib import Path
+
+from django.db import connection
+
+from sources.adapters.doe.archive import Member
+from sources.adapters.doe.stream import parse_members
+from sources.models import FetchRun
+from tenders.services import notices_ingest
+
+ROOT = Path(__file__).resolve().parents[1]
+# Copies of the real notices in shared/fixtures, kept with the tests (origin in their READMEs).
+FIXTURES = ROOT / "tests" / "data"
+CACHE = ROOT / "bench" / ".cache"
+DAY = "2026-11-02"
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+TENDER_OID = re.compile(r"TenderOID=[0-9A-Za-z-]+")
+COSINEX_ID = re.compile(r"CX[0-9A-Z]{6,}")
+NOTICE_ID = re.compile(r'schemeName="notice-id">([^<]+)<')
+VERSION = re.compile(r"<cbc:VersionID>(\d+)</cbc:VersionID>")
+
+# (eForms template, share of the archive); each copy is paired with the next OCDS template in turn.
+XML_TEMPLATES = [
+    ("doe/eforms-de-2.1_cn-standard_16_24d29507-f9dd-4712-aef0-9d864df3af8e-01.xml", 7),
+    ("doe/eforms-sdk-0.1_cn-standard_legacy-prefixed_17750180-1.xml", 1),
+    ("ted/eforms-sdk_can_24_minimal.xml", 1),
+    ("ted/eforms-sdk_cn_24_maximal.xml", 1),
+]
+OCDS_TEMPLATES = sorted(str(p.relative_to(FIXTURES)) for p in (FIXTURES / "doe").glob("ocds_release-package_*.json"))
+
+
+def _fresh(text: str, notice_id: str, template_notice_id: str, rng_ns: uuid.UUID, copy: int) -> str:
+    """Every UUID replaced (the notice id by ``notice_id``), TenderOID links made unique."""
+
+    def swap(match: re.Match) -> str:
+        old = match.group(0)
+        return notice_id if old == template_notice_id else str(uuid.uuid5(rng_ns, f"{copy}:{old}"))
+
+    text = UUID.sub(swap, text)
+    text = COSINEX_ID.sub(f"CXB{copy:08X}", text)
+    return TENDER_OID.sub(f"TenderOID=54321-Tender-{copy:011x}-bench", text)
+
+
+def build_archive(n: int) -> list[Path]:
+    folder = CACHE / f"e2e-{n}"
+    paths = [folder / f"{DAY}_eforms.zip", folder / f"{DAY}_ocds.zip"]
+    if all(p.exists() for p in paths):
+        return paths
+    folder.mkdir(parents=True, exist_ok=True)
+    templates = [(FIXTURES / name).read_text(encoding="utf-8") for name, _ in XML_TEMPLATES]
+    weights = [share for _, share in XML_TEMPLATES]
+    cycle = [i for i, share in enumerate(weights) for _ in range(share)]
+    ocds = [json.loads((FIXTURES / name).read_text(encoding="utf-8")) for name in OCDS_TEMPLATES]
+    ns = uuid.UUID("6f1c1e1e-7d5b-4e36-9a0e-000000000e2e")
+    tmp = [p.with_suffix(".part") for p in paths]
+    with zipfile.ZipFile(tmp[0], "w", zipfile.ZIP_DEFLATED) as xml_zip, zipfile.ZipFile(
+        tmp[1], "w", zipfile.ZIP_DEFLATED
+    ) as json_zip:
+        for copy in range(n):
+            template = templates[cycle[copy % len(cycle)]]
+            notice_id = str(uuid.uuid5(ns, f"notice:{copy}"))
+            found = NOTICE_ID.search(template)
+            version_found = VERSION.search(template)
+            version = f"{int(version_found.group(1)):02d}" if version_found else "01"
+            if found:
+                xml = _fresh(template, notice_id, found.group(1), ns, copy)
+            else:  # the legacy notice has no UUID notice id: its numeric id becomes the copy's id
+                xml = _fresh(template.replace("17750180", notice_id), notice_id, notice_id, ns, copy)
+            xml_zip.writestr(f"{notice_id}-{version}.xml", xml)
+            package = json.loads(json.dumps(ocds[copy % len(ocds)]))
+            release = package["releases"][0]
+            text = _fresh(json.dumps(package), notice_id, release["id"], ns, copy)
+            package = json.loads(text)
+            package["releases"][0]["id"] = notice_id
+            json_zip.writestr(f"{notice_id}-{version}.json", json.dumps(package, ensure_ascii=False))
+    for part, final in zip(tmp, paths, strict=True):
+        part.rename(final)
+    return paths
+
+
+def _truncate() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE tenders_tenderversion, tenders_tendersource, tenders_tender RESTART IDENTITY CASCADE")
+
+
+def _ingest_process(paths: list[Path], *, workers: int | None) -> tuple[float, float, float, str]:
+    """(run seconds, process seconds, peak RSS MiB, output) of one ``manage.py ingest doe --file`` process."""
+    _truncate()
+    env = dict(os.environ)
+    if workers is None:
+        env.pop("SOURCES_PARSE_WORKERS", None)
+    else:
+        env["SOURCES_PARSE_WORKERS"] = str(workers)
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "ingest", "doe", "--file", *map(str, paths)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    output = process.stdout.read().decode()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"ingest failed ({process.returncode}):\n{output}")
+    run = FetchRun.objects.order_by("-pk").first()
+    return (run.finished_at - run.started_at).total_seconds(), wall, usage.ru_maxrss / 1024, output.strip()
+
+
+def _members(paths: list[Path]) -> list[Member]:
+    members = []
+    for path in paths:
+        with zipfile.ZipFile(path) as zf:
+            members.extend(Member(label=info.filename, name=info.filename, data=zf.read(info)) for info in zf.infolist())
+    return members
+
+
+def run(*, n: int | None) -> None:
+    n = n or 5000
+    started = time.perf_counter()
+    paths = build_archive(n)
+    size = sum(p.stat().st_size for p in paths)
+    print(f"archive: {n} notice versions ({2 * n} members, {size / 2**20:.1f} MiB) in {time.perf_counter() - started:.1f}s")
+
+    single, single_wall, single_rss, single_out = _ingest_process(paths, workers=1)
+    shipped, shipped_wall, shipped_rss, shipped_out = _ingest_process(paths, workers=None)
+    print(f"single process: {single_out}")
+    print(f"shipped path:   {shipped_out}")
+
+    members = _members(paths)
+    start = time.perf_counter()
+    parsed = parse_members(members)
+    parse_seconds = time.perf_counter() - start
+    # The same records the ingest writes: joined as the stream joins them, written in its batch size.
+    from sources.adapters.doe.adapter import DoeAdapter
+    from sources.adapters.doe.stream import ExportStream
+
+    stream = ExportStream(
+        archives=[(p.name, p) for p in paths], limits=DoeAdapter.zip_limits, batch=DoeAdapter.batch_limits, workers=1
+    )
+    batches = list(stream.batches(scope="bench"))
+    del parsed
+    _truncate()
+    start = time.perf_counter()
+    for batch in batches:
+        notices_ingest(records=batch.records)
+    write_seconds = time.perf_counter() - start
+
+    per_s, single_per_s = n / shipped, n / single
+    peak = max(single_rss, shipped_rss)
+    print(f"single process: {single:.2f}s run ({single_per_s:,.0f}/s), {single_wall:.2f}s process, peak {single_rss:.0f} MiB")
+    print(f"shipped path:   {shipped:.2f}s run ({per_s:,.0f}/s), {shipped_wall:.2f}s process, peak {shipped_rss:.0f} MiB")
+    print(
+        f"parse only (one core): {parse_seconds:.2f}s ({parse_seconds / single:.0%} of the single run); "
+        f"write only: {write_seconds:.2f}s ({write_seconds / single:.0%})"
+    )
+    print(f"shipped vs single: {single / shipped:.2f}x; vs the peer's ~700/s: {per_s / 700:.1f}x")
+    print(
+        f"RESULT e2e per_s={per_s:.0f} single_per_s={single_per_s:.0f} ratio={single / shipped:.2f} "
+        f"peak_mb={peak:.0f} n={n}"
+    )

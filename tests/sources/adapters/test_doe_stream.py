@@ -1,0 +1,153 @@
+"""DÖE exports streamed through parse workers: same records as in-process, bounded batches, bounded memory."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from django.conf import settings
+
+from sources.adapters.doe import DoeAdapter, ZipLimits
+from sources.adapters.doe.stream import BatchLimits, ExportStream, LooseFile
+from sources.models import FetchRun
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "doe"
+EXPORTS = DATA / "exports"
+REAL_FILES = sorted(p for p in DATA.iterdir() if p.suffix in (".xml", ".json"))
+OCDS_TEMPLATE = DATA / "ocds_release-package_tender_3lots_value_subreport-docs_000ada85-c11f-44cf-b1e6-b4bb5232ed7b.json"
+MIB = 2**20
+
+
+def _stream(workers: int, **material) -> list:
+    return list(ExportStream(**material, limits=ZipLimits(), batch=BatchLimits(), workers=workers).batches(scope="t"))
+
+
+def _material() -> dict:
+    return {
+        "archives": [(p.name, p) for p in sorted(EXPORTS.glob("*.zip"))],
+        "loose": [LooseFile(path=p, label=p.name) for p in REAL_FILES],
+    }
+
+
+def test_parallel_parsing_gives_exactly_the_records_of_the_in_process_path() -> None:
+    sequential = _stream(1, **_material())
+    parallel = _stream(2, **_material())
+    records = [r for b in sequential for r in b.records]
+    assert records, "the shared fixtures must yield notices"
+    assert [r for b in parallel for r in b.records] == records
+    assert sorted(p for b in parallel for p in b.problems) == sorted(p for b in sequential for p in b.problems)
+
+
+def _ocds_copies(n: int, *, description: str = "") -> bytes:
+    """n OCDS release packages (a real DÖE package with fresh ids), zipped as a DÖE export."""
+    template = json.loads(OCDS_TEMPLATE.read_text(encoding="utf-8"))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for i in range(n):
+            package = json.loads(json.dumps(template))
+            release = package["releases"][0]
+            notice_id = f"00000000-0000-4000-8000-{i:012d}"
+            release["id"] = notice_id
+            release["ocid"] = f"ocds-mnwr74-{notice_id}"
+            release.setdefault("tender", {})["id"] = notice_id
+            if description:
+                release.setdefault("tender", {})["description"] = description
+            archive.writestr(f"{notice_id}-01.json", json.dumps(package))
+    return buffer.getvalue()
+
+
+def test_a_big_unit_is_written_in_bounded_batches_with_the_cursor_on_the_last(tmp_path: Path) -> None:
+    export = tmp_path / "2026-09-14_ocds.zip"
+    export.write_bytes(_ocds_copies(25))
+    stream = ExportStream(
+        archives=[(export.name, export)], limits=ZipLimits(), batch=BatchLimits(notices=10), workers=2
+    )
+    batches = list(stream.batches(scope="2026-09-14", bytes_read=123, requests=2, cursor={"last_day": "2026-09-14"}))
+    assert [len(b.records) for b in batches] == [10, 10, 5]
+    assert [b.cursor for b in batches] == [None] * (len(batches) - 1) + [{"last_day": "2026-09-14"}]
+    assert batches[0].bytes == 123 and batches[0].requests == 2
+    assert sum(b.bytes for b in batches) == 123
+    ids = [r.source_notice_id for b in batches for r in b.records]
+    assert ids == sorted(ids) and len(set(ids)) == 25
+
+
+def test_a_broken_member_is_reported_by_name_and_the_others_are_kept(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("aaaa-01.json", b"{not json")
+        archive.writestr("bbbb-01.xml", b"<html>no notice</html>")
+    export = tmp_path / "x_ocds.zip"
+    export.write_bytes(buffer.getvalue())
+    real = LooseFile(path=REAL_FILES[0], label=REAL_FILES[0].name)
+    batches = _stream(2, archives=[(export.name, export)], loose=[real])
+    problems = [p for b in batches for p in b.problems]
+    assert any(p.startswith("x_ocds.zip/aaaa-01.json: not a usable OCDS release package") for p in problems)
+    assert any(p.startswith("x_ocds.zip/bbbb-01.xml: not a usable eForms notice") for p in problems)
+    assert sum(len(b.records) for b in batches) == 1
+
+
+def test_a_misnamed_file_written_after_its_partner_is_reported_not_joined_twice(tmp_path: Path) -> None:
+    """The one documented difference from joining a whole day in memory: see sources/adapters/doe/stream.py."""
+    ocds = json.loads(OCDS_TEMPLATE.read_text(encoding="utf-8"))
+    notice_id = ocds["releases"][0]["id"]
+    folder = tmp_path / "day"
+    folder.mkdir()
+    (folder / f"{notice_id}-01.json").write_text(json.dumps(ocds))
+    (folder / "zzzz-01.json").write_text(json.dumps(ocds))  # the same notice under another name, sorted later
+    loose = [LooseFile(path=p, label=p.name) for p in sorted(folder.iterdir())]
+    batches = _stream(1, loose=loose)
+    assert [r.source_notice_id for b in batches for r in b.records] == [notice_id]
+    assert any("zzzz-01.json: notice" in p and "the first one is kept" in p for b in batches for p in b.problems)
+
+
+def test_an_amplifying_archive_is_imported_within_512_mb(tmp_path: Path, committed) -> None:
+    """Many members that inflate to 19 MiB each: the import holds one batch of parsed records, not the archive."""
+    export = tmp_path / "2026-09-14_ocds.zip"
+    export.write_bytes(_ocds_copies(24, description="Leistungsbeschreibung " * (19 * MIB // 22)))
+    assert export.stat().st_size < 5 * MIB  # small on disk, ~460 MiB inflated
+    env = {**os.environ, "DATABASE_URL": _test_database_url()}
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "ingest", "doe", "--file", str(export)],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    output = process.stdout.read().decode()
+    _, status, usage = os.wait4(process.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, output
+    assert "succeeded: fetched 24, new 24" in output, output
+    peak_mb = usage.ru_maxrss / 1024  # the largest of the writer and its (waited-for) parse workers
+    assert peak_mb < 512, f"peak RSS {peak_mb:.0f} MB"
+    assert FetchRun.objects.get(source__key="doe").new == 24
+
+
+def _test_database_url() -> str:
+    db = settings.DATABASES["default"]
+    host = db.get("HOST") or "localhost"
+    port = db.get("PORT") or 5432
+    return f"postgres://{db.get('USER') or 'postgres'}@{host}:{port}/{db['NAME']}"
+
+
+def test_workers_default_to_the_available_cores_and_follow_the_setting(settings) -> None:
+    from sources.parallel import available_cores, parse_workers
+
+    settings.SOURCES_PARSE_WORKERS = 0
+    assert parse_workers() == available_cores()
+    settings.SOURCES_PARSE_WORKERS = 1
+    assert parse_workers() == 1
+
+
+def test_the_adapter_streams_with_its_batch_limits(tmp_path: Path, monkeypatch) -> None:
+    export = tmp_path / "2026-09-14_ocds.zip"
+    export.write_bytes(_ocds_copies(12))
+    monkeypatch.setattr(DoeAdapter, "batch_limits", BatchLimits(notices=5))
+    from sources.adapters.base import SourceConfig
+
+    batches = list(DoeAdapter().parse_files(config=SourceConfig(key="doe", adapter="doe", settings={}), paths=[export]))
+    assert [len(b.records) for b in batches] == [5, 5, 2]

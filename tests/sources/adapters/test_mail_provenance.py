@@ -1,0 +1,113 @@
+"""Who may write alert mails into the shared tenders: RFC 8601 results, alignment, portal hosts (pure)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sources.adapters.mail import parse_alert_mail
+from sources.adapters.mail.authentication import aligned, authenticated_domains, organisational_domain
+from sources.adapters.mail.hosts import portal_domains_from_rows
+from sources.adapters.mail.provenance import FOREIGN_LINK, SENDER_UNVERIFIED, MailTrust, mail_provenance
+from tests.fixtures.mail import RECEIVING_SERVER, as_received
+
+MAIL = Path(__file__).resolve().parents[2] / "data" / "portals" / "mail"
+TENDER24 = (MAIL / "tender24_daily_alert_iso-8859-1_qp.eml").read_bytes()
+DTVP = (MAIL / "dtvp_alert_html_only.eml").read_bytes()
+TRUST = MailTrust(authserv_id=RECEIVING_SERVER)
+
+
+# --- Authentication-Results (RFC 8601) -------------------------------------------------------------
+
+
+def test_only_headers_of_the_configured_authserv_id_count():
+    headers = (
+        "mx.attacker.example; dkim=pass header.d=tender24.de",
+        f"{RECEIVING_SERVER.upper()}; spf=pass smtp.mailfrom=bounce@Mail.Tender24.de",
+        f"{RECEIVING_SERVER}; dkim=fail header.d=tender24.de; dmarc=pass header.from=dtvp.de",
+    )
+    found = authenticated_domains(headers, authserv_id=RECEIVING_SERVER)
+    assert [(f.method, f.domain) for f in found] == [("spf", "mail.tender24.de"), ("dmarc", "dtvp.de")]
+    assert authenticated_domains(headers, authserv_id="") == ()
+
+
+def test_rfc_8601_syntax_comments_versions_and_identity_forms():
+    headers = (
+        f"{RECEIVING_SERVER} 1; auth=pass (cram-md5) smtp.auth=sender@example.net;"
+        " dkim=pass (good signature) header.i=@newsletter.dtvp.de; spf=pass smtp.mailfrom=dtvp.de",
+        f"{RECEIVING_SERVER}; none",
+    )
+    found = authenticated_domains(headers, authserv_id=RECEIVING_SERVER)
+    assert [(f.method, f.domain) for f in found] == [("dkim", "newsletter.dtvp.de"), ("spf", "dtvp.de")]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["", ";;;", f"{RECEIVING_SERVER}; dkim=", f"{RECEIVING_SERVER}; dkim=pass header.d", "\x00\xff", "x" * 5000],
+)
+def test_unparsable_headers_are_ignored_never_raised(value):
+    assert authenticated_domains([value], authserv_id=RECEIVING_SERVER) == ()
+
+
+def test_alignment_is_by_organisational_domain_from_the_public_suffix_list():
+    assert organisational_domain("Mail.Tender24.DE.") == "tender24.de"
+    assert aligned("bounces.tender24.de", "tender24.de") and aligned("landbw.de", "vergabe.landbw.de")
+    assert not aligned("tender24.de.attacker.example", "tender24.de")
+    assert not aligned("a.example.co.uk", "b.other.co.uk") and aligned("a.example.co.uk", "example.co.uk")
+    assert not aligned("de", "de") and not aligned("", "")
+
+
+# --- provenance of a parsed mail -------------------------------------------------------------------
+
+
+def test_a_dkim_verified_portal_alert_with_portal_links_is_verified():
+    verdict = mail_provenance(parse_alert_mail(as_received(TENDER24, dkim="tender24.de")), trust=TRUST)
+    assert (verdict.verified, verdict.family, verdict.via) == (True, "netserver", "dkim")
+
+
+def test_a_pass_for_another_domain_does_not_verify_the_sender():
+    verdict = mail_provenance(parse_alert_mail(as_received(TENDER24, dkim="sendgrid.net")), trust=TRUST)
+    assert (verdict.verified, verdict.reason) == (False, SENDER_UNVERIFIED)
+    assert "not aligned" in verdict.detail or "no DKIM/SPF pass of" in verdict.detail
+
+
+def test_without_a_configured_authserv_id_nothing_is_verified_but_a_forwarding_rule_is_honoured():
+    parse = parse_alert_mail(as_received(TENDER24, dkim="tender24.de"))
+    unconfigured = mail_provenance(parse, trust=MailTrust())
+    assert (unconfigured.verified, unconfigured.reason) == (False, SENDER_UNVERIFIED)
+    assert "no authserv-id" in unconfigured.detail
+    forwarded = mail_provenance(parse_alert_mail(TENDER24), trust=MailTrust(forwarded_domains=("tender24.de",)))
+    assert (forwarded.verified, forwarded.via) == (True, "forwarding rule")
+    other = mail_provenance(parse_alert_mail(TENDER24), trust=MailTrust(forwarded_domains=("dtvp.de",)))
+    assert other.verified is False
+
+
+def test_links_must_stay_within_the_senders_portal_family():
+    # A genuine dtvp.de mail may link another cosinex portal (evergabe-online.de), never a NetServer one.
+    verdict = mail_provenance(parse_alert_mail(as_received(DTVP, dkim="dtvp.de")), trust=TRUST)
+    assert verdict.verified and verdict.family == "cosinex"
+    as_tender24 = as_received(
+        DTVP.replace(b"noreply@dtvp.de", b"noreply@tender24.de"), dkim="tender24.de"
+    )  # the sender's family is NetServer now, the links are cosinex
+    verdict = mail_provenance(parse_alert_mail(as_tender24), trust=TRUST)
+    assert (verdict.verified, verdict.reason) == (False, FOREIGN_LINK)
+    assert "dtvp.de" in verdict.detail and "evergabe-online.de" in verdict.detail
+
+
+def test_a_mail_from_no_portal_names_its_envelope_sender():
+    raw = TENDER24.replace(b"From: tender24 Vergabeplattform <noreply@tender24.de>", b"From: Vergabe <a@b.example>")
+    verdict = mail_provenance(parse_alert_mail(as_received(raw, dkim="b.example")), trust=TRUST)
+    assert (verdict.verified, verdict.reason) == (False, SENDER_UNVERIFIED)
+    assert verdict.detail == "sender 'a@b.example' (Return-Path noreply@tender24.de) is no known portal address"
+
+
+def test_sources_of_the_installation_extend_their_portal_family():
+    rows = [
+        ("netserver", {"base_url": "https://vergabe.neue-stadt.example/NetServer/"}),
+        ("rss", {"feed_url": "https://rss.example/feed"}),
+        ("cosinex", "not a mapping"),
+    ]
+    domains = portal_domains_from_rows(rows)
+    assert "vergabe.neue-stadt.example" in domains["netserver"]
+    assert not any("rss.example" in hosts for hosts in domains.values())
