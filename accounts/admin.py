@@ -11,7 +11,6 @@ from accounts.forms import TenantCreateForm
 from accounts.models import Domain, Tenant
 from accounts.services import tenant_create
 
-
 # German labels for the fields django-tenants' mixins define (their verbose names are English).
 DOMAIN_LABELS = {"domain": "Domain", "tenant": "Mandant", "is_primary": "Hauptdomain"}
 

@@ -41,8 +41,8 @@ from notifications.preferences.services import (
     user_preference_ensure,
     user_preference_update,
 )
-from sources.models import InboundMail
 from notifications.preferences.smtp_test import smtp_test_outcome, smtp_test_request
+from sources.models import InboundMail
 
 DELIVERIES_PER_PAGE = 50
 MAILS_SHOWN = 50
