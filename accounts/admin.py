@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect, render
+from django.urls import path
 
 from accounts.forms import TenantCreateForm
+from accounts.login_lockouts import login_lockout_lift, login_lockout_list
 from accounts.models import Domain, Tenant
 from accounts.services import tenant_create
 
@@ -85,6 +87,36 @@ class TenantAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
         }
         return render(request, "admin/accounts/tenant_create.html", context)
+
+    def get_urls(self):
+        lockouts = path(
+            "anmeldesperren/", self.admin_site.admin_view(self.lockouts_view), name="accounts_tenant_lockouts"
+        )
+        return [lockouts, *super().get_urls()]
+
+    def lockouts_view(self, request):
+        """Sign-in lockouts of every schema (django-axes keeps them per tenant); lifting one is a POST."""
+        if not request.user.is_superuser:
+            raise PermissionDenied
+        if request.method == "POST":
+            try:
+                removed = login_lockout_lift(
+                    schema_name=request.POST.get("schema_name", ""),
+                    kind=request.POST.get("kind", ""),
+                    value=request.POST.get("value", ""),
+                )
+            except (ValueError, Tenant.DoesNotExist):
+                messages.error(request, "Unbekannte Sperre.")
+            else:
+                messages.success(request, f"Sperre aufgehoben ({removed} Einträge entfernt).")
+            return redirect("admin:accounts_tenant_lockouts")
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Anmeldesperren",
+            "lockouts": login_lockout_list(),
+            "opts": self.model._meta,
+        }
+        return render(request, "admin/accounts/login_lockouts.html", context)
 
     def has_delete_permission(self, request, obj=None) -> bool:
         # Deleting a tenant drops customer data; done deliberately from the shell, never by a stray click.

@@ -13,13 +13,16 @@ from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.db import connection, transaction
+from django.db.models import Q
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import gettext as _
 from django_tenants.utils import get_public_schema_name, schema_context
 
 from accounts.models import Domain, Tenant
-from accounts.roles import Role, tenant_admin_group
+from accounts.roles import TENANT_ADMIN_GROUP, Role, tenant_admin_group
 
 _SCHEMA_NAME = re.compile(r"^[a-z][a-z0-9_]{1,61}$")
 _HOST_NAME = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
@@ -126,6 +129,87 @@ def user_set_role(*, user: AbstractBaseUser, role: Role) -> None:
         user.groups.add(group)
     else:
         user.groups.remove(group)
+
+
+class TeamChangeRefused(ValidationError):
+    """A team change that would leave the tenant without an active administrator."""
+
+
+def _require_another_active_admin(*, user: AbstractBaseUser) -> None:
+    """Refuse a change that takes ``user`` out of the admins if nobody else could manage the tenant then.
+
+    Callers hold the row locks of every admin (``_lock_admins``), so two admins cannot demote each
+    other at the same moment and leave none.
+    """
+    others = get_user_model().objects.filter(is_active=True, groups__name=TENANT_ADMIN_GROUP).exclude(pk=user.pk)
+    if not others.exists():
+        raise TeamChangeRefused(
+            _(
+                "Das Unternehmen braucht mindestens einen aktiven Administrator; "
+                "bitte zuerst jemand anderen dazu machen."
+            )
+        )
+
+
+def _lock_admins_and(user_id: int) -> AbstractBaseUser:
+    user_model = get_user_model()
+    admin_ids = user_model.objects.filter(groups__name=TENANT_ADMIN_GROUP).values("pk")
+    locked = {u.pk: u for u in user_model.objects.select_for_update().filter(Q(pk__in=admin_ids) | Q(pk=user_id))}
+    if user_id not in locked:
+        raise user_model.DoesNotExist
+    return locked[user_id]
+
+
+def user_sessions_end(*, user_id: int) -> int:
+    """Delete every session of this user in the current schema (sessions are per schema); returns how many.
+
+    Sessions are not indexed by user, so each live one is decoded: a tenant has few.
+    """
+    from django.contrib.sessions.models import Session
+
+    ended = []
+    for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
+        if session.get_decoded().get("_auth_user_id") == str(user_id):
+            ended.append(session.pk)
+    Session.objects.filter(pk__in=ended).delete()
+    return len(ended)
+
+
+def user_deactivate(*, user_id: int) -> AbstractBaseUser:
+    """The person can no longer sign in and every open session ends at once.
+
+    Runs inside the caller's transaction when there is one: the tenant app adds revoking the person's
+    API keys and calendar link and dropping their unsent mail (``notifications.team``).
+    """
+    with transaction.atomic():
+        user = _lock_admins_and(user_id)
+        if user.groups.filter(name=TENANT_ADMIN_GROUP).exists():
+            _require_another_active_admin(user=user)
+        if user.is_active:
+            user.is_active = False
+            user.save(update_fields=["is_active"])
+        user_sessions_end(user_id=user.pk)
+    return user
+
+
+def user_reactivate(*, user_id: int) -> AbstractBaseUser:
+    """Sign-in works again with the old password; API keys and the calendar link stay revoked."""
+    with transaction.atomic():
+        user = get_user_model().objects.select_for_update().get(pk=user_id)
+        if not user.is_active:
+            user.is_active = True
+            user.save(update_fields=["is_active"])
+    return user
+
+
+def user_role_change(*, user_id: int, role: Role) -> AbstractBaseUser:
+    """Make someone an administrator or a member; the last active administrator stays one."""
+    with transaction.atomic():
+        user = _lock_admins_and(user_id)
+        if role != Role.ADMIN and user.is_active and user.groups.filter(name=TENANT_ADMIN_GROUP).exists():
+            _require_another_active_admin(user=user)
+        user_set_role(user=user, role=role)
+    return user
 
 
 def user_invite(

@@ -40,6 +40,12 @@ class InviteAcceptView(auth_views.PasswordResetConfirmView):
         return super().form_valid(form)
 
 
+class PasswordResetConfirmView(InviteAcceptView):
+    """The link from "Passwort vergessen" (mailed by the tenant app): same token, its own wording."""
+
+    template_name = "accounts/password_reset_confirm.html"
+
+
 class OperatorPasswordView(auth_views.PasswordResetConfirmView):
     """The one-time link ``platform_init`` mails to a new operator (public host only)."""
 

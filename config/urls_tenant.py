@@ -8,6 +8,10 @@ from config.health import health
 
 urlpatterns = [
     path("healthz", health, name="health"),
+    # Team actions need the tenant's own data (API keys, calendar, outbox), so the tenant app serves them.
+    path("konto/team/", include("notifications.team.urls")),
+    # Passwort vergessen mails through the tenant's own mail route, which only the tenant app knows.
+    path("konto/passwort-vergessen/", include("notifications.password_reset.urls")),
     path("konto/", include("accounts.urls")),
     path("i18n/setlang/", set_language, name="set_language"),
     path("api/v1/", include("config.urls_api")),

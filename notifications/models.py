@@ -6,6 +6,7 @@ Tenders themselves live once in the public schema; rows here point at them
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 
 from django.conf import settings
@@ -26,14 +27,23 @@ def new_calendar_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+def calendar_token_hash(token: str) -> str:
+    """SHA-256 of a calendar token. Tokens are 256 random bits: a plain hash makes a leaked table
+    useless (nothing to brute-force) and still allows lookup by hash, as for API keys."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
 class UserPreference(models.Model):
-    """A user's language, digest settings and secret calendar token; created on first use."""
+    """A user's language, digest settings and the hash of their secret calendar token; created on first use.
+
+    The token itself is shown once when it is made and never stored; no hash means no calendar link yet.
+    """
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference")
     language = models.CharField(max_length=8, choices=settings.LANGUAGES, default="de")
     digest_interval = models.CharField(max_length=10, choices=DigestInterval.choices, default=DigestInterval.DAILY)
     digest_hour = models.PositiveSmallIntegerField(default=7)
-    calendar_token = models.CharField(max_length=64, unique=True, default=new_calendar_token)
+    calendar_token_hash = models.CharField(max_length=64, unique=True, null=True, blank=True, default=None)
     last_digest_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from notifications.demo.views import local_outbox
+from notifications.demo.views import local_outbox, local_outbox_mail_html
 from notifications.portal.views import market, overview, profiles, search, tender
 
 app_name = "portal"
@@ -27,4 +27,5 @@ urlpatterns = [
     path("sprache/", overview.language_switch, name="language"),
     # Answers 404 unless local settings name a mail catcher's Maildir (never in production).
     path("postausgang/", local_outbox, name="local-outbox"),
+    path("postausgang/<str:key>/inhalt/", local_outbox_mail_html, name="local-outbox-mail"),
 ]

@@ -71,21 +71,27 @@ class SourceAdmin(admin.ModelAdmin):
     change_list_template = "admin/sources/source/change_list.html"
     change_form_template = "admin/sources/source/change_form.html"
 
+    class Media:
+        css = {"all": ["css/admin.css"]}
+
     def get_queryset(self, request):
         return source_health_list()
 
     @admin.display(description="Zustand")
     def health(self, obj):
         status = obj.last_run_status or "—"
-        colour = {"succeeded": "#11804a", "partial": "#a15c00", "failed": "#b3261e", "blocked": "#b3261e"}.get(
-            status, "#5b6474"
-        )
+        # Colours live in static/css/admin.css: the Content-Security-Policy blocks style attributes.
+        tone = status if status in ("succeeded", "partial", "failed", "blocked") else "none"
         extra = " · wenig Treffer" if obj.last_run_low_yield else ""
         label = FetchRunStatus(status).label if status in FetchRunStatus.values else status
         if obj.last_run_error_reason in STATE_LABELS:
             label, extra = STATE_LABELS[obj.last_run_error_reason], ""
         return format_html(
-            '<span style="color:{}" title="{}">{}{}</span>', colour, obj.last_run_error or "", label, extra
+            '<span class="run-status run-status-{}" title="{}">{}{}</span>',
+            tone,
+            obj.last_run_error or "",
+            label,
+            extra,
         )
 
     @admin.display(description="Layout zuletzt")
@@ -232,6 +238,9 @@ class InboundMailAdmin(admin.ModelAdmin):
     exclude = ("raw",)
     readonly_fields = [f.name for f in InboundMail._meta.fields if f.name != "raw"] + ["raw_preview"]
 
+    class Media:
+        css = {"all": ["css/admin.css"]}
+
     @admin.display(description="Betreff")
     def subject_short(self, obj):
         return obj.subject[:80]
@@ -239,9 +248,7 @@ class InboundMailAdmin(admin.ModelAdmin):
     @admin.display(description="Rohdaten (Anfang)")
     def raw_preview(self, obj):
         # Mail text is foreign input: shown as escaped text only, never rendered as HTML.
-        return format_html(
-            "<pre style='white-space:pre-wrap'>{}</pre>", bytes(obj.raw[:20000]).decode("utf-8", "replace")
-        )
+        return format_html("<pre class='raw-mail'>{}</pre>", bytes(obj.raw[:20000]).decode("utf-8", "replace"))
 
     def has_add_permission(self, request):
         return False

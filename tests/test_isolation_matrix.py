@@ -47,6 +47,7 @@ from notifications.models import (
     UserPreference,
     Webhook,
     WebhookEvent,
+    calendar_token_hash,
 )
 from sources.models import InboundMail
 from tenders.models import Tender, TenderSource
@@ -62,7 +63,7 @@ DENIED = {403, 404}
 PUBLIC_OBJECT_KWARGS = {"tender_id"}
 PUBLIC_OBJECT_ROUTES = {"api-tender-detail"}  # the API names its tender kwarg "pk"
 # Routes whose kwargs are not object ids, with their own check below.
-SPECIAL_ROUTES = {"accounts:invite-accept"}
+SPECIAL_ROUTES = {"accounts:invite-accept", "accounts:password-reset-confirm"}  # tokens: tests/security
 
 # Routes without object kwargs and what they must not show of another tenant. Every such route is
 # checked for beta's marker whether listed here or not; the list says what each one is about.
@@ -110,6 +111,8 @@ def _public_tender(pk: int, now) -> Tender:
 
 def _seed_tenant_objects(*, pk: int, mark: str, owner, tender_id: int, now) -> None:
     """One row of every tenant model with primary key ``pk``; ``mark`` in every shown text."""
+    # A team member with this id too: the team actions take a user id.
+    get_user_model().objects.create(id=pk, username=f"{mark}{pk}@example.org", email=f"{mark}{pk}@example.org")
     search = SavedSearch.objects.create(
         id=pk, owner=owner, name=f"{mark} Suchprofil", filters={"bundesland": ["Bayern"]}, is_shared=True,
         instant_alert=True, active_since=now - timedelta(days=3),
@@ -139,10 +142,13 @@ def _seed_tenant_objects(*, pk: int, mark: str, owner, tender_id: int, now) -> N
     )  # fmt: skip
 
 
-def _preference(*, pk: int, user, mark: str) -> UserPreference:
+def _preference(*, pk: int, user, mark: str) -> str:
+    """A preference row with a calendar link; returns the link's token (only its hash is stored)."""
     UserPreference.objects.filter(user=user).delete()
     # No marker in tokens: pages echo their own URL (language switch), which is not a leak.
-    return UserPreference.objects.create(id=pk, user=user, calendar_token=f"kalender{pk}{mark[:1]}{'0' * 30}")
+    token = f"kalender{pk}{mark[:1]}{'0' * 30}"
+    UserPreference.objects.create(id=pk, user=user, calendar_token_hash=calendar_token_hash(token))
+    return token
 
 
 SEEDED_MODELS = {
@@ -192,12 +198,12 @@ def world(alpha, beta, alpha_admin_client, alpha_client, beta_admin_client) -> W
         beta_admin, beta_member = users.get(username=beta.admin_email), users.get(username=beta.member_email)
         for pk in (FOREIGN_ID, COLLIDING_ID):
             _seed_tenant_objects(pk=pk, mark=BETA_MARK, owner=beta_admin, tender_id=pk, now=now)
-        beta_token = _preference(pk=FOREIGN_ID, user=beta_admin, mark=BETA_MARK).calendar_token
+        beta_token = _preference(pk=FOREIGN_ID, user=beta_admin, mark=BETA_MARK)
         _preference(pk=COLLIDING_ID, user=beta_member, mark=BETA_MARK)
     with schema_context(alpha.schema_name):
         alpha_admin = users.get(username=alpha.admin_email)
         _seed_tenant_objects(pk=COLLIDING_ID, mark=ALPHA_MARK, owner=alpha_admin, tender_id=COLLIDING_ID, now=now)
-        alpha_token = _preference(pk=COLLIDING_ID, user=alpha_admin, mark=ALPHA_MARK).calendar_token
+        alpha_token = _preference(pk=COLLIDING_ID, user=alpha_admin, mark=ALPHA_MARK)
     connection.set_schema_to_public()
     alpha_api, _ = _api_client(alpha.host, alpha.schema_name, alpha.admin_email)
     beta_api, beta_key = _api_client(beta.host, beta.schema_name, beta.admin_email)

@@ -6,6 +6,7 @@ Configuration comes from environment variables only (see ``config.env``).
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -31,6 +32,9 @@ APPS_IN_BOTH_SCHEMAS = [
     "django.contrib.contenttypes",
     "django.contrib.auth",
     "django.contrib.sessions",
+    # Failed sign-ins are recorded next to the users they concern: a tenant's attempts and
+    # lockouts stay in its own schema, the operators' in the public one (accounts.login_throttle).
+    "axes",
 ]
 
 SHARED_APPS = [
@@ -99,6 +103,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes requires: turns a lockout flagged during sign-in into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 TEMPLATES = [
@@ -127,6 +134,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# django-axes refuses a locked-out account or client before the password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "accounts:login"
@@ -137,6 +149,12 @@ SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
+# CSRF origins: Django's CsrfViewMiddleware trusts the request's own scheme and host, and
+# that host has already been matched to exactly one tenant's Domain row (TenantMainMiddleware
+# answers unknown hosts with 404 first). So each tenant host trusts itself and nothing else;
+# CSRF_TRUSTED_ORIGINS stays empty. A wildcard such as https://*.radar.example would let any
+# tenant's pages post into every other tenant (refused in production settings).
+CSRF_TRUSTED_ORIGINS: list[str] = []
 
 LANGUAGE_CODE = "de"
 LANGUAGES = [("de", "Deutsch"), ("en", "English")]
@@ -151,6 +169,46 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+# --- Sign-in throttling (django-axes; accounts.login_throttle) ------------------------
+# Per account and per client address, each on its own: ten failures within the window lock
+# that account (or that address) for LOGIN_LOCKOUT_MINUTES, on the portal, the operator
+# admin and the partner API (API-key guessing) alike.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# A lockout lasts exactly the stated time (the message names it); retries during it are not counted.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# A success must not clear failures: otherwise an attacker with any account on the same
+# address could wipe the counter of the account they are guessing.
+AXES_RESET_ON_SUCCESS = False
+AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins are not kept (data minimisation)
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_USERNAME_CALLABLE = "accounts.login_throttle.attempt_username"
+AXES_CLIENT_IP_CALLABLE = "accounts.login_throttle.client_ip"
+AXES_LOCKOUT_CALLABLE = "accounts.login_throttle.lockout_response"
+# Behind N reverse proxies the client is the Nth address from the right of X-Forwarded-For;
+# 0 (default) trusts REMOTE_ADDR only, so a forged header cannot dodge the per-address limit.
+TRUSTED_PROXY_COUNT = env_int("DJANGO_TRUSTED_PROXY_COUNT", 0)
+
+# --- Content-Security-Policy (django-csp) ---------------------------------------------
+# Everything is served by the app itself (htmx, CSS, Swagger UI via the sidecar): no inline
+# script or style anywhere, so the policy needs neither 'unsafe-inline' nor 'unsafe-eval'.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        # Swagger UI and the admin draw a few icons as data: SVG.
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "base-uri": ["'none'"],
+        "object-src": ["'none'"],
+    },
 }
 
 # --- Cache: keys carry the schema name (django-tenants security guidance) ----
@@ -206,6 +264,10 @@ SECRETS_ENCRYPTION_KEYS = env_list("SECRETS_ENCRYPTION_KEYS", [])
 # --- API -------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # API keys only, for every view including the schema and docs: no Basic authentication (a
+    # password oracle without CSRF) and no session (the portal never calls the API itself).
+    "DEFAULT_AUTHENTICATION_CLASSES": ["notifications.api.authentication.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     # Partner API requests per API key (notifications.api.throttling).

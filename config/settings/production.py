@@ -23,7 +23,12 @@ CACHES = {
 DEBUG = False
 SECRET_KEY = env_str("DJANGO_SECRET_KEY")
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS")
+# Each tenant host trusts its own origin (see base); extra origins are exact, never wildcards.
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+if any("*" in origin for origin in CSRF_TRUSTED_ORIGINS):
+    raise ImproperlyConfigured(
+        "DJANGO_CSRF_TRUSTED_ORIGINS must not contain wildcards: one tenant's pages would be trusted by every other."
+    )
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)

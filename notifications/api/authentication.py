@@ -4,17 +4,28 @@ A key belongs to the tenant whose schema it is stored in and acts for the user
 who created it; a revoked key, or a key whose creator was removed or
 deactivated, is refused. The request's user is that creator, ``request.auth``
 the ApiKey row.
+
+Guessing is throttled like a password sign-in (django-axes, ``accounts.login_throttle``):
+every unknown key counts against the client address and the presented key's
+prefix, in this tenant's schema; at the limit even the right key is refused
+with 429 and the wait time. A revoked key or one of a departed user is a known
+key, not a guess, and is refused without counting.
 """
 
 from __future__ import annotations
 
+import math
+
+from axes.handlers.proxy import AxesProxyHandler
+from django.contrib.auth.signals import user_login_failed
 from django.db import connection
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
+from accounts.login_throttle import lockout_message, lockout_remaining
 from notifications.api.selectors import api_key_for_secret
-from notifications.api.services import KEY_PREFIX, api_key_touch
+from notifications.api.services import KEY_PREFIX, PREFIX_LENGTH, api_key_touch
 
 MAX_KEY_LENGTH = 200
 
@@ -30,18 +41,40 @@ def presented_key(request) -> str | None:
     return value or None
 
 
+class LoginLocked(exceptions.APIException):
+    """429 with the German wait message; DRF's handler turns ``wait`` into Retry-After."""
+
+    status_code = 429
+    default_code = "login_locked"
+
+    def __init__(self, *, wait: int, detail: str):
+        super().__init__(detail=detail, code=self.default_code)
+        self.wait = wait
+
+
+def api_key_credentials(presented: str) -> dict:
+    """What a key attempt is counted against, as an axes "account": the key's listed prefix."""
+    return {"username": "api-key:" + presented[:PREFIX_LENGTH]}
+
+
 class ApiKeyAuthentication(authentication.BaseAuthentication):
     def authenticate(self, request):
         key = presented_key(request)
         if key is None:
             return None
-        if not key or len(key) > MAX_KEY_LENGTH or not key.startswith(KEY_PREFIX):
-            raise exceptions.AuthenticationFailed("Ungültiger API-Schlüssel.", code="invalid_api_key")
+        http_request = request._request  # axes marks and reads the Django request, as the middleware sees it
+        credentials = api_key_credentials(key)
+        if not AxesProxyHandler.is_allowed(http_request, credentials):
+            remaining = lockout_remaining(http_request, credentials)
+            raise LoginLocked(wait=math.ceil(remaining.total_seconds()), detail=lockout_message(remaining))
         tenant = getattr(connection, "tenant", None)
         if tenant is not None and not getattr(tenant, "is_active", True):
             raise exceptions.AuthenticationFailed("Dieser Zugang ist deaktiviert.", code="tenant_inactive")
-        api_key = api_key_for_secret(key)
+        api_key = None
+        if key and len(key) <= MAX_KEY_LENGTH and key.startswith(KEY_PREFIX):
+            api_key = api_key_for_secret(key)
         if api_key is None:
+            user_login_failed.send(sender=type(self), credentials=credentials, request=http_request)
             raise exceptions.AuthenticationFailed("Ungültiger API-Schlüssel.", code="invalid_api_key")
         if api_key.revoked_at is not None:
             raise exceptions.AuthenticationFailed("Dieser API-Schlüssel wurde widerrufen.", code="api_key_revoked")

@@ -16,7 +16,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import TruncDate
 
 from accounts.roles import user_is_tenant_admin
-from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference
+from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference, calendar_token_hash
 from notifications.portal.csv_export import ExportRow
 from sources.models import Source
 from sources.normalise import BERLIN
@@ -152,6 +152,13 @@ def saved_search_visible(*, user: AbstractBaseUser) -> QuerySet[SavedSearch]:
     return SavedSearch.objects.filter(Q(owner=user) | Q(is_shared=True)).select_related("owner")
 
 
+def saved_search_name_visible(*, saved_search: SavedSearch, viewer: AbstractBaseUser) -> bool:
+    """``saved_search_visible`` for one loaded row: own or shared. Admins are no exception (a private
+    profile's name can say what a colleague is looking into); pages that list other people's deliveries or
+    webhooks show "privates Suchprofil" instead."""
+    return saved_search.owner_id == viewer.pk or saved_search.is_shared
+
+
 def saved_search_list(*, user: AbstractBaseUser, now: datetime) -> QuerySet[SavedSearch]:
     week_ago = now - timedelta(days=7)
     return saved_search_visible(user=user).annotate(
@@ -250,10 +257,14 @@ def language_of(*, user_id: int) -> str | None:
 
 
 def calendar_owner(*, token: str) -> UserPreference | None:
-    """The preference row holding this calendar token (only active users), or None."""
+    """The preference row holding this calendar token's hash (only active users), or None."""
     if not token or len(token) > 64:
         return None
-    return UserPreference.objects.filter(calendar_token=token, user__is_active=True).select_related("user").first()
+    return (
+        UserPreference.objects.filter(calendar_token_hash=calendar_token_hash(token), user__is_active=True)
+        .select_related("user")
+        .first()
+    )
 
 
 def calendar_triage(*, user: AbstractBaseUser, now: datetime) -> QuerySet[Triage]:

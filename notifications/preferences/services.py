@@ -22,6 +22,7 @@ from notifications.models import (
     SmtpSettings,
     TlsMode,
     UserPreference,
+    calendar_token_hash,
     new_calendar_token,
 )
 from notifications.preferences.hosts import mail_host_check
@@ -65,13 +66,19 @@ def user_preference_update(
 
 
 @transaction.atomic
-def user_preference_calendar_token_rotate(*, user: AbstractBaseUser) -> UserPreference:
-    """A new secret calendar link; the old one stops working at once (e.g. after it was shared by mistake)."""
+def user_preference_calendar_token_rotate(*, user: AbstractBaseUser) -> str:
+    """A new secret calendar token, returned once (only its hash is kept); the old link stops working at once."""
     user_preference_ensure(user=user)
     preference = UserPreference.objects.select_for_update().get(user=user)
-    preference.calendar_token = new_calendar_token()
-    preference.save(update_fields=["calendar_token"])
-    return preference
+    token = new_calendar_token()
+    preference.calendar_token_hash = calendar_token_hash(token)
+    preference.save(update_fields=["calendar_token_hash"])
+    return token
+
+
+def user_preference_calendar_token_revoke(*, user: AbstractBaseUser) -> int:
+    """No calendar link at all (a deactivated user): the feed answers 404 until a new link is made."""
+    return UserPreference.objects.filter(user=user).update(calendar_token_hash=None)
 
 
 def saved_search_instant_alerts_set(*, user: AbstractBaseUser, enabled_ids: Iterable[int]) -> int:

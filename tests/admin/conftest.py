@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fixtures.tenants import TENANT_PASSWORD
+from tests.fixtures.tenants import operator_sign_in
 
 
 @pytest.fixture
 def operator_client(public_client):
-    assert public_client.login(username="operator@example.org", password=TENANT_PASSWORD)
+    operator_sign_in(public_client)
     return public_client

@@ -2,7 +2,7 @@ import pytest
 from django.utils import timezone
 
 from sources.models import InboundMail
-from tests.fixtures.tenants import TENANT_PASSWORD
+from tests.fixtures.tenants import operator_sign_in
 
 
 @pytest.mark.django_db
@@ -16,7 +16,7 @@ def test_operator_sees_unparsed_alert_mails_escaped(public_client):
         processed_at=timezone.now(),
         raw=b"Subject: test\r\n\r\n<script>alert(2)</script>",
     )
-    assert public_client.login(username="operator@example.org", password=TENANT_PASSWORD)
+    operator_sign_in(public_client)
     listing = public_client.get("/admin/sources/inboundmail/?status__exact=unparsed")
     assert listing.status_code == 200
     body = listing.content.decode()

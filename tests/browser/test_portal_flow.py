@@ -32,6 +32,8 @@ def test_portal_flow(live_server, alpha_site, corpus_ids, chromium_available):
 def _walk_through(page, *, base: str, alpha, ids: dict[str, int]) -> list[str]:
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # Every page and htmx swap of the walk runs under the Content-Security-Policy: no violation may occur.
+    page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
 
     # Sign in.
     page.goto(f"{base}/")

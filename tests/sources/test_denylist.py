@@ -57,9 +57,9 @@ def test_lookalike_hosts_are_not_denied():
 
 @pytest.mark.django_db
 def test_admin_refuses_a_denied_source_and_shows_the_denylist(public_client):
-    from tests.fixtures.tenants import TENANT_PASSWORD
+    from tests.fixtures.tenants import operator_sign_in
 
-    assert public_client.login(username="operator@example.org", password=TENANT_PASSWORD)
+    operator_sign_in(public_client)
     response = public_client.post(
         "/admin/sources/source/add/",
         {

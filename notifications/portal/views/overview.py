@@ -7,9 +7,10 @@ from datetime import datetime, time, timedelta
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone, translation
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.i18n import set_language
@@ -57,27 +58,35 @@ def dashboard(request):
     return render(request, "portal/dashboard.html", context)
 
 
-@login_required
-@require_GET
-def pipeline(request):
+def _pipeline_page(request, *, new_token: str | None = None):
     preference = user_preference_ensure(user=request.user)
-    calendar_url = request.build_absolute_uri(reverse("portal:calendar", args=[preference.calendar_token]))
     columns = triage_pipeline(user=request.user)
     context = {
         "columns": columns,
         "total": sum(len(rows) for _status, _label, rows in columns),
-        "calendar_url": calendar_url,
-        "webcal_url": "webcal://" + calendar_url.split("://", 1)[1],
+        "has_calendar_link": bool(preference.calendar_token_hash),
     }
-    return render(request, "portal/pipeline.html", context)
+    if new_token:
+        calendar_url = request.build_absolute_uri(reverse("portal:calendar", args=[new_token]))
+        context |= {"calendar_url": calendar_url, "webcal_url": "webcal://" + calendar_url.split("://", 1)[1]}
+    response = render(request, "portal/pipeline.html", context)
+    add_never_cache_headers(response)
+    return response
+
+
+@login_required
+@require_GET
+def pipeline(request):
+    return _pipeline_page(request)
 
 
 @login_required
 @require_POST
 def calendar_rotate(request):
-    user_preference_calendar_token_rotate(user=request.user)
-    messages.success(request, _("Neuer Kalender-Link erzeugt; der alte Link funktioniert nicht mehr."))
-    return redirect("portal:pipeline")
+    """A new calendar link, shown in this one answer only (rendered, not redirected: it is never stored)."""
+    token = user_preference_calendar_token_rotate(user=request.user)
+    messages.success(request, _("Neuer Kalender-Link erzeugt; ein älterer Link funktioniert nicht mehr."))
+    return _pipeline_page(request, new_token=token)
 
 
 def _primary_host(request) -> str:

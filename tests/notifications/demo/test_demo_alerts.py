@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mailbox
 import os
+import re
 import subprocess
 import sys
 
@@ -85,8 +86,16 @@ def test_the_outbox_page_shows_the_mails_as_the_recipient_sees_them(demo_in_alph
     with schema_context(alpha.schema_name):
         subject = Delivery.objects.filter(kind="instant").order_by("pk").first().subject
     assert subject in page
+    # The mail's own HTML comes from its own URL, framed by this site only, with nothing allowed to run.
+    content_url = re.search(r'src="(/postausgang/[^"]+/inhalt/)"', page).group(1)
+    content = alpha_client.get(content_url)
+    assert content.status_code == 200 and "Tender Radar" in content.content.decode()
+    policy = content["Content-Security-Policy"]
+    assert "default-src 'none'" in policy and "style-src 'unsafe-inline'" in policy and "script-src" not in policy
+    assert content["X-Frame-Options"] == "SAMEORIGIN"
     # Another company sees none of alpha's mails.
     assert "Noch keine Mails" in beta_client.get("/postausgang/").content.decode()
+    assert beta_client.get(content_url).status_code == 404
 
 
 def test_without_a_local_outbox_the_page_does_not_exist(alpha_client, settings):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, timedelta
 
 import pytest
@@ -9,9 +10,9 @@ from django.test import Client
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
-from notifications.models import UserPreference
+from notifications.models import UserPreference, calendar_token_hash
 from notifications.portal.services import triage_set
-from notifications.preferences.services import user_preference_ensure
+from notifications.preferences.services import user_preference_calendar_token_rotate
 from sources.records import NoticeKind
 from tenders.models import TenderSource
 from tenders.services import notices_ingest
@@ -37,7 +38,7 @@ def _events(text: str) -> dict[str, dict[str, str]]:
 @pytest.fixture
 def token(alpha, alpha_member) -> str:
     with schema_context(alpha.schema_name):
-        return user_preference_ensure(user=alpha_member).calendar_token
+        return user_preference_calendar_token_rotate(user=alpha_member)
 
 
 def test_feed_holds_deadlines_of_interesting_reviewed_and_applied_tenders(
@@ -84,12 +85,17 @@ def test_unknown_or_foreign_token_is_404(alpha, beta, token, db):
     assert Client(HTTP_HOST=beta.host).get(f"/kalender/{token}.ics").status_code == 404
 
 
+def _shown_token(html: str) -> str:
+    return re.search(r"http://alpha\.localhost/kalender/([^\"/]+)\.ics", html).group(1)
+
+
 def test_rotating_the_token_retires_the_old_link(alpha, alpha_client, alpha_member, token):
     response = alpha_client.post("/kalender/neuer-link/")
-    assert response.status_code == 302
-    with schema_context(alpha.schema_name):
-        new_token = UserPreference.objects.get(user=alpha_member).calendar_token
+    assert response.status_code == 200
+    new_token = _shown_token(response.content.decode())
     assert new_token != token
+    with schema_context(alpha.schema_name):
+        assert UserPreference.objects.get(user=alpha_member).calendar_token_hash == calendar_token_hash(new_token)
     assert Client(HTTP_HOST=alpha.host).get(f"/kalender/{token}.ics").status_code == 404
     assert Client(HTTP_HOST=alpha.host).get(f"/kalender/{new_token}.ics").status_code == 200
 
@@ -101,10 +107,22 @@ def test_feed_of_a_deactivated_user_is_gone(alpha, alpha_member, token):
     assert Client(HTTP_HOST=alpha.host).get(f"/kalender/{token}.ics").status_code == 404
 
 
-def test_pipeline_shows_the_secret_calendar_link(alpha_client, token):
-    html = alpha_client.get("/pipeline/").content.decode()
-    assert f"http://alpha.localhost/kalender/{token}.ics" in html
-    assert f"webcal://alpha.localhost/kalender/{token}.ics" in html
+def test_the_calendar_link_is_shown_once_and_stored_only_as_a_hash(alpha, alpha_client, alpha_member):
+    first_visit = alpha_client.get("/pipeline/").content.decode()
+    assert "/kalender/" not in first_visit.replace("/kalender/neuer-link/", "")
+    assert 'data-testid="calendar-create"' in first_visit
+
+    created = alpha_client.post("/kalender/neuer-link/").content.decode()
+    token = _shown_token(created)
+    assert f"webcal://alpha.localhost/kalender/{token}.ics" in created
+
+    later = alpha_client.get("/pipeline/").content.decode()
+    assert token not in later and 'data-testid="calendar-link-exists"' in later
+    with schema_context(alpha.schema_name):
+        stored = UserPreference.objects.filter(user=alpha_member).values()[0]
+    assert token not in str(stored)
+    assert stored["calendar_token_hash"] == calendar_token_hash(token)
+    assert Client(HTTP_HOST=alpha.host).get(f"/kalender/{token}.ics").status_code == 200
 
 
 def test_feed_in_the_owners_language(alpha, alpha_member, corpus, token):

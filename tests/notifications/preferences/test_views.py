@@ -269,8 +269,9 @@ def test_mailbox_folder_with_control_characters_is_refused(alpha, alpha_admin_cl
 def _deliveries(test_tenant, count: int, *, status: str, error: str = "", start: int = 0):
     with schema_context(test_tenant.schema_name):
         user = get_user_model().objects.get(username=test_tenant.member_email)
+        # Shared: the admin's log shows subjects of shared profiles (a private one's are hidden, tests/security).
         search = SavedSearch.objects.create(
-            owner=user, name=f"Profil {status}", filters={}, active_since=timezone.now()
+            owner=user, name=f"Profil {status}", filters={}, active_since=timezone.now(), is_shared=True
         )
         now = timezone.now()
         Delivery.objects.bulk_create(
