@@ -14,7 +14,6 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.permissions import AllowAny
 
 
-
 @require_GET
 def api_root(request):
     """``/api/v1/`` itself: where the docs, the schema and the endpoints are (no key needed to read this)."""
