@@ -9,6 +9,7 @@ through a real local SMTP catcher. Screenshots go to ``artifacts/screenshots/`` 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -63,6 +64,18 @@ def demo_site(alpha_site, settings, monkeypatch, tmp_path):
         yield alpha_site, merged
     finally:
         catcher.stop()
+        _purge_task_queues()
+
+
+def _purge_task_queues() -> None:
+    """The setup above commits, so its hand-offs and sender kicks wait in the in-memory broker; no worker
+    runs here, and a later test's worker must not receive them (their tender ids are reused after truncation)."""
+    from config.celery import app
+
+    with app.connection_for_write() as conn:
+        for queue in ("ingest", "match", "notify"):
+            with contextlib.suppress(Exception):  # a queue nothing was ever sent to does not exist yet
+                conn.default_channel.queue_purge(queue)
 
 
 @pytest.mark.parametrize("screen", list(WIDTHS))
