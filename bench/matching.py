@@ -150,7 +150,7 @@ def _all_tenants(tenant, owner, delta: list[int], *, active_since) -> tuple[floa
 def _baseline(delta: list[int]) -> tuple[float, int]:
     """Per-search × per-tender on a sample of pairs of the last tenant, extrapolated; checked against its matches."""
     from notifications.models import SavedSearch, TenderMatch
-    from tenders.filters import TenderFilters, filters_q
+    from tenders.filters import TenderFilters, alert_filters, filters_q
 
     rng = random.Random(3)
     now = timezone.now()
@@ -160,7 +160,7 @@ def _baseline(delta: list[int]) -> tuple[float, int]:
     found = set()
     for search, tender_id in pairs:
         condition = Q(first_seen_at__gte=search.active_since) & filters_q(
-            TenderFilters.from_json(search.filters), now=now
+            alert_filters(TenderFilters.from_json(search.filters)), now=now
         )
         if Tender.objects.filter(condition, pk=tender_id).exists():
             found.add((search.pk, tender_id))

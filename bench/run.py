@@ -17,6 +17,7 @@ BENCHMARKS = {
     "pipeline": "bench.pipeline",
     "search": "bench.search",
     "matching": "bench.matching",
+    "market": "bench.market",
 }
 
 

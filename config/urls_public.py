@@ -6,7 +6,8 @@ from django.urls import path
 from django.views.i18n import set_language
 
 from accounts.views import OperatorPasswordView, PublicLandingView
-from config.health import health
+from config.health import health, health_detail
+from notifications.operator.views import operator_deliveries
 
 admin.site.site_header = "Tender Radar – Betrieb"
 admin.site.site_title = "Tender Radar"
@@ -15,6 +16,9 @@ admin.site.index_title = "Betriebskonsole"
 urlpatterns = [
     path("", PublicLandingView.as_view(), name="landing"),
     path("healthz", health, name="health"),
+    path("health/", health_detail, name="health_detail"),
+    # Tenant outboxes seen across tenants (read-only); a notifications view, staff only through the admin site.
+    path("admin/zustellungen/", admin.site.admin_view(operator_deliveries), name="operator-deliveries"),
     # Before admin/: the admin's catch-all would answer this path with its login page.
     path("admin/passwort/<uidb64>/<token>/", OperatorPasswordView.as_view(), name="operator-password"),
     path("admin/", admin.site.urls),

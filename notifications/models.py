@@ -10,11 +10,14 @@ import hashlib
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 from accounts.secrets import EncryptedTextField
+from tenders.filters import FilterError, TenderFilters
 
 
 class DigestInterval(models.TextChoices):
@@ -55,24 +58,39 @@ class UserPreference(models.Model):
         return f"{self.user} ({self.language}, {self.digest_interval})"
 
 
+def validate_saved_search_filters(value) -> None:
+    """Model forms (e.g. an admin) check stored filters by the same rules as the portal and the API."""
+    try:
+        TenderFilters.from_json(value)
+    except FilterError as exc:
+        raise ValidationError([f"{name}: {message}" for name, message in exc.errors.items()]) from exc
+
+
 class SavedSearch(models.Model):
     """A Suchprofil: filters (``tenders.filters.TenderFilters`` as JSON) plus alert settings."""
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_searches")
     name = models.CharField(max_length=200)
-    filters = models.JSONField(default=dict)
+    filters = models.JSONField(default=dict, validators=[validate_saved_search_filters])
     is_shared = models.BooleanField(default=False, help_text=_("für alle im Unternehmen sichtbar"))
     instant_alert = models.BooleanField(default=False)
     email_enabled = models.BooleanField(default=True, help_text=_("in Sofortmeldungen und Zusammenfassungen"))
     is_active = models.BooleanField(default=True)
     # Only tenders first seen at or after this moment match: no backlog flood on creation/re-activation.
     active_since = models.DateTimeField()
+    # Set by matching when this profile could not be evaluated (why, in German); cleared when it works again.
+    failing_since = models.DateTimeField(null=True, blank=True)
+    failing_reason = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["name", "id"]
         indexes = [models.Index(fields=["is_active"], name="savedsearch_active_idx")]
+        constraints = [
+            # Two profiles of one person with the same name cannot be told apart in mails and lists.
+            models.UniqueConstraint("owner", Lower("name"), name="saved_search_owner_name_unique"),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -184,6 +202,14 @@ class SmtpSettings(models.Model):
     password = EncryptedTextField(blank=True, default="")
     from_email = models.EmailField()
     updated_at = models.DateTimeField(auto_now=True)
+    # Always True and unique: the database itself allows one row per tenant (read by smtp_settings_get).
+    singleton = models.BooleanField(default=True, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["singleton"], name="smtp_settings_one_per_tenant"),
+            models.CheckConstraint(condition=Q(singleton=True), name="smtp_settings_singleton_true"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"
@@ -206,6 +232,14 @@ class MailboxSettings(models.Model):
     last_checked_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
+    # Always True and unique: the database itself allows one row per tenant (read by mailbox_settings_get).
+    singleton = models.BooleanField(default=True, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["singleton"], name="mailbox_settings_one_per_tenant"),
+            models.CheckConstraint(condition=Q(singleton=True), name="mailbox_settings_singleton_true"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.username}@{self.host}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from sources.denylist import SourceDenied, ensure_not_denied
@@ -74,6 +75,7 @@ class FetchRunStatus(models.TextChoices):
     PARTIAL = "partial", _("teilweise")
     FAILED = "failed", _("fehlgeschlagen")
     BLOCKED = "blocked", _("blockiert")
+    SKIPPED = "skipped", _("übersprungen (lief noch)")
 
 
 class FetchRun(models.Model):
@@ -114,6 +116,12 @@ class FetchRun(models.Model):
         ordering = ["-started_at"]
         verbose_name = _("Abruf")
         verbose_name_plural = _("Abrufe")
+        constraints = [
+            # One run per source at a time: a manual and a scheduled run never move the same cursor.
+            models.UniqueConstraint(
+                fields=["source"], condition=Q(status="running"), name="fetchrun_one_running_per_source"
+            ),
+        ]
         indexes = [
             models.Index(fields=["source", "-started_at"], name="fetchrun_source_started_idx"),
             models.Index(fields=["status", "-started_at"], name="fetchrun_status_started_idx"),
@@ -198,3 +206,13 @@ class InboundMail(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tenant_schema} {self.message_id} ({self.status})"
+
+
+class Heartbeat(models.Model):
+    """When a long-running platform process (beat) last showed it is alive; read by /health/."""
+
+    name = models.CharField(max_length=40, primary_key=True)
+    beat_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.beat_at:%Y-%m-%d %H:%M:%S}"

@@ -12,13 +12,14 @@ import logging
 import statistics
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
@@ -32,7 +33,7 @@ from sources.adapters.yields import (
 from sources.conditional import ConditionalFetcher, conditional_cache_load, conditional_cache_save
 from sources.denylist import SourceDenied, ensure_not_denied
 from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
-from sources.models import FetchRun, FetchRunStatus, Source
+from sources.models import FetchRun, FetchRunStatus, Heartbeat, Source
 from sources.parsers.links import records_links_checked
 from sources.registry import get_adapter
 from tenders.handoff import delta_hand_off
@@ -73,7 +74,23 @@ def fetch_policy_for(source: Source, adapter_class) -> FetchPolicy:
 
 
 def _start_run(source: Source, *, trigger: str, scope: str = "") -> FetchRun:
-    return FetchRun.objects.create(source=source, started_at=timezone.now(), trigger=trigger, scope=scope)
+    """A new running run, or a ``skipped`` one when this source is already running (one run per source)."""
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            return FetchRun.objects.create(source=source, started_at=now, trigger=trigger, scope=scope)
+    except IntegrityError:  # fetchrun_one_running_per_source: another run holds the cursor
+        running = FetchRun.objects.filter(source=source, status=FetchRunStatus.RUNNING).values_list("pk", flat=True)
+        return FetchRun.objects.create(
+            source=source,
+            started_at=now,
+            finished_at=now,
+            trigger=trigger,
+            scope=scope,
+            status=FetchRunStatus.SKIPPED,
+            error_reason="overlap",
+            error=f"Lauf {running.first()} dieser Quelle läuft noch; dieser Lauf wurde nicht gestartet.",
+        )
 
 
 def _apply_batch(run: FetchRun, batch: FetchedBatch, delta: IngestDelta) -> None:
@@ -178,6 +195,10 @@ def _execute(source: Source, run: FetchRun, produce: Callable[[], Iterable[Fetch
     except (FetchError, AdapterError) as exc:
         _finish(run, status=FetchRunStatus.FAILED, reason=getattr(exc, "reason", "") or "fetch", error=str(exc))
         return RunOutcome(run=run)
+    except SoftTimeLimitExceeded:
+        # The batch in progress rolled back with its cursor; committed batches (and their deltas) stay.
+        _finish(run, status=FetchRunStatus.FAILED, reason="time_limit", error="Zeitlimit der Warteschlange erreicht.")
+        return RunOutcome(run=run)
     except Exception as exc:
         _finish(run, status=FetchRunStatus.FAILED, reason="internal", error=f"{type(exc).__name__}: {exc}")
         raise
@@ -220,6 +241,8 @@ def source_poll(
         run.save(update_fields=["started_at"])
     else:
         run = _start_run(source, trigger=trigger)
+        if run.status == FetchRunStatus.SKIPPED:
+            return RunOutcome(run=run)
     persist_cursor = cursor is None
 
     def produce():
@@ -241,6 +264,8 @@ def source_ingest_files(*, source_key: str, paths: list[Path], on_batch=None) ->
     """Import downloaded or saved material through exactly the polling path (no network)."""
     source = Source.objects.get(key=source_key)
     run = _start_run(source, trigger="file", scope=", ".join(p.name for p in paths)[:200])
+    if run.status == FetchRunStatus.SKIPPED:
+        return RunOutcome(run=run)
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         _finish(run, status=FetchRunStatus.FAILED, reason="file_missing", error="Not found: " + ", ".join(missing))
@@ -282,3 +307,23 @@ def source_polls_enqueue(*, source_ids: list[int]) -> list[int]:
     for source_id in active:
         transaction.on_commit(lambda source_id=source_id: source_poll_now_task.delay(source_id))
     return active
+
+
+def fetch_runs_fail_stuck(*, now: datetime | None = None) -> int:
+    """Runs still "running" beyond ``SOURCES_RUN_STUCK_SECONDS`` died with their process: record them as failed."""
+    now = now or timezone.now()
+    stuck_before = now - timedelta(seconds=settings.SOURCES_RUN_STUCK_SECONDS)
+    count = FetchRun.objects.filter(status=FetchRunStatus.RUNNING, started_at__lt=stuck_before).update(
+        status=FetchRunStatus.FAILED,
+        finished_at=now,
+        error_reason="stuck",
+        error="Lauf ohne Abschluss (Prozess beendet oder Zeitlimit erreicht); als fehlgeschlagen erfasst.",
+    )
+    if count:
+        logger.warning("%d fetch runs were stuck in 'running' and are now failed", count)
+    return count
+
+
+def heartbeat_record(*, name: str, now: datetime | None = None) -> None:
+    """A platform process (beat) says it is alive."""
+    Heartbeat.objects.update_or_create(name=name, defaults={"beat_at": now or timezone.now()})

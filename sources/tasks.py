@@ -27,3 +27,10 @@ def source_poll_now_task(source_id: int, run_id: int | None = None) -> int:
     from sources.services import source_poll
 
     return source_poll(source_id=source_id, trigger="manual", run_id=run_id).run.pk
+
+
+@shared_task(name="sources.fail_stuck_runs", acks_late=True)
+def fetch_runs_fail_stuck_task() -> int:
+    from sources.services import fetch_runs_fail_stuck
+
+    return fetch_runs_fail_stuck()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 
@@ -20,10 +20,33 @@ from django.db.models import Exists, OuterRef, Q
 from sources.normalise import BERLIN, BUNDESLAENDER, normalise_cpv
 from sources.records import TenderStatus
 from tenders.cpv import CPV_DIVISIONS
+from tenders.filter_limits import (
+    MAX_VALUE_LENGTH,
+    MAX_VALUES_PER_PARAMETER,
+    amount_problem,
+    date_problem,
+    normalise_whitespace,
+    query_problem,
+    text_problem,
+    values_problem,
+)
 
 STATUSES = tuple(status.value for status in TenderStatus)
 ORDERS = ("relevance", "deadline", "published")
-MAX_QUERY_LENGTH = 300
+# Parameters parse_filters reads; each raw value is checked against ``tenders.filter_limits`` first.
+FILTER_PARAMETERS = (
+    "q",
+    "cpv",
+    "bundesland",
+    "plz",
+    "value_min",
+    "value_max",
+    "deadline_days",
+    "deadline_until",
+    "published_since",
+    "status",
+    "portal",
+)
 _UMLAUT_SPELLINGS = (("ae", "ä"), ("oe", "ö"), ("ue", "ü"), ("ss", "ß"))
 
 
@@ -82,7 +105,29 @@ class TenderFilters:
 
     @classmethod
     def from_json(cls, data: Mapping) -> TenderFilters:
-        return parse_filters({k: v if isinstance(v, list) else [v] for k, v in (data or {}).items()})
+        """Stored filters, parsed by the same rules as typed ones (rules added later apply to old rows too)."""
+        if not isinstance(data or {}, Mapping):
+            raise FilterError({"filters": "Gespeicherte Filter sind kein Objekt."})
+        return parse_filters({str(k): v if isinstance(v, list) else [v] for k, v in (data or {}).items()})
+
+
+def filters_checked(filters: TenderFilters) -> TenderFilters:
+    """``filters`` re-read through ``parse_filters``; raises FilterError for values built in code that break a rule.
+
+    Services storing filters call this, so a path that builds ``TenderFilters`` without parsing
+    input (operator tools, data loads) cannot store what matching could not evaluate.
+    """
+    return TenderFilters.from_json(filters.to_json())
+
+
+def alert_filters(filters: TenderFilters) -> TenderFilters:
+    """What a saved search matches and previews: open tenders only, unless it names statuses itself.
+
+    An expired, awarded or cancelled tender is no opportunity; a filter on those statuses still finds them.
+    """
+    if filters.status:
+        return filters
+    return replace(filters, status=(TenderStatus.ACTIVE.value,))
 
 
 def _getlist(params, name: str) -> list[str]:
@@ -102,15 +147,40 @@ def _first(params, name: str) -> str:
     return values[0] if values else ""
 
 
+def _raw_values(params, name: str) -> list[str]:
+    values = params.getlist(name) if hasattr(params, "getlist") else _as_list(params.get(name))
+    return [str(value) for value in values]
+
+
+def _input_problems(params) -> dict[str, str]:
+    """Values no rule below should ever see: control characters, over-long text, too many values."""
+    errors: dict[str, str] = {}
+    for name in FILTER_PARAMETERS:
+        raw = _raw_values(params, name)
+        # Characters are checked as typed (strip() would quietly drop some controls, e.g. U+0085);
+        # lengths and counts after the values are split and trimmed.
+        limit = MAX_VALUE_LENGTH * MAX_VALUES_PER_PARAMETER
+        problem = next(filter(None, (text_problem(value, max_length=limit) for value in raw)), None)
+        if name == "q":
+            problem = problem or query_problem(normalise_whitespace(" ".join(raw)).strip())
+        else:
+            # One form field may carry several comma-separated values (CPV codes).
+            problem = problem or values_problem(_getlist(params, name))
+        if problem:
+            errors[name] = problem
+    return errors
+
+
 def parse_filters(params) -> TenderFilters:
     """Parse query parameters (a QueryDict or a dict of lists); raise FilterError listing every problem."""
     errors: dict[str, str] = {}
-    q = " ".join(str(v) for v in (params.getlist("q") if hasattr(params, "getlist") else _as_list(params.get("q"))))
-    q = q.strip()[:MAX_QUERY_LENGTH]
+    # Raw input problems (control characters, lengths, counts) win over what the rules below say.
+    input_problems = _input_problems(params)
+    q = normalise_whitespace(" ".join(_raw_values(params, "q"))).strip()
 
     cpv = []
     for raw in _getlist(params, "cpv"):
-        digits = re.sub(r"[^\d]", "", raw.split("-")[0])
+        digits = re.sub(r"[^0-9]", "", raw.split("-")[0])
         if 2 <= len(digits) <= 8 and digits[:2] not in CPV_DIVISIONS:
             errors["cpv"] = f"{raw!r}: {digits[:2]} ist keine CPV-Abteilung."
         elif len(digits) == 8:
@@ -128,7 +198,7 @@ def parse_filters(params) -> TenderFilters:
         else:
             bundesland.append(name)
     plz = _first(params, "plz")
-    if plz and not re.fullmatch(r"\d{1,5}", plz):
+    if plz and not re.fullmatch(r"[0-9]{1,5}", plz):
         errors["plz"] = "PLZ-Anfang: 1 bis 5 Ziffern."
     value_min = _decimal(params, "value_min", errors)
     value_max = _decimal(params, "value_max", errors)
@@ -136,7 +206,7 @@ def parse_filters(params) -> TenderFilters:
         errors["value_max"] = "Der Höchstwert ist kleiner als der Mindestwert."
     deadline_days = None
     if raw := _first(params, "deadline_days"):
-        if raw.isdigit() and 0 < int(raw) <= 3650:
+        if re.fullmatch(r"[0-9]{1,4}", raw) and 0 < int(raw) <= 3650:
             deadline_days = int(raw)
         else:
             errors["deadline_days"] = "Frist in Tagen: eine ganze Zahl von 1 bis 3650."
@@ -149,6 +219,7 @@ def parse_filters(params) -> TenderFilters:
         else:
             status.append(raw)
     portal = [p for p in _getlist(params, "portal") if re.fullmatch(r"[a-z0-9-]{2,40}", p)]
+    errors.update(input_problems)
     if errors:
         raise FilterError(errors)
     return TenderFilters(
@@ -191,8 +262,8 @@ def _decimal(params, name: str, errors: dict) -> Decimal | None:
     except InvalidOperation:
         errors[name] = "Bitte eine Zahl angeben (z. B. 100000)."
         return None
-    if not value.is_finite() or value < 0:
-        errors[name] = "Bitte eine positive Zahl angeben."
+    if problem := amount_problem(value):
+        errors[name] = problem
         return None
     return value
 
@@ -201,11 +272,18 @@ def _date(params, name: str, errors: dict) -> date | None:
     raw = _first(params, name)
     if not raw:
         return None
+    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", raw):
+        errors[name] = "Datum im Format JJJJ-MM-TT angeben."
+        return None
     try:
-        return date.fromisoformat(raw)
+        value = date.fromisoformat(raw)
     except ValueError:
         errors[name] = "Datum im Format JJJJ-MM-TT angeben."
         return None
+    if problem := date_problem(value):
+        errors[name] = problem
+        return None
+    return value
 
 
 # --- keywords --------------------------------------------------------------------------------------

@@ -255,3 +255,43 @@ class TenderVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source}:{self.source_notice_id} v{self.version}"
+
+
+class TenderDelta(models.Model):
+    """What one ingest batch created and changed, kept until every tenant has matched it (the hand-off).
+
+    Written in the same transaction as the batch (``tenders.handoff.delta_record``), so a committed
+    batch always has its delta and a rolled-back one never has. ``completed_at`` is set once every
+    tenant that existed when the delta was written has a ``TenderDeltaCompletion``.
+    """
+
+    created_at = models.DateTimeField()
+    created_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    changed = models.JSONField(default=dict, blank=True)  # {"<tender id>": {field: [old, new]}}
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            models.Index(
+                fields=["created_at"], name="tender_delta_pending_idx", condition=Q(completed_at__isnull=True)
+            ),
+            models.Index(fields=["completed_at"], name="tender_delta_completed_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"delta {self.pk} ({len(self.created_ids)} new, {len(self.changed)} changed)"
+
+
+class TenderDeltaCompletion(models.Model):
+    """One tenant has matched one delta: written in the tenant's matching transaction, so never twice."""
+
+    delta = models.ForeignKey(TenderDelta, on_delete=models.CASCADE, related_name="completions")
+    tenant = models.ForeignKey("accounts.Tenant", on_delete=models.CASCADE, related_name="+")
+    processed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tenant", "delta"], name="tender_delta_completion_unique")]
+
+    def __str__(self) -> str:
+        return f"delta {self.delta_id} → tenant {self.tenant_id}"

@@ -13,6 +13,7 @@ from django_tenants.utils import get_public_schema_name
 
 from tests.fixtures.celery import celery_worker  # noqa: F401
 from tests.fixtures.committed import committed  # noqa: F401
+from tests.fixtures.processes import processes, redis_broker  # noqa: F401
 from tests.fixtures.smtp import smtp_server  # noqa: F401
 from tests.fixtures.tenants import (  # noqa: F401
     TENANT_PASSWORD,

@@ -114,7 +114,7 @@ def _seed_tenant_objects(*, pk: int, mark: str, owner, tender_id: int, now) -> N
     # A team member with this id too: the team actions take a user id.
     get_user_model().objects.create(id=pk, username=f"{mark}{pk}@example.org", email=f"{mark}{pk}@example.org")
     search = SavedSearch.objects.create(
-        id=pk, owner=owner, name=f"{mark} Suchprofil", filters={"bundesland": ["Bayern"]}, is_shared=True,
+        id=pk, owner=owner, name=f"{mark} Suchprofil {pk}", filters={"bundesland": ["Bayern"]}, is_shared=True,
         instant_alert=True, active_since=now - timedelta(days=3),
     )  # fmt: skip
     match = TenderMatch.objects.create(id=pk, saved_search=search, tender_id=tender_id, matched_at=now)
@@ -126,10 +126,15 @@ def _seed_tenant_objects(*, pk: int, mark: str, owner, tender_id: int, now) -> N
         id=pk, name=f"{mark} Schlüssel", prefix=f"tr_{mark[:2]}{pk}", created_by=owner,
         key_hash=hashlib.sha256(f"{mark}{pk}".encode()).hexdigest(),
     )  # fmt: skip
-    SmtpSettings.objects.create(
-        id=pk, host=f"smtp.{mark}.example", username=f"{mark}-user", password=mark, from_email=f"radar@{mark}.example"
-    )
-    MailboxSettings.objects.create(id=pk, host=f"imap.{mark}.example", username=f"{mark}-postfach", password=mark)
+    if pk == COLLIDING_ID:  # one settings row per tenant (database constraint): the one whose id collides
+        SmtpSettings.objects.create(
+            id=pk,
+            host=f"smtp.{mark}.example",
+            username=f"{mark}-user",
+            password=mark,
+            from_email=f"radar@{mark}.example",
+        )
+        MailboxSettings.objects.create(id=pk, host=f"imap.{mark}.example", username=f"{mark}-postfach", password=mark)
     Delivery.objects.create(
         id=pk, kind="instant", user=owner, saved_search=search, dedupe_key=f"{mark}-{pk}",
         recipient=f"{mark}@example.org", subject=f"{mark} Betreff", text_body=mark, next_attempt_at=now,

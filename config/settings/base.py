@@ -64,6 +64,8 @@ TENANT_APPS = [
 INSTALLED_APPS = SHARED_APPS + [app for app in TENANT_APPS if app not in SHARED_APPS]
 
 TENANT_MODEL = "accounts.Tenant"
+# migrate_schemas --executor=multiprocessing (docker-compose.yml's migrate step): tenants in parallel.
+TENANT_MULTIPROCESSING_MAX_PROCESSES = env_int("TENANT_MULTIPROCESSING_MAX_PROCESSES", 4)
 TENANT_DOMAIN_MODEL = "accounts.Domain"
 PUBLIC_SCHEMA_NAME = "public"
 PUBLIC_SCHEMA_URLCONF = "config.urls_public"
@@ -242,16 +244,35 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "ingest"
 # Queues by stage, so each stage scales on its own machines.
 CELERY_TASK_ROUTES = {
+    # Exact names win over the patterns below. Light platform sweeps never wait behind long ingest runs.
+    "tenders.dispatch_deltas": {"queue": "match"},
+    "sources.fail_stuck_runs": {"queue": "match"},
     "sources.*": {"queue": "ingest"},
     "tenders.*": {"queue": "ingest"},
     "notifications.match*": {"queue": "match"},
     "notifications.*": {"queue": "notify"},
 }
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Soft and hard time limit (seconds) of every task by its queue (config.celery.QueueTimeLimits). Ingest runs
+# read whole DÖE archives (several days of a backfill in one run), so their limit is generous.
+CELERY_QUEUE_TIME_LIMITS = {
+    "ingest": (env_int("CELERY_INGEST_SOFT_TIME_LIMIT", 2 * 3600), env_int("CELERY_INGEST_TIME_LIMIT", 2 * 3600 + 300)),
+    "match": (env_int("CELERY_MATCH_SOFT_TIME_LIMIT", 600), env_int("CELERY_MATCH_TIME_LIMIT", 660)),
+    "notify": (env_int("CELERY_NOTIFY_SOFT_TIME_LIMIT", 300), env_int("CELERY_NOTIFY_TIME_LIMIT", 360)),
+}
+CELERY_TASK_ANNOTATIONS = ["config.celery.QueueTimeLimits"]
+# Beat writes a heartbeat (sources.Heartbeat "beat") so /health/ can tell when it stopped ticking.
+CELERY_BEAT_SCHEDULER = "config.beat:HeartbeatScheduler"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_URL = REDIS_URL or "filesystem://"
 CELERY_BROKER_TRANSPORT_OPTIONS = {} if REDIS_URL else filesystem_broker_options(LOCAL_DATA_DIR / "broker")
+
+# --- /health/ (config.health): limits past which it answers 503 -----------------------
+HEALTH_QUEUES = ["ingest", "match", "notify"]  # each needs at least one worker
+HEALTH_WORKER_REPLY_SECONDS = float(env_str("HEALTH_WORKER_REPLY_SECONDS", "1.5"))
+HEALTH_BEAT_MAX_AGE_SECONDS = env_int("HEALTH_BEAT_MAX_AGE_SECONDS", 120)
+HEALTH_DELTA_MAX_AGE_SECONDS = env_int("HEALTH_DELTA_MAX_AGE_SECONDS", 900)
+HEALTH_DELIVERY_MAX_AGE_SECONDS = env_int("HEALTH_DELIVERY_MAX_AGE_SECONDS", 900)
 
 # --- Mail ------------------------------------------------------------------------
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Tender Radar <radar@localhost>")
@@ -337,6 +358,23 @@ PLATFORM_PERIODIC_TASKS["notifications: send due webhooks"] = {
     "queue": "notify",
     "description": "Queues notifications.send_due_webhooks for every active tenant",
 }
+# The hand-off (tenders.handoff): deltas no tenant task has completed yet are dispatched again.
+PLATFORM_PERIODIC_TASKS["tenders: dispatch pending deltas"] = {
+    "task": "tenders.dispatch_deltas",
+    "minutes": 1,
+    "queue": "match",
+    "description": "Queues notifications.match_pending_deltas for every tenant with an unmatched ingest delta",
+}
+# A run still "running" after this long died with its process (the ingest queue's hard time limit, or a
+# killed manage.py): the sweep records it as failed, so the source can run again.
+SOURCES_RUN_STUCK_SECONDS = env_int("SOURCES_RUN_STUCK_SECONDS", CELERY_QUEUE_TIME_LIMITS["ingest"][1] + 900)
+PLATFORM_PERIODIC_TASKS["sources: fail stuck runs"] = {
+    "task": "sources.fail_stuck_runs",
+    "minutes": 5,
+    "queue": "match",
+    "description": "Marks fetch runs stuck in 'running' beyond SOURCES_RUN_STUCK_SECONDS as failed",
+}
+HANDOFF_DELTA_RETENTION_DAYS = env_int("HANDOFF_DELTA_RETENTION_DAYS", 7)  # completed deltas, then deleted
 # Alert e-mails (notifications.alerts): digests are due per user; the outbox sends and retries every minute.
 PLATFORM_PERIODIC_TASKS["notifications: digests"] = {
     "task": "notifications.digest_fanout",

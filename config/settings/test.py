@@ -1,5 +1,6 @@
 """Test runs: real PostgreSQL (embedded unless DATABASE_URL is set), fast hashing, in-memory mail."""
 
+from config.env import env_str
 from config.settings.base import *  # noqa: F403
 from config.settings.base import database_settings
 
@@ -19,8 +20,9 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
-# Tasks run through a real worker started by the tests (tests/fixtures/celery.py) on an in-memory broker.
-CELERY_BROKER_URL = "memory://"
+# Tasks run through a real worker started by the tests (tests/fixtures/celery.py) on an in-memory broker;
+# worker, beat and manage.py subprocesses (tests/fixtures/processes.py) get a real Redis in this variable.
+CELERY_BROKER_URL = env_str("TEST_CELERY_BROKER_URL", "memory://")
 CELERY_BROKER_TRANSPORT_OPTIONS = {}
 SECRETS_ENCRYPTION_KEYS = ["MDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDA="]
 ALLOWED_HOSTS = ["*"]

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.core.validators import validate_email
 from django.db import connection
+from django.db.models import F
 from django.urls import reverse
 
 from notifications.alerts.rendering import (
@@ -79,20 +80,44 @@ def unsubscribe_link(*, base_url: str, scope: str, object_id: int) -> str:
     return base_url + reverse("alerts:unsubscribe", kwargs={"token": token}, urlconf=settings.ROOT_URLCONF)
 
 
-def claim_matches(*, match_filter: dict, now: datetime, via: str) -> list[ClaimedMatch]:
-    """Mark the still-unnotified matches selected by ``match_filter`` as notified; return what was claimed."""
+@dataclass(frozen=True)
+class MatchClaim:
+    """What one mail claimed (it lists exactly these) and how many per search it left for later."""
+
+    claimed: list[ClaimedMatch]
+    left_over: dict[int, int]  # saved search id -> unclaimed matches beyond the per-search limit
+
+
+def claim_matches_limited(
+    *, match_filter: dict, now: datetime, via: str, per_search_limit: int | None = MAX_TENDERS_PER_SECTION
+) -> MatchClaim:
+    """Claim at most ``per_search_limit`` matches per search (nearest deadline first): a mail claims only
+    what it lists. The rest stay unnotified ("neu" in the portal, told by a later mail) and are counted."""
     rows = list(
         TenderMatch.objects.select_for_update(of=("self",))
         .filter(notified_at__isnull=True, **match_filter)
-        .order_by("saved_search_id", "tender__submission_deadline", "pk")
+        .order_by("saved_search_id", F("tender__submission_deadline").asc(nulls_last=True), "pk")
         .values_list("pk", "saved_search_id", "tender_id")
     )
-    claimed = [ClaimedMatch(*row) for row in rows]
+    claimed: list[ClaimedMatch] = []
+    left_over: dict[int, int] = defaultdict(int)
+    taken: dict[int, int] = defaultdict(int)
+    for row in rows:
+        match = ClaimedMatch(*row)
+        if per_search_limit is not None and taken[match.saved_search_id] >= per_search_limit:
+            left_over[match.saved_search_id] += 1
+            continue
+        taken[match.saved_search_id] += 1
+        claimed.append(match)
+    _mark_claimed(claimed, now=now, via=via)
+    return MatchClaim(claimed=claimed, left_over=dict(left_over))
+
+
+def _mark_claimed(claimed: list[ClaimedMatch], *, now: datetime, via: str) -> None:
     if claimed:
         ids = [c.match_id for c in claimed]
         TenderMatch.objects.filter(pk__in=ids).update(notified_at=now, notified_via=via)
         MatchChange.objects.filter(match_id__in=ids, notified_at__isnull=True).update(notified_at=now)
-    return claimed
 
 
 def claim_changes(*, change_filter: dict, now: datetime) -> list[ClaimedChange]:
@@ -125,7 +150,9 @@ def search_section(
     base_url: str,
     language: str,
     unsubscribe_url: str,
+    more: int = 0,
 ) -> Section:
+    """One search's part of a mail; ``more`` matches beyond the limit were not claimed and are only counted."""
     lines: list[TenderLine] = [
         tender_line(tenders[m.tender_id], base_url=base_url, language=language)
         for m in matches
@@ -146,6 +173,7 @@ def search_section(
         name=search.name,
         unsubscribe_url=unsubscribe_url,
         tenders=tuple(lines[:MAX_TENDERS_PER_SECTION]),
-        more=max(0, len(lines) - MAX_TENDERS_PER_SECTION),
+        more=more + max(0, len(lines) - MAX_TENDERS_PER_SECTION),
+        more_url=f"{base_url}{reverse('portal:profile', args=[search.pk], urlconf=settings.ROOT_URLCONF)}?neu=1",
         changes=tuple(change_lines[:MAX_TENDERS_PER_SECTION]),
     )

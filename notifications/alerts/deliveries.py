@@ -116,19 +116,6 @@ def deliveries_send_soon() -> None:
     transaction.on_commit(_sender_kick)
 
 
-def delivery_retry(*, delivery_id: int) -> Delivery:
-    """The operator's decision for an uncertain or failed row: send it (again) now."""
-    with transaction.atomic():
-        delivery = Delivery.objects.select_for_update().get(pk=delivery_id)
-        if delivery.status in (DeliveryStatus.UNCERTAIN, DeliveryStatus.FAILED):
-            delivery.status = DeliveryStatus.PENDING
-            delivery.next_attempt_at = timezone.now()
-            delivery.attempts = 0
-            delivery.save(update_fields=["status", "next_attempt_at", "attempts"])
-            transaction.on_commit(_sender_kick)
-    return delivery
-
-
 def deliveries_mark_uncertain(*, now: datetime | None = None) -> int:
     """Rows stuck in ``sending`` (a worker died mid-send) become uncertain; never resent automatically."""
     now = now or timezone.now()

@@ -28,7 +28,7 @@ from django.utils import timezone
 from notifications.alerts.composing import (
     by_search,
     claim_changes,
-    claim_matches,
+    claim_matches_limited,
     mailable,
     search_section,
     unsubscribe_link,
@@ -146,7 +146,11 @@ def digest_create(*, preference_id: int, now: datetime, base_url: str) -> Delive
             return None
         # Changes of tenders already told come first, before this digest's own claims count as "told".
         changes = claim_changes(change_filter={"match__saved_search_id__in": list(searches)}, now=now)
-        matches = claim_matches(match_filter={"saved_search_id__in": list(searches)}, now=now, via=DeliveryKind.DIGEST)
+        # Only what the digest lists is told; matches beyond each section's limit stay new and are counted.
+        claim = claim_matches_limited(
+            match_filter={"saved_search_id__in": list(searches)}, now=now, via=DeliveryKind.DIGEST
+        )
+        matches = claim.claimed
         language = user_language(user)
         coverage = coverage_lines(source_coverage(since=since), language=language)
         if not matches and not changes and not any(line.problem for line in coverage):
@@ -162,6 +166,7 @@ def digest_create(*, preference_id: int, now: datetime, base_url: str) -> Delive
                 base_url=base_url,
                 language=language,
                 unsubscribe_url=unsubscribe_link(base_url=base_url, scope=SCOPE_SEARCH, object_id=search.pk),
+                more=claim.left_over.get(search.pk, 0),
             )
             for search in sorted(searches.values(), key=lambda s: (s.name.lower(), s.pk))
             if search.pk in matches_by or search.pk in changes_by

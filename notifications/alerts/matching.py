@@ -21,6 +21,15 @@ depends on the Python clock of a run. ``bench/matching.py`` measures all of this
 
 Limit: a tenant with more than ``SEARCHES_PER_STATEMENT`` active searches gets one statement
 per chunk, to keep statements a reasonable size.
+
+Isolation: one search must never silence the others. Stored filters are re-checked when
+loaded (``tenders.filters`` bounds: what PostgreSQL cannot hold never reaches SQL); a search
+whose filters no longer parse is not evaluated and is marked failing with the reason. If a
+chunk's statement still fails (each runs in its own savepoint), its searches are evaluated
+one by one: every search that works gets its matches, each one that fails is marked failing
+(``notifications.alerts.failing``). A search marked failing is evaluated alone in later
+rounds until it works again, so it cannot break the shared statement twice. Connection
+errors are not a search's fault and are raised for the task to retry.
 """
 
 # ruff: noqa: S608  (identifiers are our own table names; every value is a query parameter)
@@ -35,12 +44,23 @@ from datetime import datetime
 from functools import lru_cache
 
 from django.core.exceptions import EmptyResultSet, FullResultSet
-from django.db import connection
+from django.db import (
+    DataError,
+    IntegrityError,
+    InternalError,
+    NotSupportedError,
+    OperationalError,
+    ProgrammingError,
+    connection,
+    transaction,
+)
 from django.db.models import Q
 from django.db.models.functions import Now
+from psycopg import errors as pg_errors
 
+from notifications.alerts.failing import saved_searches_clear_failing, saved_searches_mark_failing
 from notifications.models import SavedSearch, TenderMatch
-from tenders.filters import FilterError, TenderFilters, filters_q
+from tenders.filters import FilterError, TenderFilters, alert_filters, filters_q
 from tenders.models import Tender
 
 logger = logging.getLogger(__name__)
@@ -66,6 +86,8 @@ class SearchCondition:
     params: tuple
     bundeslaender: tuple[str, ...] = ()  # the search names these Länder: only their tenders can match
     plz: str = ""  # the search names this postcode prefix: only tenders whose postcode starts so can match
+    failing: bool = False  # marked failing in an earlier round: evaluated alone, outside the shared statement
+    problem: str = ""  # the stored filters cannot be read: never evaluated, recorded as the reason
 
 
 def _compile(condition: Q) -> tuple[str, tuple]:
@@ -96,21 +118,39 @@ def _filters_sql(filters: TenderFilters) -> tuple[str, tuple]:
 
 @lru_cache(maxsize=20_000)
 def _compiled(filters_json: str) -> tuple[TenderFilters, str, tuple] | FilterError:
-    """Parsed filters and their SQL, or the parse error, by the stored JSON (process-wide, bounded)."""
+    """Parsed filters and their SQL, or the parse error, by the stored JSON (process-wide, bounded).
+
+    Alerts see open tenders only unless the search names statuses (``alert_filters``).
+    """
     try:
-        filters = TenderFilters.from_json(json.loads(filters_json))
+        filters = alert_filters(TenderFilters.from_json(json.loads(filters_json)))
     except FilterError as exc:
         return exc
     return (filters, *_filters_sql(filters))
 
 
+def _unreadable_reason(error: FilterError) -> str:
+    details = "; ".join(f"{name}: {message}" for name, message in error.errors.items())
+    return f"Die gespeicherten Filter sind ungültig ({details}). Bitte das Suchprofil bearbeiten und speichern."
+
+
 def search_conditions(searches: Iterable[SavedSearch]) -> list[SearchCondition]:
-    """Conditions of all given searches; a search whose stored filters are broken is skipped and logged."""
+    """Conditions of all given searches; one whose stored filters are broken carries the ``problem`` instead."""
     conditions = []
     for search in searches:
+        failing = "failing_since" not in search.get_deferred_fields() and search.failing_since is not None
         compiled = _compiled(json.dumps(search.filters, sort_keys=True, default=str))
         if isinstance(compiled, FilterError):
-            logger.warning("saved search %s skipped in matching: %s", search.pk, compiled)
+            conditions.append(
+                SearchCondition(
+                    saved_search_id=search.pk,
+                    active_since=search.active_since,
+                    sql="FALSE",
+                    params=(),
+                    failing=failing,
+                    problem=_unreadable_reason(compiled),
+                )
+            )
             continue
         filters, sql, params = compiled
         conditions.append(
@@ -121,6 +161,7 @@ def search_conditions(searches: Iterable[SavedSearch]) -> list[SearchCondition]:
                 params=params,
                 bundeslaender=filters.bundesland,
                 plz=filters.plz,
+                failing=failing,
             )
         )
     return conditions
@@ -181,31 +222,91 @@ def matching_pairs_sql(conditions: Sequence[SearchCondition], tender_ids: Sequen
     return sql, params
 
 
+# What one search's condition can make a statement fail with. Connection trouble (OperationalError,
+# InterfaceError) is not among them, except a statement cancelled by its time limit.
+_SEARCH_ERRORS = (DataError, IntegrityError, InternalError, NotSupportedError, ProgrammingError, ValueError)
+
+
+def _search_fault(exc: Exception) -> bool:
+    if isinstance(exc, OperationalError):
+        return isinstance(exc.__cause__, pg_errors.QueryCanceled)
+    return isinstance(exc, _SEARCH_ERRORS)
+
+
+def _failure_reason(exc: Exception) -> str:
+    detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return f"Die Datenbank konnte das Suchprofil nicht auswerten ({detail}). Bitte die Filter prüfen und speichern."
+
+
+def _insert_pairs(conditions: Sequence[SearchCondition], tender_ids: Sequence[int], now: datetime) -> list[NewMatch]:
+    pairs, params = matching_pairs_sql(conditions, tender_ids)
+    with transaction.atomic(), connection.cursor() as cursor:  # a savepoint: a failure undoes only this statement
+        cursor.execute(
+            f"INSERT INTO {TenderMatch._meta.db_table} (saved_search_id, tender_id, matched_at, notified_via) "
+            f"SELECT m.saved_search_id, m.tender_id, %s, '' FROM ({pairs}) m "
+            "ON CONFLICT (saved_search_id, tender_id) DO NOTHING "
+            "RETURNING id, saved_search_id, tender_id",
+            [now, *params],
+        )
+        return [NewMatch(*row) for row in cursor.fetchall()]
+
+
+def _insert_alone(
+    conditions: Sequence[SearchCondition], tender_ids: Sequence[int], now: datetime, failures: dict[int, str]
+) -> list[NewMatch]:
+    """Each search in its own statement; the ones that fail go to ``failures``, the others match."""
+    created: list[NewMatch] = []
+    for condition in conditions:
+        try:
+            created.extend(_insert_pairs([condition], tender_ids, now))
+        except Exception as exc:
+            if not _search_fault(exc):
+                raise
+            failures[condition.saved_search_id] = _failure_reason(exc)
+    return created
+
+
 def matches_insert(
     *, conditions: Sequence[SearchCondition], tender_ids: Sequence[int], now: datetime
 ) -> list[NewMatch]:
-    """Insert the batch's matches; return only rows that are new (existing pairs are left alone)."""
+    """Insert the batch's matches; return only rows that are new (existing pairs are left alone).
+
+    Searches that cannot be evaluated are marked failing and every other search still matches
+    (see "Isolation" above); searches that were failing and worked this time lose their mark.
+    """
     if not conditions or not tender_ids:
         return []
+    failures = {c.saved_search_id: c.problem for c in conditions if c.problem}
+    shared = [c for c in conditions if not c.problem and not c.failing]
+    alone = [c for c in conditions if not c.problem and c.failing]
     created: list[NewMatch] = []
-    if connection.in_atomic_block:
+    with transaction.atomic():
         with connection.cursor() as cursor:
             # The statement is wide (one CASE per search) but each run is short: JIT compilation
             # would cost more than it saves, on every batch.
             cursor.execute("SET LOCAL jit = off")
-    for start in range(0, len(conditions), SEARCHES_PER_STATEMENT):
-        pairs, params = matching_pairs_sql(conditions[start : start + SEARCHES_PER_STATEMENT], tender_ids)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"INSERT INTO {TenderMatch._meta.db_table} (saved_search_id, tender_id, matched_at, notified_via) "
-                f"SELECT m.saved_search_id, m.tender_id, %s, '' FROM ({pairs}) m "
-                "ON CONFLICT (saved_search_id, tender_id) DO NOTHING "
-                "RETURNING id, saved_search_id, tender_id",
-                [now, *params],
-            )
-            created.extend(NewMatch(*row) for row in cursor.fetchall())
+        for start in range(0, len(shared), SEARCHES_PER_STATEMENT):
+            chunk = shared[start : start + SEARCHES_PER_STATEMENT]
+            try:
+                created.extend(_insert_pairs(chunk, tender_ids, now))
+            except Exception as exc:
+                if not _search_fault(exc):
+                    raise
+                logger.warning(
+                    "tenant %s: matching statement of %d searches failed (%s); evaluating them one by one",
+                    connection.schema_name,
+                    len(chunk),
+                    exc,
+                )
+                created.extend(_insert_alone(chunk, tender_ids, now, failures))
+        created.extend(_insert_alone(alone, tender_ids, now, failures))
+        saved_searches_mark_failing(reasons=failures, now=now)
+        recovered = [c.saved_search_id for c in alone if c.saved_search_id not in failures]
+        saved_searches_clear_failing(saved_search_ids=recovered)
     return created
 
 
 def active_searches() -> list[SavedSearch]:
-    return list(SavedSearch.objects.filter(is_active=True).only("id", "filters", "active_since").order_by("id"))
+    return list(
+        SavedSearch.objects.filter(is_active=True).only("id", "filters", "active_since", "failing_since").order_by("id")
+    )

@@ -141,7 +141,8 @@ class Section:
     name: str
     unsubscribe_url: str
     tenders: tuple[TenderLine, ...] = ()
-    more: int = 0  # matches told by count only (section cap)
+    more: int = 0  # new matches beyond the section's limit: counted, not claimed (still "neu" in the portal)
+    more_url: str = ""  # where they are listed (the profile's new matches)
     changes: tuple[ChangeLine, ...] = ()
 
 

@@ -30,7 +30,8 @@ from django.core.mail.backends.base import BaseEmailBackend
 from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
 
 from accounts.secrets import SecretUnreadable
-from notifications.models import SmtpSettings, TlsMode
+from notifications.models import TlsMode
+from notifications.preferences.selectors import smtp_settings_get
 from sources.fetching.errors import FetchError
 from sources.fetching.ssrf import resolve_and_check, system_resolver
 
@@ -102,7 +103,7 @@ class Route:
 def mail_route() -> Route:
     """The current tenant's route; raises TemporarySendError when there is none (yet)."""
     try:
-        row = SmtpSettings.objects.order_by("-updated_at", "-pk").first()
+        row = smtp_settings_get()
     except SecretUnreadable as exc:
         raise TemporarySendError(
             "SMTP-Passwort nicht entschlüsselbar (Schlüssel gewechselt?) – bitte in den Einstellungen neu speichern"

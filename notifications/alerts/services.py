@@ -24,7 +24,7 @@ from notifications.alerts.composing import (
     ClaimedMatch,
     by_search,
     claim_changes,
-    claim_matches,
+    claim_matches_limited,
     ids_key,
     mailable,
     search_section,
@@ -77,13 +77,16 @@ def instant_alerts_create(*, matches: Sequence[NewMatch], now: datetime) -> list
     wanted = [m.id for m in matches if m.saved_search_id in searches]
     if not wanted:
         return []
-    claimed = by_search(claim_matches(match_filter={"pk__in": wanted}, now=now, via=DeliveryKind.INSTANT))
+    # Like the digest, an instant mail claims only what it lists; the rest stay new for the digest.
+    claim = claim_matches_limited(match_filter={"pk__in": wanted}, now=now, via=DeliveryKind.INSTANT)
+    claimed = by_search(claim.claimed)
     tenders = tenders_for_mail({m.tender_id for rows in claimed.values() for m in rows})
     base_url = tenant_base_url()
     delivery_ids = []
     for search_id, rows in claimed.items():
         search = searches[search_id]
-        delivery_ids.append(_search_mail(search, rows, [], tenders=tenders, base_url=base_url).pk)
+        more = claim.left_over.get(search_id, 0)
+        delivery_ids.append(_search_mail(search, rows, [], tenders=tenders, base_url=base_url, more=more).pk)
     return delivery_ids
 
 
@@ -116,6 +119,7 @@ def _search_mail(
     *,
     tenders: dict,
     base_url: str,
+    more: int = 0,
 ):
     owner = search.owner
     language = user_language(owner)
@@ -128,6 +132,7 @@ def _search_mail(
         base_url=base_url,
         language=language,
         unsubscribe_url=unsubscribe_url,
+        more=more,
     )
     if matches:
         kind, key_ids = DeliveryKind.INSTANT, [m.match_id for m in matches]

@@ -7,6 +7,8 @@ is fetched to answer that.
 
 from __future__ import annotations
 
+import re
+
 from django.utils.translation import gettext as _
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
@@ -27,7 +29,8 @@ class PageWithoutCount(BasePagination):
         raw = request.query_params.get(name)
         if raw in (None, ""):
             return default
-        if not raw.isdigit() or not 1 <= int(raw) <= maximum:
+        # [0-9] and not str.isdigit(): "²" is a digit to Python but not to int().
+        if not re.fullmatch(r"[0-9]{1,9}", raw) or not 1 <= int(raw) <= maximum:
             raise FieldErrors({name: _("Eine ganze Zahl von 1 bis %(max)d.") % {"max": maximum}})
         return int(raw)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from datetime import datetime, time
 
@@ -266,7 +267,7 @@ class MatchListView(PartnerApiView):
         saved_search_id = None
         if raw := request.query_params.get("saved_search"):
             visible = saved_search_visible_to(user=request.user)
-            if not raw.isdigit() or not visible.filter(pk=int(raw)).exists():
+            if not re.fullmatch(r"[0-9]{1,18}", raw) or not visible.filter(pk=int(raw)).exists():
                 raise FieldErrors({"saved_search": _("Unbekanntes Suchprofil.")})
             saved_search_id = int(raw)
         since = _since_or_400(request.query_params.get("since"))

@@ -13,6 +13,7 @@ from django.db.models import QuerySet
 from accounts.secrets import SecretUnreadable
 from notifications.inbox.imap import MailboxAddress, MailboxError
 from notifications.models import MailboxSettings
+from notifications.preferences.selectors import mailbox_settings_get
 from sources.adapters.mail.provenance import MailTrust
 from sources.models import InboundMail, InboundMailStatus
 from sources.parsers.links import safe_link
@@ -21,7 +22,8 @@ from tenders.merging import record_from_json
 
 def mailbox_settings_active() -> MailboxSettings | None:
     """The current tenant's active mailbox, without decrypting the password (read it on purpose)."""
-    return MailboxSettings.objects.filter(is_active=True).defer("password").order_by("pk").first()
+    mailbox = mailbox_settings_get(defer_password=True)
+    return mailbox if mailbox is not None and mailbox.is_active else None
 
 
 def mailbox_password(*, mailbox_id: int) -> str:

@@ -30,14 +30,16 @@ ORDER_CHOICES = [
 
 # Shown instead of the builder's German messages when the page is not German.
 _ERROR_HINTS = {
+    "q": _("Suchbegriffe: höchstens 300 Zeichen, ohne Steuerzeichen."),
+    "portal": _("Bitte eine Quelle aus der Liste wählen."),
     "cpv": _("CPV-Code mit 8 Ziffern oder Abteilung/Gruppe mit 2 bis 7 Ziffern angeben."),
     "bundesland": _("Bitte ein Bundesland aus der Liste wählen."),
     "plz": _("PLZ-Anfang: 1 bis 5 Ziffern."),
-    "value_min": _("Bitte eine positive Zahl angeben (z. B. 100000)."),
-    "value_max": _("Bitte eine positive Zahl angeben, nicht kleiner als der Mindestwert."),
+    "value_min": _("Bitte eine positive Zahl bis 9.999.999.999.999.999,99 angeben (z. B. 100000)."),
+    "value_max": _("Bitte eine positive Zahl bis 9.999.999.999.999.999,99 angeben, nicht kleiner als der Mindestwert."),
     "deadline_days": _("Frist in Tagen: eine ganze Zahl von 1 bis 3650."),
-    "deadline_until": _("Datum im Format JJJJ-MM-TT angeben."),
-    "published_since": _("Datum im Format JJJJ-MM-TT angeben."),
+    "deadline_until": _("Datum im Format JJJJ-MM-TT zwischen 1900 und 2999 angeben."),
+    "published_since": _("Datum im Format JJJJ-MM-TT zwischen 1900 und 2999 angeben."),
     "status": _("Bitte einen Status aus der Liste wählen."),
     "triage": _("Bitte eine Bewertung aus der Liste wählen."),
 }
@@ -47,6 +49,11 @@ def _message(name: str, message: str) -> str:
     if (get_language() or "de").startswith("de") or name not in _ERROR_HINTS:
         return message
     return str(_ERROR_HINTS[name])
+
+
+def filter_error_messages(errors: dict[str, str]) -> dict[str, str]:
+    """The parser's messages in the page's language (German as written, hints otherwise)."""
+    return {name: _message(name, message) for name, message in errors.items()}
 
 
 class FilterForm(forms.Form):

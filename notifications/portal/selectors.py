@@ -20,7 +20,7 @@ from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus,
 from notifications.portal.csv_export import ExportRow
 from sources.models import Source
 from sources.normalise import BERLIN
-from tenders.filters import FilterError, TenderFilters, filters_q
+from tenders.filters import FilterError, TenderFilters, alert_filters, filters_q
 from tenders.models import Tender
 from tenders.search import tender_detail, tender_search
 
@@ -187,7 +187,20 @@ def saved_search_filters(saved_search: SavedSearch) -> TenderFilters:
 
 
 def saved_search_recent_matches(*, saved_search: SavedSearch, limit: int = 20) -> QuerySet[TenderMatch]:
-    return saved_search.matches.select_related("tender").order_by("-matched_at")[:limit]
+    return saved_search.matches.select_related("tender").order_by("-matched_at", "-id")[:limit]
+
+
+def saved_search_new_matches(*, saved_search: SavedSearch, limit: int = 200) -> QuerySet[TenderMatch]:
+    """Matches no mail has told yet ("neu"), nearest deadline first: where a mail's "… und N weitere" links to."""
+    return (
+        saved_search.matches.filter(notified_at__isnull=True)
+        .select_related("tender")
+        .order_by(F("tender__submission_deadline").asc(nulls_last=True), "id")[:limit]
+    )
+
+
+def saved_search_new_match_count(*, saved_search: SavedSearch) -> int:
+    return saved_search.matches.filter(notified_at__isnull=True).count()
 
 
 @dataclass(frozen=True)
@@ -195,15 +208,19 @@ class Preview:
     count: int
     sample: tuple[Tender, ...]
     since: datetime
+    status_named: bool = False  # the filters choose statuses; otherwise only open tenders count
 
 
 def saved_search_preview(*, filters: TenderFilters, now: datetime, sample_size: int = 5) -> Preview:
-    """How many tenders first seen in the last 30 days these filters match, and the newest few of them."""
+    """How many tenders first seen in the last 30 days these filters would alert on, and the newest few.
+
+    As in matching, only open tenders unless the filters name statuses (``alert_filters``).
+    """
     since = now - timedelta(days=PREVIEW_DAYS)
-    queryset = Tender.objects.filter(filters_q(filters, now=now), first_seen_at__gte=since)
+    queryset = Tender.objects.filter(filters_q(alert_filters(filters), now=now), first_seen_at__gte=since)
     count = queryset.count()
     sample = tuple(queryset.order_by("-first_seen_at", "-id")[:sample_size]) if count else ()
-    return Preview(count, sample, since)
+    return Preview(count, sample, since, status_named=bool(filters.status))
 
 
 # --- pipeline, dashboard, calendar ------------------------------------------------------------------------------

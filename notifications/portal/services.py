@@ -10,13 +10,14 @@ from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from notifications.models import SavedSearch, Triage, TriageStatus
 from notifications.portal.selectors import saved_search_can_edit
-from tenders.filters import TenderFilters
+from tenders.filter_limits import text_problem
+from tenders.filters import FilterError, TenderFilters, filters_checked
 from tenders.models import Tender
 
 NAME_MAX_LENGTH = 200
@@ -31,14 +32,44 @@ def _clean_name(name: str) -> str:
         raise ValidationError({"name": _("Bitte einen Namen angeben.")})
     if len(name) > NAME_MAX_LENGTH:
         raise ValidationError({"name": _("Der Name ist zu lang (höchstens 200 Zeichen).")})
+    if text_problem(name, max_length=NAME_MAX_LENGTH):
+        raise ValidationError({"name": _("Der Name enthält unzulässige Steuerzeichen.")})
     return name
 
 
+def _require_unique_name(*, owner_id: int, name: str, exclude_pk: int | None = None) -> None:
+    same = SavedSearch.objects.filter(owner_id=owner_id, name__iexact=name)
+    if exclude_pk is not None:
+        same = same.exclude(pk=exclude_pk)
+    if same.exists():
+        raise _duplicate_name()
+
+
+def _duplicate_name() -> ValidationError:
+    return ValidationError({"name": _("Sie haben bereits ein Suchprofil mit diesem Namen.")})
+
+
 def _require_filters(filters: TenderFilters) -> TenderFilters:
+    # Filters built in code (not parsed from input) pass the same bounds as typed ones.
+    try:
+        filters = filters_checked(filters)
+    except FilterError as exc:
+        raise ValidationError({f"filters.{name}": message for name, message in exc.errors.items()}) from exc
     # A profile without any filter would alert on every tender in Germany.
     if filters.is_empty:
         raise ValidationError({"filters": _("Bitte mindestens einen Filter setzen (z. B. Suchbegriffe oder CPV).")})
     return filters
+
+
+def _save_unique(saved_search: SavedSearch) -> None:
+    """Save; two requests racing to the same name end in the constraint, answered like the check above."""
+    try:
+        with transaction.atomic():
+            saved_search.save()
+    except IntegrityError as exc:
+        if "saved_search_owner_name_unique" in str(exc):
+            raise _duplicate_name() from exc
+        raise
 
 
 @transaction.atomic
@@ -54,9 +85,11 @@ def saved_search_create(
     now: datetime | None = None,
 ) -> SavedSearch:
     """A new profile; it matches only tenders first seen from now on (no flood of old tenders)."""
-    return SavedSearch.objects.create(
+    name = _clean_name(name)
+    _require_unique_name(owner_id=owner.pk, name=name)
+    saved_search = SavedSearch(
         owner=owner,
-        name=_clean_name(name),
+        name=name,
         filters=_require_filters(filters).to_json(),
         is_shared=is_shared,
         instant_alert=instant_alert,
@@ -64,6 +97,8 @@ def saved_search_create(
         is_active=is_active,
         active_since=now or timezone.now(),
     )
+    _save_unique(saved_search)
+    return saved_search
 
 
 @transaction.atomic
@@ -90,8 +125,11 @@ def saved_search_update(
         locked.active_since = now or timezone.now()
     if name is not None:
         locked.name = _clean_name(name)
+        _require_unique_name(owner_id=locked.owner_id, name=locked.name, exclude_pk=locked.pk)
     if filters is not None:
         locked.filters = _require_filters(filters).to_json()
+        # New filters are a new chance: matching marks the profile again if they still cannot be evaluated.
+        locked.failing_since, locked.failing_reason = None, ""
     for field, value in (
         ("is_shared", is_shared),
         ("instant_alert", instant_alert),
@@ -100,7 +138,7 @@ def saved_search_update(
     ):
         if value is not None:
             setattr(locked, field, value)
-    locked.save()
+    _save_unique(locked)
     return locked
 
 

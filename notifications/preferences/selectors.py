@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, QuerySet
 
-from notifications.models import Delivery, MailboxSettings, SavedSearch, SmtpSettings
+from notifications.models import Delivery, DeliveryStatus, MailboxSettings, SavedSearch, SmtpSettings, WebhookEvent
 
 
 def smtp_settings_get() -> SmtpSettings | None:
-    return SmtpSettings.objects.order_by("id").first()
+    """The tenant's SMTP settings (one row at most, by constraint); every reader goes through here."""
+    return SmtpSettings.objects.first()
 
 
-def mailbox_settings_get() -> MailboxSettings | None:
-    return MailboxSettings.objects.order_by("id").first()
+def mailbox_settings_get(*, defer_password: bool = False) -> MailboxSettings | None:
+    """The tenant's IMAP settings (one row at most, by constraint); every reader goes through here."""
+    rows = MailboxSettings.objects.all()
+    return (rows.defer("password") if defer_password else rows).first()
 
 
 def saved_search_list_own(*, user: AbstractBaseUser) -> QuerySet[SavedSearch]:
@@ -37,3 +43,44 @@ def delivery_list(*, status: str = "", kind: str = "") -> QuerySet[Delivery]:
 def delivery_status_counts() -> dict[str, int]:
     """How many deliveries are in each status (one grouped query)."""
     return dict(Delivery.objects.order_by().values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+
+
+def webhook_event_list_open_decisions(*, limit: int = 100) -> QuerySet[WebhookEvent]:
+    """Webhook events in the uncertain state (a person must decide), oldest first, without payloads."""
+    return (
+        WebhookEvent.objects.filter(status=DeliveryStatus.UNCERTAIN)
+        .select_related("webhook", "webhook__saved_search")
+        .defer("payload", "webhook__secret")
+        .order_by("claimed_at", "id")[:limit]
+    )
+
+
+@dataclass(frozen=True)
+class FailingProfile:
+    """A saved search matching skips, as the tenant admin may see it (private names stay private)."""
+
+    saved_search_id: int
+    name: str  # empty for another person's private profile
+    owner_email: str
+    reason: str
+    failing_since: datetime
+
+
+def saved_search_list_failing(*, viewer: AbstractBaseUser) -> list[FailingProfile]:
+    """Every failing saved search of the company; names of other people's private profiles are hidden."""
+    rows = (
+        SavedSearch.objects.filter(failing_since__isnull=False)
+        .select_related("owner")
+        .only("id", "name", "is_shared", "owner__email", "failing_since", "failing_reason")
+        .order_by("failing_since", "id")
+    )
+    return [
+        FailingProfile(
+            saved_search_id=row.pk,
+            name=row.name if row.is_shared or row.owner_id == viewer.pk else "",
+            owner_email=row.owner.email,
+            reason=row.failing_reason,
+            failing_since=row.failing_since,
+        )
+        for row in rows
+    ]

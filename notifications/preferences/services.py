@@ -26,6 +26,7 @@ from notifications.models import (
     new_calendar_token,
 )
 from notifications.preferences.hosts import mail_host_check
+from notifications.preferences.selectors import mailbox_settings_get, smtp_settings_get
 from sources.adapters.mail.hosts import portal_domains_current
 from sources.adapters.mail.portals import in_domains
 
@@ -116,7 +117,7 @@ def smtp_settings_save(
     host = mail_host_check(host, port, allow_loopback=settings.MAIL_ALLOW_LOOPBACK)
     with transaction.atomic():
         _lock_singleton(SmtpSettings)
-        row = SmtpSettings.objects.order_by("id").first() or SmtpSettings()
+        row = smtp_settings_get() or SmtpSettings()
         row.host, row.port, row.tls_mode = host, port, tls_mode
         row.username, row.from_email = username.strip(), from_email.strip()
         if clear_password:
@@ -160,7 +161,7 @@ def mailbox_settings_save(
         )
     with transaction.atomic():
         _lock_singleton(MailboxSettings)
-        row = MailboxSettings.objects.order_by("id").first() or MailboxSettings()
+        row = mailbox_settings_get() or MailboxSettings()
         if not password and not row.password:
             raise ValidationError("a password is required for a new mailbox", code="password")
         row.host, row.port, row.use_ssl = host, port, use_ssl

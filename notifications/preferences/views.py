@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views import View
 from django.views.generic import TemplateView
 
+from accounts.roles import user_is_tenant_admin
 from accounts.views import TenantAdminRequiredMixin
 from notifications.inbox.imap import MailboxError
 from notifications.inbox.probe import mailbox_connection_test
@@ -31,8 +32,10 @@ from notifications.preferences.selectors import (
     delivery_list,
     delivery_status_counts,
     mailbox_settings_get,
+    saved_search_list_failing,
     saved_search_list_own,
     smtp_settings_get,
+    webhook_event_list_open_decisions,
 )
 from notifications.preferences.services import (
     mailbox_settings_save,
@@ -50,6 +53,12 @@ MAILS_SHOWN = 50
 
 class SettingsIndexView(LoginRequiredMixin, TemplateView):
     template_name = "settings/index.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        if user_is_tenant_admin(self.request.user):
+            context["failing_profiles"] = saved_search_list_failing(viewer=self.request.user)
+        return context
 
 
 def _preferences_page(request, *, form=None, alerts_form=None, status=200):
@@ -251,5 +260,12 @@ class DeliveryLogView(TenantAdminRequiredMixin, View):
         page = Paginator(rows, DELIVERIES_PER_PAGE).get_page(request.GET.get("seite"))
         query = request.GET.copy()
         query.pop("seite", None)
-        context = {"form": form, "page": page, "counts": delivery_status_counts(), "query": query.urlencode()}
+        context = {
+            "form": form,
+            "page": page,
+            "counts": delivery_status_counts(),
+            "query": query.urlencode(),
+            "uncertain_events": webhook_event_list_open_decisions(),
+            "failing_profiles": saved_search_list_failing(viewer=request.user),
+        }
         return render(request, self.template_name, context)

@@ -1,10 +1,10 @@
 """Celery edges of the alert flow; each task parses its input and calls one service.
 
-Platform tasks (public schema, fan out to tenants): ``notifications.match_delta`` (sent by
-the ingest after each batch), ``notifications.digest_fanout`` and
+Platform tasks (public schema, fan out to tenants): ``notifications.digest_fanout`` and
 ``notifications.send_due_fanout`` (beat, see ``PLATFORM_PERIODIC_TASKS``). Tenant tasks
-(run in the schema they were sent from): ``notifications.match_delta_tenant``,
-``notifications.digest_tenant``, ``notifications.send_due_deliveries``. All are idempotent.
+(run in the schema they were sent from): ``notifications.match_pending_deltas`` (sent by
+``tenders.dispatch_deltas`` by name), ``notifications.digest_tenant``,
+``notifications.send_due_deliveries``. All are idempotent.
 """
 
 from __future__ import annotations
@@ -28,21 +28,8 @@ def _in_tenant(task_name: str) -> bool:
     return True
 
 
-@shared_task(name="notifications.match_delta", acks_late=True)
-def match_delta(delta: dict) -> int:
-    """Hand one ingest batch to every active tenant's matching."""
-    from notifications.alerts.fanout import tenants_fan_out
-    from notifications.alerts.services import delta_parse
-
-    created, changed = delta_parse(delta)
-    if not created and not changed:
-        return 0
-    payload = {"created": list(created), "changed": {str(k): v for k, v in changed.items()}}
-    return len(tenants_fan_out(match_delta_tenant, kwargs={"delta": payload}).sent)
-
-
 @shared_task(
-    name="notifications.match_delta_tenant",
+    name="notifications.match_pending_deltas",
     bind=True,
     acks_late=True,
     autoretry_for=_DB_BLIPS,
@@ -51,14 +38,14 @@ def match_delta(delta: dict) -> int:
     retry_jitter=True,
     max_retries=8,
 )
-def match_delta_tenant(self, delta: dict) -> dict:
-    from notifications.alerts.services import delta_parse, delta_process
+def match_pending_deltas(self) -> dict:
+    """Every ingest delta this tenant has not matched yet, as one (sent by ``tenders.dispatch_deltas``)."""
+    from notifications.alerts.handoff import deltas_match_pending
 
     if not _in_tenant(self.name):
         return {}
-    created, changed = delta_parse(delta)
-    outcome = delta_process(created=created, changed=changed)
-    return {"matches": len(outcome.match_ids), "changes": len(outcome.change_ids), "mails": len(outcome.delivery_ids)}
+    run = deltas_match_pending()
+    return {"deltas": run.deltas, "matches": run.matches, "changes": run.changes, "mails": run.mails}
 
 
 @shared_task(name="notifications.digest_fanout", acks_late=True)

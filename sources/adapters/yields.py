@@ -54,6 +54,8 @@ class PageYield:
     rows_seen: int = 0
     parsed: int = 0
     rejected: Mapping[str, int] = field(default_factory=dict)  # reason -> rows
+    # Parsed rows whose detail page the run's budget did not reach: not recorded yet, read on a later run.
+    details_pending: int = 0
 
     @classmethod
     def of(cls, *, page: str, layout: str, parsed: int, rejected_reasons: Iterable[str]) -> PageYield:
@@ -76,6 +78,7 @@ class PageYield:
             "rows_seen": self.rows_seen,
             "parsed": self.parsed,
             "rejected": dict(self.rejected),
+            **({"details_pending": self.details_pending} if self.details_pending else {}),
         }
 
 

@@ -42,6 +42,7 @@ from typing import Any
 from sources.addresses import bundesland_for_place
 from sources.identifiers import canonical_publication_number
 from sources.normalise import (
+    END_OF_DAY,
     clean_text,
     combine_date_time,
     normalise_postal_code,
@@ -385,7 +386,12 @@ def _deadline(obj: dict, kind: str) -> datetime | None:
     times = _texts(obj.get(f"deadline-receipt-{kind}-time-lot"))
     if len(times) != len(dates):
         times = times[:1] * len(dates) if len(times) == 1 else [""] * len(dates)
-    moments = [combine_date_time(d, t or None) for d, t in zip(dates, times, strict=True)]
+    # A date without a time means the end of that day, as in eForms (TED's own search results list
+    # "deadline-receipt-request-date-lot": "2026-08-10+02:00" with no time for notice 479730-2026).
+    moments = [
+        combine_date_time(d, t) if t else parse_iso_datetime(d, default_time=END_OF_DAY)
+        for d, t in zip(dates, times, strict=True)
+    ]
     moments = [m for m in moments if m is not None]
     return min(moments) if moments else None
 

@@ -124,9 +124,15 @@ def legal_basis_label(code: str) -> str:
     return LEGAL_BASIS_LABELS.get(code, "")
 
 
-def above_eu_threshold(codes: list[str] | tuple[str, ...]) -> bool | None:
-    """True when any legal basis is an EU one, False when all known ones are national, None when unknown."""
+# Procedure types that exist only in national law below the EU thresholds (UVgO §§ 8-12, VOB/A Abschnitt 1
+# § 3): Öffentliche / Beschränkte Ausschreibung, Verhandlungsvergabe (canonical codes of sources.normalise).
+NATIONAL_PROCEDURE_TYPES = frozenset({"public_tender", "limited_tender", "negotiated_award"})
+
+
+def above_eu_threshold(codes: list[str] | tuple[str, ...], *, procedure_type: str = "") -> bool | None:
+    """True when any legal basis is an EU one, False when all known ones are national or the procedure type
+    exists only below the thresholds (DÖE's OCDS states no legal basis but "Public announcement"); else None."""
     known = [code for code in codes if code in ABOVE_THRESHOLD or code in BELOW_THRESHOLD]
     if not known:
-        return None
+        return False if procedure_type in NATIONAL_PROCEDURE_TYPES else None
     return any(code in ABOVE_THRESHOLD for code in known)

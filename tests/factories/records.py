@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -29,6 +29,12 @@ OCDS_NO_CPV = (
     DATA / "doe" / "ocds_release-package_tender_no-cpv_evergabe-online-doc_010f171c-7d99-4e3a-b573-94b6d635a592.json"
 )
 TED_CN_MINIMAL = DATA / "ted" / "eforms-sdk_cn_24_minimal.xml"
+
+
+def open_deadline(days: int = 60) -> datetime:
+    """A deadline ``days`` ahead of the wall clock, at noon Berlin time (a tender still open)."""
+    day = datetime.now(BERLIN).date() + timedelta(days=days)
+    return datetime.combine(day, time(12, 0), tzinfo=BERLIN)
 
 
 def eforms_record(path: Path = MPI_EFORMS, *, source: str = "doe") -> NoticeRecord:
@@ -62,4 +68,5 @@ class NoticeRecordFactory(factory.Factory):
     estimated_value = Decimal("250000")
     currency = "EUR"
     published_at = datetime(2026, 9, 1, 9, 0, tzinfo=BERLIN)
-    submission_deadline = datetime(2026, 10, 1, 12, 0, tzinfo=BERLIN)
+    # Open when ingested, whenever the tests run: alerts and previews only see open tenders.
+    submission_deadline = factory.LazyFunction(open_deadline)

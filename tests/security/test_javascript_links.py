@@ -214,7 +214,7 @@ def test_alert_mail_templates_never_render_a_javascript_href():
 
 _TEMPLATE_HREF = re.compile(r"""href="(\{\{[^}]*\}\})""")
 # Links the project builds itself (its own host, reverse()d paths, the calendar's webcal: address).
-_OWN_LINKS = {"portal_url", "unsubscribe_url", "section.unsubscribe_url", "webcal_url", "back_url"}
+_OWN_LINKS = {"portal_url", "unsubscribe_url", "section.unsubscribe_url", "section.more_url", "webcal_url", "back_url"}
 # Django's stock admin index and app list (templates/admin/, copied for the CSP): URLs the admin reverse()s.
 _OWN_LINKS |= {"app.app_url", "model.admin_url", "model.add_url", "entry.get_admin_url"}
 # The API docs page (templates/api/swagger_ui.html): drf-spectacular's sidecar static files.

@@ -21,12 +21,20 @@ from accounts.roles import user_is_tenant_admin
 from notifications.alerts.selectors import instant_alerts_without_mail_route
 from notifications.models import SavedSearch
 from notifications.portal.formatting import filters_summary
-from notifications.portal.forms import FilterForm, SavedSearchForm, bound_form, filters_as_params
+from notifications.portal.forms import (
+    FilterForm,
+    SavedSearchForm,
+    bound_form,
+    filter_error_messages,
+    filters_as_params,
+)
 from notifications.portal.selectors import (
     PREVIEW_DAYS,
     saved_search_can_edit,
     saved_search_filters,
     saved_search_list,
+    saved_search_new_match_count,
+    saved_search_new_matches,
     saved_search_preview,
     saved_search_recent_matches,
     saved_search_visible,
@@ -77,12 +85,19 @@ def profile_list(request):
 def profile_detail(request, pk: int):
     profile = _visible_or_404(request, pk)
     filters = saved_search_filters(profile)
+    only_new = request.GET.get("neu") == "1"
     context = {
         "profile": profile,
         "summary": filters_summary(filters),
         "search_query": urlencode(filters.to_params()),
         "can_edit": saved_search_can_edit(user=request.user, saved_search=profile),
-        "matches": saved_search_recent_matches(saved_search=profile),
+        "only_new": only_new,
+        "new_count": saved_search_new_match_count(saved_search=profile),
+        "matches": (
+            saved_search_new_matches(saved_search=profile)
+            if only_new
+            else saved_search_recent_matches(saved_search=profile)
+        ),
     }
     return render(request, "portal/profile_detail.html", context)
 
@@ -110,6 +125,8 @@ def _save_errors(settings_form, exc: ValidationError) -> dict[str, str]:
             settings_form.add_error(field, messages_)
         elif field == "filters":
             filter_errors["__all__"] = messages_[0]
+        elif field.startswith("filters."):
+            filter_errors[field.removeprefix("filters.")] = messages_[0]
         else:
             settings_form.add_error(None, messages_)
     return filter_errors
@@ -213,7 +230,12 @@ def profile_preview(request):
     """The preview block alone (htmx, while filters are edited)."""
     filters, errors = _parse(request.GET)
     preview = None if errors or filters.is_empty else saved_search_preview(filters=filters, now=timezone.now())
-    context = {"preview": preview, "preview_days": PREVIEW_DAYS, "filters_empty": filters.is_empty, "errors": errors}
+    context = {
+        "preview": preview,
+        "preview_days": PREVIEW_DAYS,
+        "filters_empty": filters.is_empty,
+        "errors": filter_error_messages(errors),
+    }
     return render(request, "portal/_preview.html", context)
 
 

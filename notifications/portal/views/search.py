@@ -56,6 +56,12 @@ def search(request):
     status = 200 if parsed.is_valid or fragment else 400
     template = "portal/_results.html" if fragment else "portal/search.html"
     response = render(request, template, context, status=status)
+    if fragment and parsed.is_valid:
+        # The address bar shows the search without the form's empty fields (static/js/portal.js drops
+        # them from the request too); invalid input keeps the URL as typed so it can be corrected.
+        page_number = request.GET.get("page")
+        params = search_params(parsed) + ([("page", page_number)] if page_number and page_number != "1" else [])
+        response["HX-Push-Url"] = reverse("portal:search") + (f"?{urlencode(params)}" if params else "")
     patch_vary_headers(response, ("HX-Request",))
     return response
 

@@ -18,7 +18,7 @@ from notifications.portal.formatting import change_lines, external_url, notice_k
 from notifications.portal.forms import TriageForm
 from notifications.portal.selectors import tender_view, triage_for
 from notifications.portal.services import triage_set
-from tenders.market import similar_awarded
+from tenders.market import awards_shown, similar_awarded
 from tenders.models import Tender
 from tenders.vocabulary.contract_nature import contract_nature_label
 from tenders.vocabulary.deadlines import deadline_label
@@ -38,14 +38,15 @@ def tender_page(request, tender_id: int):
         {"version": version, "kind": notice_kind_label(version.kind), "changes": change_lines(version.changes)}
         for version in reversed(list(tender.versions.all()))
     ]
+    awards, unawarded_lots = awards_shown(tender.awards)
     context = {
         "tender": tender,
         "sources": sources,
         "history": history,
         "profiles": view.matched_profiles,
         "procedure_type": procedure_type_text(tender.procedure_type),
-        "awards": [a for a in tender.awards if a.get("status") == "awarded" or a.get("supplier_name")],
-        "unawarded_lots": [a for a in tender.awards if a.get("status") != "awarded" and not a.get("supplier_name")],
+        "awards": awards,
+        "unawarded_lots": unawarded_lots,
         "similar": similar_awarded(tender=tender),
         "legal_basis": legal_basis_label(tender.legal_basis),
         "contract_nature": contract_nature_label(tender.contract_nature),

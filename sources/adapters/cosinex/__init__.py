@@ -13,17 +13,25 @@ Flow (``fetch``), the first that applies:
    DL-DE-Zero) is read with the hardened ZIP reader of the DÖE adapter and every member
    parsed by ``sources.parsers.eforms.parse_eforms``: legally binding data, CPV codes and
    deadlines with time of day, no HTML at all. A non-ZIP answer is ``AdapterError("bad_zip")``.
-2. ``cpv_codes`` set: one announcement list per CPV category
-   (``company/announcements/categoryOverview.do?method=showTable&cpvCode=…``).
+2. ``cpv_codes`` set: the announcement list of each CPV category
+   (``company/announcements/categoryOverview.do?method=showTable&cpvCode=…``), pages 2..n with
+   ``&fromSearch=1&selectedTablePagePROJECT_RESULT=<n>``.
 3. Otherwise the newest announcements: ``company/welcome.do`` (page 1), then
-   ``welcome.do?method=showTable&fromSearch=1&selectedTablePagePROJECT_RESULT=<n>`` up to
-   the "Seite: X von Y" count or ``max_pages``.
+   ``welcome.do?method=showTable&fromSearch=1&selectedTablePagePROJECT_RESULT=<n>``.
+
+Either list is walked up to the "Seite: X von Y" count (without it: the highest page the pager's
+onclick targets name; the pager has no ``href``) or ``max_pages`` (pages left out are named in
+``missing``). One walk serves both (:mod:`.crawl`).
 
 List rows (``table.csx-new-table``: Veröffentlicht | Frist ``dd.mm.yyyy[ HH:MM]`` or ``nv`` |
 Kurzbezeichnung | Typ | Veröffentlicher | link) become ``NoticeRecord(source=<Source key>,
 source_notice_id=<CX project id>, url=<base>/notice/<CX>, portal_references=("cosinex:<CX>",))``,
 so a DÖE/TED notice linking the same project merges into the same tender. Rows that link only
-``projectForwarding.do?pid=<n>`` keep the pid as id and carry no portal reference. The "Typ"
+``projectForwarding.do?pid=<n>`` (Satellite hosts) keep the pid as their id on every run; their
+project page (div/``.control-group`` layout, ``h4.sub-headline`` sections), read within the
+``max_details`` budget, adds the CX id as portal reference, the CX short link, the documents
+link, CPV codes and the deadline ("nv": none). Rows beyond the budget wait for a later run
+and are counted as ``details_pending`` in the yield report (rules in :mod:`.crawl`). The "Typ"
 decides the kind: "Vergebener Auftrag"/"Vergabeergebnis"/ex-post are awards, "Aufhebung" a
 cancellation, "Vorinformation" prior information; a leading contracting rule (VOB/A, VgV,
 UVgO, …) is kept in the payload.
@@ -41,12 +49,17 @@ The page before a gap (a failed page, a cap) is forgotten, so the next run walks
 
 Settings: ``base_url`` (``https://<host>/<Satellite|Center|VMPSatellite|VMPCenter>``; host in
 ``allowed_hosts`` if given, else ``KNOWN_HOSTS``), ``opendata_url``, ``cpv_codes``,
-``max_pages`` (default 10), ``max_bytes`` (default 50 MiB per run), ``allowed_hosts``.
+``max_pages`` (default 10, per list), ``max_bytes`` (default 50 MiB per run), ``max_details``
+(project pages per run for pid rows, default 100; 0 = rows only), ``allowed_hosts``. A host that
+answers only under its ``www.`` name (Metropole Ruhr: the bare name fails TLS) is refused
+without it, with the right form in the message.
 
 Limits: every selector and label lives in :mod:`.selectors` ("last known" markup; no live
-page was available when it was written). Project detail pages are not fetched: on DTVP they
-may require a login and their markup is undocumented; ``parse_files`` reads SAVED project
-overview pages (generic label/value rows) and joins them with list rows of the same project.
+page was available when it was written). Project pages are fetched only for pid rows (a CX row
+already has its identity); behind a login they are skipped for the run and the rows recorded on
+their own. ``parse_files`` reads SAVED project overview pages (label/value rows or the div
+layout) and joins them with list rows of the same CX project; a saved Satellite project page
+cannot be joined with a pid row (the page does not name its pid) and stands alone under its CX id.
 The fetcher keeps the session cookies of a run, which the Center JSON search needs. DTVP pages are
 ``noindex`` and some hosts disallow everything in robots.txt; the Fetcher honours that.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from sources.adapters.settings import application_url, bounded_ints, endpoint_url
 
@@ -24,14 +24,20 @@ KNOWN_HOSTS: tuple[str, ...] = (
     "www.vergabe-westfalen.de",
     "vmp-rheinland.de",
     "www.vmp-rheinland.de",
-    "vergabe.metropoleruhr.de",
-    "www.vergabe.metropoleruhr.de",  # the bare host fails TLS (reported by public clients)
+    "www.vergabe.metropoleruhr.de",
     "vergabe.stadt-koeln.de",
 )
+# Hosts that answer only under their www. name (public clients, 2026): the bare name fails TLS.
+WWW_ONLY_HOSTS: dict[str, str] = {"vergabe.metropoleruhr.de": "www.vergabe.metropoleruhr.de"}
 # The application prefixes seen on those hosts.
 BASE_PATHS = ("/Satellite", "/Center", "/VMPSatellite", "/VMPCenter")
-DEFAULTS: dict[str, Any] = {"max_pages": 10, "max_bytes": 50 * 2**20}
-INT_RANGES: dict[str, tuple[int, int]] = {"max_pages": (1, 200), "max_bytes": (10_000, 500 * 2**20)}
+# max_details: project pages read per run for list rows that carry only a pid (0 = rows only).
+DEFAULTS: dict[str, Any] = {"max_pages": 10, "max_bytes": 50 * 2**20, "max_details": 100}
+INT_RANGES: dict[str, tuple[int, int]] = {
+    "max_pages": (1, 200),
+    "max_bytes": (10_000, 500 * 2**20),
+    "max_details": (0, 5000),
+}
 KNOWN_SETTINGS = frozenset({"base_url", "allowed_hosts", "opendata_url", "cpv_codes", *DEFAULTS})
 _CPV_CODE = re.compile(r"\d{8}-\d")
 
@@ -42,8 +48,14 @@ def check_cosinex_settings(settings: Mapping[str, Any], *, hosts: Sequence[str],
     ``base_url`` is ``https://<host>/<Satellite|Center|VMPSatellite|VMPCenter>`` (no trailing
     slash, no query or fragment); ``opendata_url`` (optional) is the host's eForms export, on an
     allowed host; ``cpv_codes`` (optional) lists ``NNNNNNNN-N`` categories read instead of the
-    newest list.
+    newest list; ``max_details`` caps the project pages read per run for rows without a CX id.
     """
+    base_host = (urlsplit(str(settings.get("base_url") or "")).hostname or "").lower()
+    if base_host in WWW_ONLY_HOSTS:
+        errors.append(
+            f"base_url: {base_host} fails TLS without www.; use https://{WWW_ONLY_HOSTS[base_host]}/… instead."
+        )
+        return {}
     result: dict[str, Any] = {
         "base_url": application_url(
             settings.get("base_url"),
@@ -83,9 +95,16 @@ def list_url(base_url: str, page: int) -> str:
     return f"{base_url}/{selectors.LIST_PATH}?{urlencode({**selectors.PAGE_QUERY, selectors.PAGE_PARAM: page})}"
 
 
-def category_url(base_url: str, cpv_code: str) -> str:
+def category_url(base_url: str, cpv_code: str, page: int = 1) -> str:
     query = {**selectors.CATEGORY_QUERY, selectors.CPV_PARAM: cpv_code}
+    if page > 1:
+        query.update({**selectors.CATEGORY_PAGE_QUERY, selectors.PAGE_PARAM: str(page)})
     return f"{base_url}/{selectors.CATEGORY_LIST_PATH}?{urlencode(query)}"
+
+
+def project_url(base_url: str, pid: str) -> str:
+    """The page behind a list row's ``projectForwarding.do?pid=`` link, built on the source's own base."""
+    return f"{base_url}/{selectors.FORWARD_PATH}?{urlencode({selectors.FORWARD_PARAM: pid})}"
 
 
 def notice_url(base_url: str, project_id: str) -> str:

@@ -87,15 +87,27 @@ def parse_list_page(page: HtmlPage, *, base_url: str, page_url: str, label: str)
                 rejected.append(problem.split(": ", 1)[-1] if problem.startswith("project ") else problem)
                 problems.append(f"{label}: row {number}: {problem}; skipped")
     text = page.soup.get_text(" ")
-    count = selectors.PAGE_COUNT.search(text)
     return ListPage(
         rows=tuple(rows),
         problems=tuple(problems),
         has_table=bool(tables),
         says_empty=bool(selectors.NO_RESULTS_TEXT.search(text)),
-        page_count=int(count.group(2)) if count else None,
+        page_count=_page_count(page, text),
         rejected=tuple(rejected),
     )
+
+
+def _page_count(page: HtmlPage, text: str) -> int | None:
+    """Y of "Seite: X von Y"; without that text, the highest page the pager's onclick/href targets name."""
+    count = selectors.PAGE_COUNT.search(text)
+    if count:
+        return int(count.group(2))
+    targets = [
+        int(found)
+        for link in page.soup.select(selectors.PAGER_LINKS)
+        for found in selectors.PAGER_TARGET.findall(f"{link.get('onclick') or ''} {link.get('href') or ''}")
+    ]
+    return max(targets) if targets else None
 
 
 def _row(tr: Tag, cells: list[Tag], *, base_url: str, page_url: str) -> tuple[ListRow | None, str]:
@@ -165,27 +177,89 @@ class ProjectPage:
     project_id: str
     facts: NoticeFacts
     notice_type: str
+    documents_url: str = ""
+    says_no_deadline: bool = False  # the deadline section says "nv" (no deadline), not merely absent
 
 
-def parse_project_page(page: HtmlPage, *, fallback_id: str = "") -> ProjectPage | None:
-    """A saved project overview page, or None when it names no CX project or has no title."""
-    values = LabelValues.of(label_value_pairs([page.soup]))
-    project_id = _page_project_id(page) or fallback_id
+def parse_project_page(page: HtmlPage, *, page_url: str = "", fallback_id: str = "") -> ProjectPage | None:
+    """A project overview page (saved, or fetched from ``page_url``), or None when it names no CX
+    project or has no title. Reads both known layouts: label/value rows (``dl``, two-cell tables)
+    and the Satellite div layout (``h4.sub-headline`` sections of ``.control-group`` blocks)."""
+    values = LabelValues.of([*label_value_pairs([page.soup]), *section_pairs(page.soup)])
+    project_id = _page_project_id(page, page_url) or fallback_id
     facts = notice_facts(values, selectors.LABELS)
     if not facts.title:
         heading = page.soup.select_one(selectors.DETAIL_HEADING)
-        facts = replace(facts, title=text_of(heading, limit=_TITLE_LIMIT))
+        facts = replace(facts, title=text_of(heading, limit=_TITLE_LIMIT) or _title_from_head(page))
     if not project_id or not facts.title or not values.pairs:
         return None
-    return ProjectPage(project_id=project_id, facts=facts, notice_type=values.get(selectors.LABELS["type"]))
+    deadline_text = values.get(selectors.LABELS["deadline"])
+    return ProjectPage(
+        project_id=project_id,
+        facts=facts,
+        notice_type=values.get(selectors.LABELS["type"]),
+        documents_url=_documents_url(page, page_url, project_id),
+        says_no_deadline=facts.submission_deadline is None and _says_no_deadline(deadline_text),
+    )
 
 
-def _page_project_id(page: HtmlPage) -> str:
-    """The page's own CX id: from its canonical link, else the one its links name most often."""
+def section_pairs(soup: Tag) -> list[tuple[str, str]]:
+    """(heading, value) per ``h4.sub-headline`` section and (label, value) per labelled ``.control-group``.
+
+    A section's value is the text of the ``.control-group`` siblings that follow the heading's
+    container up to the next heading container, one line per group.
+    """
+    pairs: list[tuple[str, str]] = []
+    for heading in soup.select(selectors.SECTION_HEADING):
+        container = heading.find_parent("div", class_=selectors.SECTION_CONTAINER_CLASS) or heading
+        lines = []
+        for sibling in container.find_next_siblings():
+            classes = sibling.get("class") or []
+            if selectors.SECTION_CONTAINER_CLASS in classes or sibling.select_one(selectors.SECTION_HEADING):
+                break
+            if selectors.SECTION_VALUE_CLASS in classes and sibling.select_one(selectors.CONTROL_LABEL) is None:
+                lines.append(text_of(sibling, separator="\n"))
+        pairs.append((text_of(heading), "\n".join(line for line in lines if line)))
+    for group in soup.select(selectors.CONTROL_GROUP):
+        label, value = group.select_one(selectors.CONTROL_LABEL), group.select_one(selectors.CONTROL_VALUE)
+        if label is not None and value is not None:
+            pairs.append((text_of(label).rstrip(":"), text_of(value, separator="\n")))
+    return pairs
+
+
+def _says_no_deadline(text: str) -> bool:
+    return bool(text) and text_of(text).casefold().startswith(selectors.NO_DEADLINE)
+
+
+def _documents_url(page: HtmlPage, page_url: str, project_id: str) -> str:
+    """The project's documents tab (``…/project/<CX>/…/documents``), resolved against the page's URL."""
+    for link in page.soup.select(selectors.DOCUMENTS_LINK):
+        url = absolute_url(page_url, str(link.get("href") or "")) if page_url else ""
+        if project_id in url:
+            return url
+    return ""
+
+
+def _title_from_head(page: HtmlPage) -> str:
+    """ "CX… | <title> | <host>" in the page's <title> (Satellite project pages)."""
+    title = text_of(page.soup.title, limit=_TITLE_LIMIT) if page.soup.title else ""
+    parts = [part.strip() for part in title.split("|")]
+    return parts[1] if len(parts) >= 2 and selectors.PROJECT_ID.fullmatch(parts[0]) else ""
+
+
+def _page_project_id(page: HtmlPage, page_url: str = "") -> str:
+    """The page's own CX id: from the URL it was served under (after the forwarding redirect), its
+    canonical link or its <title>, else the one its links name most often."""
+    in_url = selectors.PROJECT_IN_URL.search(page_url)
+    if in_url:
+        return in_url.group(1)
     for element in page.soup.select(selectors.CANONICAL_LINKS):
         found = selectors.PROJECT_ID.findall(str(element.get("href") or element.get("content") or ""))
         if found:
             return found[0]
+    title = selectors.PROJECT_TITLE.match(text_of(page.soup.title) if page.soup.title else "")
+    if title:
+        return title.group(1)
     counts = Counter(
         found
         for a in page.soup.find_all(["a", "form"])
@@ -197,11 +271,17 @@ def _page_project_id(page: HtmlPage) -> str:
 def notice_record(
     *, source: str, base_url: str, row: ListRow | None, project: ProjectPage | None = None
 ) -> NoticeRecord:
-    """One notice from its list row, a saved project page, or both (the row wins for list fields)."""
+    """One notice from its list row, its project page, or both (the row wins for list fields).
+
+    A row that links only ``projectForwarding.do?pid=`` keeps the pid as its identity on every
+    run; its project page adds the CX id as portal reference (the merge key DÖE/TED links name),
+    the CX short link, the documents link, CPV codes and the page's deadline ("nv": none).
+    """
     if row is None and project is None:
         raise ValueError("notice_record needs a list row or a project page")
     project_id = row.project_id if row is not None else project.project_id  # type: ignore[union-attr]
     is_cx = row.is_cx if row is not None else True
+    cx_id = project_id if is_cx else (project.project_id if project is not None else "")
     facts = project.facts if project is not None else NoticeFacts()
     notice_type = (row.notice_type if row else "") or (project.notice_type if project else "")
     kind = notice_kind(notice_type)
@@ -214,7 +294,7 @@ def notice_record(
         source_notice_id=project_id,
         kind=kind,
         status=status.get(kind, TenderStatus.ACTIVE),
-        portal_references=(f"cosinex:{project_id}",) if is_cx else (),
+        portal_references=(f"cosinex:{cx_id}",) if cx_id else (),
         title=(row.title if row else "") or facts.title,
         description=facts.description,
         buyer_name=(row.buyer_name if row else "") or facts.buyer_name,
@@ -229,14 +309,26 @@ def notice_record(
         estimated_value=facts.estimated_value,
         currency=facts.currency if facts.estimated_value is not None else "",
         published_at=(row.published_at if row else None) or facts.published_at,
-        submission_deadline=(row.submission_deadline if row else None) or facts.submission_deadline,
+        submission_deadline=_deadline(row, project),
         questions_deadline=facts.questions_deadline,
-        url=row.url if row is not None else notice_url(base_url, project_id),
+        documents_url=project.documents_url if project is not None else "",
+        url=row.url if row is not None and (row.is_cx or not cx_id) else notice_url(base_url, cx_id),
         payload={
             "format": "cosinex-html",
             "type": notice_type,
             "rule": rule,
             "reference": facts.reference,
             "detail": project is not None,
+            **({"pid": project_id, "project_id": cx_id} if not is_cx and cx_id else {}),
         },
     )
+
+
+def _deadline(row: ListRow | None, project: ProjectPage | None) -> datetime | None:
+    """A list row's deadline, unless its project page says otherwise; a fetched project page wins
+    over a row that knows only the day (and "nv" there means no deadline)."""
+    if project is not None and project.facts.submission_deadline is not None:
+        return project.facts.submission_deadline
+    if project is not None and project.says_no_deadline:
+        return None
+    return row.submission_deadline if row is not None else None

@@ -14,9 +14,14 @@ import re
 LIST_PATH = "company/welcome.do"  # page 1: the newest announcements
 PAGE_QUERY = {"method": "showTable", "fromSearch": "1"}  # pages 2..n add PAGE_PARAM=<n>
 PAGE_PARAM = "selectedTablePagePROJECT_RESULT"
-CATEGORY_LIST_PATH = "company/announcements/categoryOverview.do"  # one CPV category, no paging
+CATEGORY_LIST_PATH = "company/announcements/categoryOverview.do"  # one CPV category
 CATEGORY_QUERY = {"method": "showTable"}
 CPV_PARAM = "cpvCode"
+# Pages 2..n of a CPV category: the pager's own target is
+# "categoryOverview.do?method=showTable&fromSearch=1&selectedTablePagePROJECT_RESULT=<n>" (no cpvCode:
+# the portal keeps the category in the session); public clients add cpvCode so that a page stands
+# on its own, and so do we: ?method=showTable&cpvCode=<code>&fromSearch=1&selectedTablePagePROJECT_RESULT=<n>.
+CATEGORY_PAGE_QUERY = {"fromSearch": "1"}
 NOTICE_PATH = "notice/{project_id}"  # short link of a project
 
 # -- announcement list --------------------------------------------------------------------------
@@ -30,6 +35,11 @@ CELL_TITLE = 2
 CELL_TYPE = 3
 CELL_PUBLISHER = 4
 PAGE_COUNT = re.compile(r"Seite:?\s*(\d+)\s*von\s*(\d+)", re.IGNORECASE)
+# The pager's links have no href: "javascript:void(0)" with onclick="setTargetAndSubmit('…
+# selectedTablePagePROJECT_RESULT=<n>')". Without a "Seite: X von Y" text, the highest page such a
+# link names tells that the list goes on at least that far.
+PAGER_LINKS = "a[onclick], a[href]"
+PAGER_TARGET = re.compile(r"selectedTablePagePROJECT_RESULT=(\d+)")
 # A page is a list page when it has the table or says that nothing was found.
 RESULT_MARKER = re.compile(r"csx-new-table|Keine (?:Ergebnisse|Eintr(?:ä|&auml;)ge|Bekanntmachungen)|Es wurden keine")
 NO_RESULTS_TEXT = re.compile(r"Keine (?:Ergebnisse|Einträge|Bekanntmachungen)|Es wurden keine", re.IGNORECASE)
@@ -63,7 +73,15 @@ LABELS = {
     "buyer": ("Offizielle Bezeichnung", "Auftraggeber", "Vergabestelle", "Veröffentlicher"),
     "reference": ("Vergabenummer", "Aktenzeichen", "Projekt-ID"),
     "procedure": ("Verfahrensart", "Vergabeverfahren"),
-    "cpv": ("CPV-Code Hauptteil", "CPV-Code Zusatzteil", "CPV-Codes", "CPV-Code", "CPV"),
+    "cpv": (
+        "CPV-Code Hauptteil",
+        "CPV-Code Zusatzteil",
+        "CPV-Codes",
+        "CPV-Code",
+        "CPV",
+        "Auftragsgegenstand",  # Satellite project pages: one control-group per code
+        "Subject matter of the contract",
+    ),
     "place": ("Haupterfüllungsort", "Erfüllungsort", "Ort der Leistungserbringung", "Ort der Ausführung"),
     "nuts": ("NUTS-Code",),
     "value": ("Geschätzter Gesamtwert", "Geschätzter Wert", "Auftragswert"),
@@ -72,11 +90,40 @@ LABELS = {
         "Angebotsfrist",
         "Abgabefrist",
         "Schlusstermin für den Eingang der Teilnahmeanträge",
+        "Submission deadline",
     ),
     "questions": ("Frist für Bieterfragen", "Bieterfragen bis"),
     "published": ("Veröffentlichungsdatum", "Veröffentlicht am", "Veröffentlicht"),
     "type": ("Bekanntmachungsart", "Art der Bekanntmachung"),
 }
+
+# -- Satellite project pages (the page behind a list row's projectForwarding.do?pid=<n>) ---------
+#
+# Reported by public clients (2026, GIZ/NRW/Niedersachsen pages; read, not copied):
+# ``public/company/projectForwarding.do?pid=<n>`` answers 302 to
+# ``public/company/project/<CX…>/de/overview`` (an unknown pid: 404, empty body); the page's
+# <title> starts with the CX id ("CX… | <title> | <host>"). The page is built from divs:
+#
+#   <div class="sub-headline-container"><h4 class="sub-headline"><span>Abgabefrist</span></h4></div>
+#   <div class="control-group">28.09.2023 10:00</div>                 ("nv" = no deadline)
+#   <div class="sub-headline-container"><h4 class="sub-headline"><span>Auftragsgegenstand</span></h4></div>
+#   <div class="control-group"><p><b>45112000-5</b> Aushub- und Erdbewegungsarbeiten</p></div>
+#
+# i.e. a section is the heading's container plus the ``.control-group`` siblings up to the next
+# heading container; inside a group, ``label.control-label`` + ``.controls`` are label/value pairs.
+# The documents are a tab linking ``…/project/<CX>/de/documents`` ("Vergabeunterlagen").
+FORWARD_PATH = "public/company/projectForwarding.do"
+PROJECT_IN_URL = re.compile(r"/project/(CX[0-9A-Z]{6,})(?:/|$)")
+PROJECT_TITLE = re.compile(r"^\s*(CX[0-9A-Z]{6,})\s*\|")
+# A project page (any of the old dl/table pages or the div layout): not a login or error page.
+PROJECT_MARKER = re.compile(r"sub-headline|control-group|/project/CX")
+SECTION_CONTAINER_CLASS = "sub-headline-container"
+SECTION_HEADING = "h4.sub-headline"
+SECTION_VALUE_CLASS = "control-group"
+CONTROL_GROUP = "div.control-group"
+CONTROL_LABEL = "label.control-label"
+CONTROL_VALUE = ".controls"
+DOCUMENTS_LINK = "a[href*='/documents']"
 
 # -- Center hosts (DTVP /Center, /VMPCenter): the JSON search the result page itself calls -------
 #

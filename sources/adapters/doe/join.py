@@ -25,6 +25,10 @@ Field rules of :func:`join_doe_records` (``e`` = eForms, ``o`` = OCDS; "first" =
   specific; buyer_id (DÖE writes phone numbers as organisation ids; both candidates pass the
   OCDS parser's plausibility check); url (the DÖE detail page).
 * Union, eForms order first: cpv_codes, nuts_codes, portal_references.
+* Award results and the notice fields a bid manager needs (``AWARD_AND_TERMS_FIELDS``): eForms first,
+  OCDS where eForms is silent (OCDS is generated from the eForms notice but DÖE leaves parts out,
+  e.g. the legal basis); the buyer's address (street, postal code, town, country) as one block
+  from the record that has one, never mixed.
 
 Limits: lots are not merged lot by lot; an OCDS package with several releases joins each
 release by its own id.
@@ -32,6 +36,7 @@ release by its own id.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from sources.normalise import first_nonempty
@@ -66,6 +71,26 @@ def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(item for group in groups for item in group if item))
 
 
+# Fields taken eForms first, else OCDS; a field added to NoticeRecord and not joined here is lost for DÖE,
+# which the join test guards (every field of a record joined with nothing survives).
+AWARD_AND_TERMS_FIELDS = (
+    "awards",
+    "buyer_email",
+    "buyer_phone",
+    "legal_basis",
+    "above_eu_threshold",
+    "contract_nature",
+    "main_cpv",
+    "deadlines",
+    "publication_number",
+    "contract_start",
+    "contract_end",
+    "contract_duration",
+    "framework_agreement",
+)
+BUYER_ADDRESS_FIELDS = ("buyer_street", "buyer_postal_code", "buyer_town", "buyer_country")
+
+
 def join_doe_records(ocds: NoticeRecord | None, eforms: NoticeRecord | None) -> NoticeRecord:
     """Join the OCDS and eForms records of one notice version (either may be None; not both).
 
@@ -95,6 +120,7 @@ def join_doe_records(ocds: NoticeRecord | None, eforms: NoticeRecord | None) -> 
         procedure_type = e.procedure_type
     place = next((r for r in (e, o) if r and (r.postal_code or r.town)), None)
     priced = next((r for r in (e, o) if r and r.estimated_value is not None), None)
+    addressed = next((r for r in (e, o) if r and any(getattr(r, f) for f in BUYER_ADDRESS_FIELDS)), None)
     payload = {"format": "doe", **({"eforms": e.payload} if e else {}), **({"ocds": o.payload} if o else {})}
     return NoticeRecord(
         source=SOURCE,
@@ -127,7 +153,22 @@ def join_doe_records(ocds: NoticeRecord | None, eforms: NoticeRecord | None) -> 
         url=first("url", o, e) or DOE_NOTICE_URL.format(notice_id),
         suppliers=first("suppliers", e, o) or (),
         payload=payload,
+        **{name: _stated(first(name, e, o), name) for name in AWARD_AND_TERMS_FIELDS},
+        **{name: getattr(addressed, name) if addressed else "" for name in BUYER_ADDRESS_FIELDS},
     )
+
+
+def _stated(value, name: str):
+    """``value``, or the NoticeRecord default when neither record states it (False is a statement)."""
+    return _EMPTY[name] if value is None else value
+
+
+# What a joined field is when neither record states it: the NoticeRecord default.
+_EMPTY = {
+    f.name: f.default
+    for f in dataclasses.fields(NoticeRecord)
+    if f.name in AWARD_AND_TERMS_FIELDS and f.default is not dataclasses.MISSING
+}
 
 
 def parse_member_records(member: Member) -> tuple[str, tuple[NoticeRecord, ...], str]:

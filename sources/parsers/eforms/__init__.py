@@ -114,7 +114,7 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
         title=localised(project, "cbc:Name") or localised(first_lot, "cbc:Name"),
         description=localised(project, "cbc:Description") or localised(first_lot, "cbc:Description"),
         buyer_name=buyer.name,
-        buyer_id=buyer.legal_id,
+        buyer_id=_buyer_id(buyer.legal_id, project),
         procedure_type=procedure_type_code(first(root, "cac:TenderingProcess/cbc:ProcedureCode")),
         status=TenderStatus.CANCELLED if kind is NoticeKind.CANCELLATION else result_status or TenderStatus.ACTIVE,
         cpv_codes=procedure.all_cpv(project, lot_elements),
@@ -178,3 +178,10 @@ def _payload(root: Element, ext: Element, root_name: str, notice_type: str, reas
     if any(reasons):
         payload["change_reasons"] = [reason for reason in reasons if reason]
     return payload
+
+
+def _buyer_id(legal_id: str, project: Element | None) -> str:
+    """The buyer's CompanyID, unless it is the procedure's internal reference (BT-22): some DÖE notices copy
+    "MPE 09/2026" into every organisation's CompanyID, review body included; that names no buyer."""
+    reference = first(project, "cbc:ID")
+    return "" if reference and legal_id.strip().casefold() == reference.strip().casefold() else legal_id

@@ -127,6 +127,9 @@ def _release_record(release: dict, *, source: str, version: str, fallback_date: 
     deadlines = _deadlines(tender)
     place_country = places.country(addresses)
     legal_basis = legal_basis_code(as_str(as_dict(tender.get("legalBasis")).get("id")))
+    procedure_type = procedure_type_code(
+        as_str(tender.get("procurementMethodDetails")) or as_str(tender.get("procurementMethod"))
+    )
     contract_start, contract_end, duration = _contract_period(tender)
     return NoticeRecord(
         source=source,
@@ -141,9 +144,7 @@ def _release_record(release: dict, *, source: str, version: str, fallback_date: 
         description=clean_text(as_str(tender.get("description"))),
         buyer_name=buyer.name,
         buyer_id=resolve_buyer_id(release),
-        procedure_type=procedure_type_code(
-            as_str(tender.get("procurementMethodDetails")) or as_str(tender.get("procurementMethod"))
-        ),
+        procedure_type=procedure_type,
         status=_status(release, tender, kind),
         cpv_codes=unique_cpv(_cpv_ids(tender)),
         nuts_codes=nuts,
@@ -174,7 +175,7 @@ def _release_record(release: dict, *, source: str, version: str, fallback_date: 
         buyer_email=buyer.email,
         buyer_phone=buyer.phone,
         legal_basis=legal_basis,
-        above_eu_threshold=above_eu_threshold([legal_basis]),
+        above_eu_threshold=above_eu_threshold([legal_basis], procedure_type=procedure_type),
         contract_nature=contract_nature_code(as_str(tender.get("mainProcurementCategory"))),
         main_cpv=next(iter(unique_cpv(_cpv_ids(tender))), "") if _has_main_classification(tender) else "",
         deadlines=deadlines,

@@ -4,8 +4,8 @@ DÖE's OCDS (from eForms) writes one award per lot result: ``awards[].id`` and `
 the lot, ``status`` "active"/"pending" means a winner, "unsuccessful" no winner ("clos-nw"),
 "cancelled" a withdrawn award; ``suppliers`` carry name, identifier, address. The contract signed
 on the award (``contracts[].awardID``) adds ``value`` and ``dateSigned``. Tender counts come from
-the bids extension (``bids.statistics`` measure "bids", per ``relatedLot``). DÖE sometimes lists
-suppliers only in ``parties`` (role "supplier").
+the bids extension (``bids.statistics`` measure "bids", per ``relatedLot``), for a single lot also from
+``tender.numberOfTenderers``. DÖE sometimes lists suppliers only in ``parties`` (role "supplier").
 """
 
 from __future__ import annotations
@@ -41,12 +41,23 @@ def _date(raw: str) -> date | None:
     return value.astimezone(BERLIN).date() if value else None  # "2026-07-19T22:00Z" is 20 July in Germany
 
 
-def _tenders_received(release: dict) -> dict[str, int]:
+def _tenders_received(release: dict, lot_ids: set[str]) -> dict[str, int]:
+    """Bids per lot from the bids extension; else ``tender.numberOfTenderers`` when the results are for
+    one lot only (DÖE writes it so for single-lot awards, e.g. 00725bdd: 1 tenderer, LOT-0000). For several
+    lots that procedure-wide count is no lot's number of bids and is left out."""
     counts: dict[str, int] = {}
     for statistic in as_dicts(as_dict(release.get("bids")).get("statistics")):
-        if as_str(statistic.get("measure")) in ("bids", "tenders") and isinstance(statistic.get("value"), int):
+        if as_str(statistic.get("measure")) in ("bids", "tenders") and _count(statistic.get("value")) is not None:
             counts.setdefault(as_str(statistic.get("relatedLot")), statistic["value"])
+    tenderers = _count(as_dict(release.get("tender")).get("numberOfTenderers"))
+    # 0 is what DÖE writes before any bid (the contract notice 000ada85 has it too): no statement.
+    if not counts and tenderers and len(lot_ids) == 1:
+        counts[next(iter(lot_ids))] = tenderers
     return counts
+
+
+def _count(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def awards(release: dict) -> tuple[Award, ...]:
@@ -59,7 +70,14 @@ def awards(release: dict) -> tuple[Award, ...]:
         for item in as_dicts(c.get("items"))
     }
     parties = {as_str(p.get("id")): p for p in as_dicts(release.get("parties"))}
-    received = _tenders_received(release)
+    received = _tenders_received(
+        release,
+        {
+            lot
+            for award in as_dicts(release.get("awards"))
+            for lot in (as_strs(award.get("relatedLots")) or [as_str(award.get("id"))])
+        },
+    )
     supplier_parties = [p for p in parties.values() if "supplier" in as_strs(p.get("roles"))]
     found: list[Award] = []
     for award in as_dicts(release.get("awards")):

@@ -130,3 +130,40 @@ def test_without_news_no_digest_unless_a_source_is_failing(alpha):
     digest = Delivery.objects.get()
     assert digest.subject == "Keine neuen Treffer – Quellen mit Störung"
     assert "letzter Abruf fehlgeschlagen" in digest.text_body
+
+
+@pytest.mark.django_db
+def test_a_digest_claims_only_the_matches_it_lists_and_counts_the_rest_with_a_link(alpha, alpha_client):
+    from notifications.alerts.rendering import MAX_TENDERS_PER_SECTION
+
+    extra = 3
+    delta = ingest(*[notice(title=f"Dach Nummer {i}") for i in range(MAX_TENDERS_PER_SECTION + extra)])
+    connection.set_tenant(alpha.tenant)
+    member = user(alpha.member_email)
+    search = saved_search(member, name="Dach", q="Dach")
+    preference(member, digest_interval="daily", digest_hour=0)
+    delta_process(created=delta.created, changed={})
+
+    assert digests_create_due().sent == 1
+    digest = Delivery.objects.get()
+    listed = digest.text_body.count("* Dach Nummer")
+    assert listed == len(digest.match_ids) == MAX_TENDERS_PER_SECTION
+    link = f"https://alpha.localhost/suchprofile/{search.pk}/?neu=1"
+    assert f"… und {extra} weitere neue Treffer im Portal: {link}" in digest.text_body
+    assert f'href="{link}"' in digest.html_body
+    told = TenderMatch.objects.filter(notified_at__isnull=False)
+    assert set(told.values_list("pk", flat=True)) == set(digest.match_ids)
+    assert TenderMatch.objects.filter(notified_at__isnull=True).count() == extra
+
+    # The portal shows the rest as new, where the link points.
+    connection.set_schema_to_public()
+    page = alpha_client.get(f"/suchprofile/{search.pk}/", {"neu": "1"}).content.decode()
+    assert page.count('data-testid="match-row"') == extra
+    connection.set_tenant(alpha.tenant)
+
+    # The next day's digest tells them: nothing is lost, nothing told twice.
+    assert digests_create_due(now=timezone.now() + timedelta(days=1)).sent == 1
+    second = Delivery.objects.order_by("-id").first()
+    assert len(second.match_ids) == extra and not set(second.match_ids) & set(digest.match_ids)
+    assert "weitere neue Treffer" not in second.text_body
+    assert not TenderMatch.objects.filter(notified_at__isnull=True).exists()

@@ -6,7 +6,7 @@ Every test here uses committed data, a real Celery worker thread and an aiosmtpd
 from __future__ import annotations
 
 import email.policy
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from django.utils import timezone
@@ -14,9 +14,8 @@ from django_tenants.utils import schema_context
 
 from config.celery import app
 from notifications.models import Delivery, DeliveryKind, DeliveryStatus, TenderMatch
-from sources.normalise import BERLIN
 from sources.services import source_ingest_files
-from tests.factories.records import MPI_EFORMS, eforms_record
+from tests.factories.records import MPI_EFORMS, eforms_record, open_deadline
 from tests.notifications.alerts.helpers import (
     changed_notice,
     ingest,
@@ -139,11 +138,11 @@ def test_a_deadline_change_of_a_told_tender_is_one_update_mail_and_a_repoll_is_n
         member = user(alpha.member_email)
         preference(member, digest_interval="off")
         saved_search(member, name="Dach", q="Dach", instant_alert=True)
-    record = notice(title="Dach Kita", submission_deadline=datetime(2026, 12, 1, 12, tzinfo=BERLIN))
+    record = notice(title="Dach Kita", submission_deadline=open_deadline(10))
     ingest(record, hand_off=True)
     wait_for(lambda: len(smtp_server.messages) == 1, what="instant mail")
 
-    moved = changed_notice(record, submission_deadline=datetime(2026, 12, 15, 12, tzinfo=BERLIN))
+    moved = changed_notice(record, submission_deadline=open_deadline(24))
     ingest(moved, hand_off=True)
     wait_for(lambda: len(smtp_server.messages) == 2, what="update mail")
     ingest(moved, hand_off=True)  # unchanged re-poll
@@ -154,7 +153,8 @@ def test_a_deadline_change_of_a_told_tender_is_one_update_mail_and_a_repoll_is_n
     update = smtp_server.messages[1]
     assert update["Subject"] == "[Dach] Frist verlängert: Dach Kita"
     text = update.get_body(("plain",)).get_content()
-    assert "bisher: 01.12.2026, 12:00 Uhr · jetzt: 15.12.2026, 12:00 Uhr" in text
+    before, after = (f"{moment:%d.%m.%Y}, 12:00 Uhr" for moment in (open_deadline(10), open_deadline(24)))
+    assert f"bisher: {before} · jetzt: {after}" in text
     with schema_context(alpha.schema_name):
         assert Delivery.objects.filter(kind=DeliveryKind.CHANGE).count() == 1
 
@@ -186,7 +186,14 @@ def test_the_real_source_hand_off_reaches_matching(committed_tenants, smtp_serve
     record = eforms_record()
     with schema_context(alpha.schema_name):
         smtp_to(smtp_server)
-        saved_search(user(alpha.member_email), name="Alles in Bayern", bundesland=("Bayern",), instant_alert=True)
+        # The recorded notice's deadline has passed: a profile names the statuses it wants to hear about.
+        saved_search(
+            user(alpha.member_email),
+            name="Alles in Bayern",
+            bundesland=("Bayern",),
+            status=("active", "expired"),
+            instant_alert=True,
+        )
     run = source_ingest_files(source_key="doe", paths=[MPI_EFORMS]).run
     assert run.new == 1
     wait_for(lambda: smtp_server.messages, what="instant mail")

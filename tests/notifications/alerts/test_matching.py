@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from notifications.alerts.matching import active_searches, matches_insert, search_conditions
 from notifications.models import SavedSearch, TenderMatch
-from tenders.filters import TenderFilters, filters_q
+from tenders.filters import TenderFilters, alert_filters, filters_q
 from tenders.models import Tender
 from tests.notifications.alerts.helpers import ingest, notice, saved_search, user
 
@@ -28,7 +28,7 @@ def _oracle(tender_ids, now) -> set[tuple[int, int]]:
     """Per search, per tender: what the portal filter says (the slow, obvious way)."""
     pairs = set()
     for search in SavedSearch.objects.filter(is_active=True):
-        condition = filters_q(TenderFilters.from_json(search.filters), now=now)
+        condition = filters_q(alert_filters(TenderFilters.from_json(search.filters)), now=now)
         for tender_id in tender_ids:
             if Tender.objects.filter(condition, pk=tender_id, first_seen_at__gte=search.active_since).exists():
                 pairs.add((search.pk, tender_id))
@@ -116,3 +116,19 @@ def test_matching_stays_inside_the_tenant(alpha, beta):
     assert TenderMatch.objects.count() == 0
     _match(delta.created)
     assert list(TenderMatch.objects.values_list("saved_search_id", flat=True)) == [beta_search.pk]
+
+
+def test_closed_tenders_are_no_news_unless_a_search_asks_for_their_status(alpha):
+    delta = ingest(
+        notice(title="Dach offen"),
+        notice(title="Dach abgelaufen", submission_deadline=timezone.now() - timedelta(days=1)),
+        notice(title="Dach aufgehoben", status="cancelled"),
+    )
+    connection.set_tenant(alpha.tenant)
+    owner = user(alpha.member_email)
+    open_only = saved_search(owner, name="offen", q="Dach")
+    closed_too = saved_search(owner, name="alles", q="Dach", status=("active", "expired", "cancelled"))
+    got = {(m.saved_search_id, m.tender_id) for m in _match(delta.created)}
+    titles = dict(Tender.objects.filter(pk__in=delta.created).values_list("pk", "title"))
+    assert {titles[t] for s, t in got if s == open_only.pk} == {"Dach offen"}
+    assert {titles[t] for s, t in got if s == closed_too.pk} == {"Dach offen", "Dach abgelaufen", "Dach aufgehoben"}

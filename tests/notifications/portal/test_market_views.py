@@ -58,6 +58,7 @@ def market(db) -> dict[str, int]:
 def test_tender_page_shows_zuschlag_and_similar_awarded(alpha_client, market):
     page = alpha_client.get(f"/ausschreibung/{market['Neubau Feuerwache Nord']}/").content.decode()
     assert "Zuschlag" in page and "Hochbau Müller GmbH" in page and "2.310.000" in page
+    assert "4 Angebote" in page and "15.01.2026" in page  # bids and award date, in German
     assert "ohne Zuschlag beendet" in page  # LOT-0002
     assert "Ähnliche vergebene Aufträge" in page
     assert "Neubau Feuerwache Süd" in page and "Bau Schulze KG" in page and "1.890.000" in page

@@ -205,3 +205,24 @@ def test_query_count_does_not_grow_with_the_rows(
     with django_assert_max_num_queries(10):
         response = alpha_client.get("/suche/")
     assert len(response.context["page"].object_list) == len(corpus)
+
+
+def test_htmx_pushes_the_address_without_empty_parameters(alpha_client, corpus):
+    typed = {"q": "Winterdienst", "cpv": "", "plz": "", "value_min": "", "bundesland": "", "order": ""}
+    response = alpha_client.get("/suche/", typed, headers={"HX-Request": "true"})
+    assert response["HX-Push-Url"] == "/suche/?q=Winterdienst"
+    everything_empty = {key: "" for key in typed}
+    response = alpha_client.get("/suche/", everything_empty, headers={"HX-Request": "true"})
+    assert response["HX-Push-Url"] == "/suche/"
+
+
+def test_links_carry_no_empty_parameters_and_zero_results_offer_no_csv(alpha_client, db):
+    now = timezone.now()
+    notices_ingest(
+        records=[NoticeRecordFactory(title=f"Pflaster {n}") for n in range(30)], now=now, use_fingerprint=False
+    )
+    html = alpha_client.get("/suche/").content.decode()
+    assert 'href="?page=2"' in html and "?&amp;" not in html
+    assert 'data-testid="csv-export"' in html and 'href="/suche/export.csv"' in html
+    nothing = alpha_client.get("/suche/", {"q": "Raumfahrtbahnhof"}).content.decode()
+    assert "Keine Treffer" in nothing and 'data-testid="csv-export"' not in nothing

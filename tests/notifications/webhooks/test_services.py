@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -14,6 +16,7 @@ from notifications.webhooks.services import (
     webhook_events_for_matches,
     webhook_set_active,
 )
+from sources.normalise import BERLIN
 from tests.notifications.webhooks.conftest import ingest_tenders
 
 
@@ -38,7 +41,8 @@ def test_create_refuses_urls_we_must_not_call(scene, url):
 
 
 def test_matched_event_carries_tender_profile_and_a_stable_key(scene):
-    tender = ingest_tenders(1, title="Sanierung Turnhalle <script>")[0]
+    deadline = datetime(2026, 10, 1, 12, 0, tzinfo=BERLIN)
+    tender = ingest_tenders(1, title="Sanierung Turnhalle <script>", submission_deadline=deadline)[0]
     match = scene.match(tender)
 
     assert webhook_events_for_matches(match_ids=[match.pk]) == 1

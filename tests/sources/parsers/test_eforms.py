@@ -99,7 +99,8 @@ def test_doe_eforms_de_max_planck_notice():
         "Gegenstand der Ausschreibung ist eine Integral Field Unit für das MICADO Projekt gemäß den Vergabeunterlagen"
     )
     assert record.buyer_name == "Max-Planck-Institut für extraterrestrische Physik (MPE)"
-    assert record.buyer_id == "MPE 09/2026"
+    # Every organisation's CompanyID is the procedure's internal reference (ProcurementProject/cbc:ID): no buyer id
+    assert record.buyer_id == ""
     assert record.procedure_type == "open"
     assert record.cpv_codes == ("38433000",)
     assert record.nuts_codes == ("DE212",)

@@ -24,6 +24,7 @@ def test_award_with_contract_and_supplier_address():
             supplier_id="DE 129 420 400",
             supplier_town="Ismaning/München",
             supplier_country="DEU",
+            tenders_received=1,  # tender.numberOfTenderers of this single-lot award
             date=date(2026, 7, 20),  # the contract's dateSigned 2026-07-19T22:00Z, in Berlin
         ),
     )
@@ -33,8 +34,17 @@ def test_award_with_contract_and_supplier_address():
     assert record.buyer_email == "zvs@senatskanzlei.berlin.de"
 
 
+def test_procedure_wide_tenderer_count_is_no_lot_count_when_results_cover_several_lots():
+    package = json.loads(AWARD.read_bytes())
+    release = package["releases"][0]
+    release["awards"].append(dict(release["awards"][0], id="LOT-0001", relatedLots=["LOT-0001"]))
+    (record,) = parse_ocds_package(json.dumps(package).encode())
+    assert [(a.lot_id, a.tenders_received) for a in record.awards] == [("LOT-0000", None), ("LOT-0001", None)]
+
+
 def test_unsuccessful_lot_is_recorded_without_winner():
     (record,) = parse_ocds_package(AUFHEBUNG.read_bytes())
+    # numberOfTenderers 0 is DÖE's value before any bid (also in contract notices): not "0 bids"
     assert record.awards == (Award(lot_id="LOT-0001", status=AwardStatus.NOT_AWARDED),)
     assert record.status is TenderStatus.CANCELLED
     assert record.contract_nature == "supplies"  # "goods"

@@ -73,8 +73,12 @@ class TestContractNotice:
         record = records["479730-2026"]
         assert record.published_at == datetime(2026, 7, 13, tzinfo=CEST)
         assert record.published_at.tzinfo is not None
-        # restricted procedure: only a request (Teilnahmeantrag) deadline, date without time -> 00:00
-        assert record.submission_deadline == datetime(2026, 8, 10, tzinfo=CEST)
+        # restricted procedure: only a request (Teilnahmeantrag) deadline, a date without time: the whole
+        # day counts (23:59, as for eForms and every other source), not the midnight that starts it
+        assert record.submission_deadline == datetime(2026, 8, 10, 23, 59, tzinfo=CEST)
+        assert [(d.kind, d.at) for d in record.deadlines] == [
+            ("teilnahmefrist", datetime(2026, 8, 10, 23, 59, tzinfo=CEST))
+        ]
         assert record.questions_deadline is None
 
     def test_lots_and_links(self, records):

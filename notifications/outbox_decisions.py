@@ -1,0 +1,85 @@
+"""The tenant admin's decisions about mails and webhook events nobody can know the fate of.
+
+An ``uncertain`` row was handed to the mail server or the partner's endpoint when its
+sender died; whether it arrived is unknown, so it is never sent again by itself. The
+admin asks the recipient and then either sends it again ("erneut senden", which may
+deliver it twice) or records that it arrived ("als zugestellt markieren"). A ``failed``
+row can be sent again too (after the cause was fixed). Each decision names who made it,
+on the row and in the log.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from notifications.models import Delivery, DeliveryStatus, WebhookEvent
+from notifications.outbox import OutboxDecisionRefused, outbox_mark_delivered, outbox_resend
+
+logger = logging.getLogger(__name__)
+
+RESENDABLE = (DeliveryStatus.UNCERTAIN, DeliveryStatus.FAILED)
+
+__all__ = [
+    "OutboxDecisionRefused",
+    "delivery_mark_delivered",
+    "delivery_resend",
+    "webhook_event_mark_delivered",
+    "webhook_event_resend",
+]
+
+
+def _who(actor: AbstractBaseUser) -> str:
+    return getattr(actor, "email", "") or str(actor)
+
+
+def _resend_note(actor: AbstractBaseUser) -> str:
+    return f"Erneut gesendet auf Entscheidung von {_who(actor)} (kann doppelt ankommen)."
+
+
+def _delivered_note(actor: AbstractBaseUser) -> str:
+    return f"Als zugestellt markiert von {_who(actor)}."
+
+
+def delivery_resend(*, delivery_id: int, actor: AbstractBaseUser) -> Delivery:
+    """Send an uncertain or failed mail again now; raises OutboxDecisionRefused for any other state."""
+    from notifications.alerts.deliveries import deliveries_send_soon
+
+    with transaction.atomic():
+        delivery = outbox_resend(
+            Delivery, row_id=delivery_id, now=timezone.now(), note=_resend_note(actor), from_states=RESENDABLE
+        )
+        deliveries_send_soon()
+    return delivery
+
+
+def delivery_mark_delivered(*, delivery_id: int, actor: AbstractBaseUser) -> Delivery:
+    """The recipient has the uncertain mail: it counts as sent and is never sent again."""
+    return outbox_mark_delivered(Delivery, row_id=delivery_id, now=timezone.now(), note=_delivered_note(actor))
+
+
+def webhook_event_resend(*, event_id: int, actor: AbstractBaseUser) -> WebhookEvent:
+    """Send an uncertain or failed webhook event again now (the partner de-duplicates by its delivery id)."""
+    with transaction.atomic():
+        event = outbox_resend(
+            WebhookEvent, row_id=event_id, now=timezone.now(), note=_resend_note(actor), from_states=RESENDABLE
+        )
+        transaction.on_commit(_webhooks_kick)
+    return event
+
+
+def _webhooks_kick() -> None:
+    from notifications.tasks.webhooks import send_due_webhooks_task
+
+    try:
+        send_due_webhooks_task.delay()
+    except Exception:  # the row is pending and committed: the periodic fan-out sends it
+        logger.warning("could not enqueue webhook sending; the periodic run will send", exc_info=True)
+
+
+def webhook_event_mark_delivered(*, event_id: int, actor: AbstractBaseUser) -> WebhookEvent:
+    """The partner has the uncertain event: it counts as sent and is never sent again."""
+    return outbox_mark_delivered(WebhookEvent, row_id=event_id, now=timezone.now(), note=_delivered_note(actor))
