@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect, render
@@ -12,23 +13,51 @@ from accounts.login_lockouts import login_lockout_lift, login_lockout_list
 from accounts.models import Domain, Tenant
 from accounts.services import tenant_create
 
+# German labels for the fields django-tenants' mixins define (their verbose names are English).
+DOMAIN_LABELS = {"domain": "Domain", "tenant": "Mandant", "is_primary": "Hauptdomain"}
+
+
+class DomainForm(forms.ModelForm):
+    class Meta:
+        model = Domain
+        fields = ["domain", "tenant", "is_primary"]
+        labels = DOMAIN_LABELS
+
 
 class DomainInline(admin.TabularInline):
     model = Domain
+    form = DomainForm
     extra = 0
 
 
 @admin.register(Tenant)
 class TenantAdmin(admin.ModelAdmin):
-    list_display = ("name", "schema_name", "domain_list", "is_active", "created_at")
+    list_display = ("name", "schema", "domain_list", "is_active", "created_at")
     list_filter = ("is_active",)
     search_fields = ("name", "schema_name", "domains__domain")
-    readonly_fields = ("schema_name", "created_at")
+    readonly_fields = ("schema", "created_at")
+    exclude = ("schema_name",)
     inlines = [DomainInline]
     show_full_result_count = False
 
+    @admin.display(description=DOMAIN_LABELS["domain"], ordering="domain")
+    def domain_name(self, obj) -> str:
+        return obj.domain
+
+    @admin.display(description=DOMAIN_LABELS["tenant"], ordering="tenant__name")
+    def tenant_name(self, obj) -> str:
+        return str(obj.tenant)
+
+    @admin.display(description=DOMAIN_LABELS["is_primary"], boolean=True, ordering="is_primary")
+    def primary(self, obj) -> bool:
+        return obj.is_primary
+
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("domains")
+
+    @admin.display(description="Schema", ordering="schema_name")
+    def schema(self, obj) -> str:
+        return obj.schema_name
 
     @admin.display(description="Domains")
     def domain_list(self, obj) -> str:
@@ -96,7 +125,20 @@ class TenantAdmin(admin.ModelAdmin):
 
 @admin.register(Domain)
 class DomainAdmin(admin.ModelAdmin):
-    list_display = ("domain", "tenant", "is_primary")
+    list_display = ("domain_name", "tenant_name", "primary")
     list_select_related = ("tenant",)
+    form = DomainForm
     search_fields = ("domain", "tenant__name")
     show_full_result_count = False
+
+    @admin.display(description=DOMAIN_LABELS["domain"], ordering="domain")
+    def domain_name(self, obj) -> str:
+        return obj.domain
+
+    @admin.display(description=DOMAIN_LABELS["tenant"], ordering="tenant__name")
+    def tenant_name(self, obj) -> str:
+        return str(obj.tenant)
+
+    @admin.display(description=DOMAIN_LABELS["is_primary"], boolean=True, ordering="is_primary")
+    def primary(self, obj) -> bool:
+        return obj.is_primary

@@ -1,4 +1,5 @@
 from django import forms
+from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
 from accounts.roles import Role
@@ -21,3 +22,12 @@ class TenantCreateForm(forms.Form):
     admin_password = forms.CharField(
         label=_("Passwort (leer: wird erzeugt)"), required=False, widget=forms.PasswordInput(render_value=False)
     )
+
+
+class EmailAuthenticationForm(AuthenticationForm):
+    """Users sign in with their e-mail address; the error must say so, not Django's "Benutzername"."""
+
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": _("E-Mail-Adresse oder Passwort ist falsch. Bitte prüfen Sie beide Angaben."),
+    }

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 from django_tenants.models import DomainMixin, TenantMixin
 
 
 class Tenant(TenantMixin):
     """A customer company. Its users, saved searches and matches live in its own schema."""
 
-    name = models.CharField(max_length=200)
-    contact_email = models.EmailField(blank=True)
-    is_active = models.BooleanField(default=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    name = models.CharField(max_length=200, verbose_name=_("Name"))
+    contact_email = models.EmailField(blank=True, verbose_name=_("Kontakt-E-Mail"))
+    is_active = models.BooleanField(default=True, verbose_name=_("aktiv"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("angelegt am"))
 
     # The schema is created (and migrated) when the row is first saved.
     auto_create_schema = True

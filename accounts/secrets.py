@@ -15,6 +15,8 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 
+from config.local_keys import HOW_TO_MAKE_A_KEY
+
 
 class SecretUnreadable(Exception):
     """A stored secret no configured key can decrypt (key removed too early, or data tampered with)."""
@@ -23,10 +25,7 @@ class SecretUnreadable(Exception):
 @lru_cache(maxsize=8)
 def _fernet(keys: tuple[str, ...]) -> MultiFernet:
     if not keys:
-        raise ImproperlyConfigured(
-            "SECRETS_ENCRYPTION_KEYS is empty: generate one with "
-            "python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'"
-        )
+        raise ImproperlyConfigured(HOW_TO_MAKE_A_KEY)
     return MultiFernet([Fernet(key.encode()) for key in keys])
 
 

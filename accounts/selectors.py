@@ -23,3 +23,7 @@ def user_list(*, include_inactive: bool = False) -> QuerySet:
 
 def user_is_admin_map(users) -> dict[int, bool]:
     return {user.pk: any(group.name == TENANT_ADMIN_GROUP for group in user.groups.all()) for user in users}
+
+
+def tenant_exists(*, schema_name: str) -> bool:
+    return Tenant.objects.filter(schema_name=schema_name).exists()

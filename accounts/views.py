@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.views import View
 from django.views.generic import TemplateView
 
-from accounts.forms import InviteForm
+from accounts.forms import EmailAuthenticationForm, InviteForm
 from accounts.roles import Role, user_is_tenant_admin
 from accounts.selectors import user_is_admin_map, user_list
 from accounts.services import user_invite
@@ -20,6 +20,7 @@ from accounts.services import user_invite
 
 class SignInView(auth_views.LoginView):
     template_name = "accounts/login.html"
+    authentication_form = EmailAuthenticationForm
     redirect_authenticated_user = True
 
 
@@ -43,6 +44,18 @@ class PasswordResetConfirmView(InviteAcceptView):
     """The link from "Passwort vergessen" (mailed by the tenant app): same token, its own wording."""
 
     template_name = "accounts/password_reset_confirm.html"
+
+
+class OperatorPasswordView(auth_views.PasswordResetConfirmView):
+    """The one-time link ``platform_init`` mails to a new operator (public host only)."""
+
+    template_name = "accounts/operator_password.html"
+    success_url = "/admin/login/"
+    post_reset_login = False
+
+    def form_valid(self, form):
+        messages.success(self.request, _("Passwort gespeichert. Sie können sich jetzt anmelden."))
+        return super().form_valid(form)
 
 
 class TenantAdminRequiredMixin(LoginRequiredMixin, UserPassesTestMixin):

@@ -7,11 +7,36 @@ start script from a URL of its own (the split view) so the Content-Security-Poli
 needs no inline script.
 """
 
-from django.urls import path
+from django.http import JsonResponse
+from django.urls import path, reverse
+from django.views.decorators.http import require_GET
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.permissions import AllowAny
 
+
+@require_GET
+def api_root(request):
+    """``/api/v1/`` itself: where the docs, the schema and the endpoints are (no key needed to read this)."""
+    link = request.build_absolute_uri
+    return JsonResponse(
+        {
+            "name": "Tender Radar API",
+            "version": "v1",
+            "docs": link(reverse("api-docs")),
+            "schema": link(reverse("api-schema")),
+            "authentication": "Authorization: Bearer <key> or X-Api-Key: <key> (keys: /api-schluessel/)",
+            "endpoints": {
+                "tenders": link(reverse("api-tender-list")),
+                "saved_searches": link(reverse("api-saved-search-list")),
+                "matches": link(reverse("api-match-list")),
+            },
+        },
+        json_dumps_params={"ensure_ascii": False, "indent": 2},
+    )
+
+
 urlpatterns = [
+    path("", api_root, name="api-root"),
     path("schema/", SpectacularAPIView.as_view(permission_classes=[AllowAny]), name="api-schema"),
     path(
         "docs/",

@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.urls import path
 from django.views.i18n import set_language
 
-from accounts.views import PublicLandingView
+from accounts.views import OperatorPasswordView, PublicLandingView
 from config.health import health, health_detail
 from notifications.operator.views import operator_deliveries
 
@@ -19,6 +19,8 @@ urlpatterns = [
     path("health/", health_detail, name="health_detail"),
     # Tenant outboxes seen across tenants (read-only); a notifications view, staff only through the admin site.
     path("admin/zustellungen/", admin.site.admin_view(operator_deliveries), name="operator-deliveries"),
+    # Before admin/: the admin's catch-all would answer this path with its login page.
+    path("admin/passwort/<uidb64>/<token>/", OperatorPasswordView.as_view(), name="operator-password"),
     path("admin/", admin.site.urls),
     path("i18n/setlang/", set_language, name="set_language"),
 ]

@@ -13,6 +13,7 @@ urlpatterns = [
     path("benachrichtigungen/sofortmeldungen/", views.InstantAlertsView.as_view(), name="instant-alerts"),
     path("smtp/", views.SmtpSettingsView.as_view(), name="smtp"),
     path("smtp/testmail/", views.SmtpTestView.as_view(), name="smtp-test"),
+    path("smtp/testmail/status/", views.SmtpTestStatusView.as_view(), name="smtp-test-status"),
     path("postfach/", views.MailboxSettingsView.as_view(), name="mailbox"),
     path("postfach/pruefen/", views.MailboxTestView.as_view(), name="mailbox-test"),
     path("postfach/meldungen/<int:pk>/freigeben/", views.MailboxReleaseView.as_view(), name="mailbox-release"),

@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from notifications.demo.views import local_outbox, local_outbox_mail_html
 from notifications.portal.views import cpv, market, overview, profiles, search, tender
 
 app_name = "portal"
@@ -25,4 +26,7 @@ urlpatterns = [
     path("kalender/neuer-link/", overview.calendar_rotate, name="calendar-rotate"),
     path("kalender/<str:token>.ics", overview.calendar_feed, name="calendar"),
     path("sprache/", overview.language_switch, name="language"),
+    # Answers 404 unless local settings name a mail catcher's Maildir (never in production).
+    path("postausgang/", local_outbox, name="local-outbox"),
+    path("postausgang/<str:key>/inhalt/", local_outbox_mail_html, name="local-outbox-mail"),
 ]

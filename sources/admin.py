@@ -8,16 +8,16 @@ from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from sources.decoding import decode_bytes
 from sources.denylist import DENIED_PORTALS
-from sources.models import FetchRun, InboundMail, Source
+from sources.models import FetchRun, FetchRunStatus, InboundMail, Source
 from sources.registry import adapter_types
 from sources.schedules import schedules_sync
 from sources.selectors import run_yield, source_health_list
-from sources.services import source_polls_enqueue
+from sources.services import source_poll_now_enqueue
 from tenders.pagination import EstimatedCountPaginator
 
 # Run end states the operator must read as words, not as a bare "blocked".
@@ -25,6 +25,15 @@ STATE_LABELS = {
     "changed_layout": "blockiert: Layout geändert",
     "browser_only": "nicht unterstützt: Ergebnisliste nur im Browser",
 }
+
+
+def _state(status: str | None) -> str:
+    """A run's state in German words ("erfolgreich", "fehlgeschlagen"), whatever the stored code."""
+    return FetchRunStatus(status).label if status in FetchRunStatus.values else (status or "—")
+
+
+def _run_url(run: FetchRun) -> str:
+    return reverse("admin:sources_fetchrun_change", args=[run.pk])
 
 
 class SourceForm(forms.ModelForm):
@@ -74,13 +83,14 @@ class SourceAdmin(admin.ModelAdmin):
         # Colours live in static/css/admin.css: the Content-Security-Policy blocks style attributes.
         tone = status if status in ("succeeded", "partial", "failed", "blocked") else "none"
         extra = " · wenig Treffer" if obj.last_run_low_yield else ""
+        label = FetchRunStatus(status).label if status in FetchRunStatus.values else status
         if obj.last_run_error_reason in STATE_LABELS:
-            status, extra = STATE_LABELS[obj.last_run_error_reason], ""
+            label, extra = STATE_LABELS[obj.last_run_error_reason], ""
         return format_html(
             '<span class="run-status run-status-{}" title="{}">{}{}</span>',
             tone,
             obj.last_run_error or "",
-            status,
+            label,
             extra,
         )
 
@@ -93,9 +103,9 @@ class SourceAdmin(admin.ModelAdmin):
         parts = []
         for run in map(run_yield, obj.recent_yields or []):
             if run["rows_seen"] is None:
-                parts.append(f"{run['fetched']} ({run['status']})")
+                parts.append(f"{run['fetched']} ({_state(run['status'])})")
             else:
-                parts.append(f"{run['parsed']}/{run['rows_seen']} ({run['status']})")
+                parts.append(f"{run['parsed']}/{run['rows_seen']} ({_state(run['status'])})")
         return " · ".join(parts) or "—"
 
     @admin.display(description="Letzter Lauf", ordering="last_run_at")
@@ -123,16 +133,23 @@ class SourceAdmin(admin.ModelAdmin):
 
     @admin.action(description="Jetzt abrufen")
     def fetch_now(self, request, queryset):
-        ids = source_polls_enqueue(source_ids=list(queryset.values_list("pk", flat=True)))
-        self.message_user(request, f"{len(ids)} Abruf(e) eingeplant.", messages.SUCCESS)
+        runs = source_poll_now_enqueue(source_ids=list(queryset.values_list("pk", flat=True)))
+        links = format_html_join(", ", '<a href="{}">{}</a>', ((_run_url(run), run.source) for run in runs))
+        self.message_user(request, format_html("{} Abruf(e) eingeplant: {}", len(runs), links), messages.SUCCESS)
 
     def fetch_now_view(self, request, object_id: int):
         """The "fetch now" button on a source's page (POST only)."""
         source = Source.objects.filter(pk=object_id).first()
         if source is None or not self.has_change_permission(request, source):
             raise Http404
-        if source_polls_enqueue(source_ids=[source.pk]):
-            self.message_user(request, f"Abruf von {source} eingeplant.", messages.SUCCESS)
+        runs = source_poll_now_enqueue(source_ids=[source.pk])
+        if runs:
+            self.message_user(
+                request,
+                format_html('Abruf von {} eingeplant: <a href="{}">zum Abruf</a>', source, _run_url(runs[0])),
+                messages.SUCCESS,
+            )
+            return redirect(_run_url(runs[0]))
         else:
             self.message_user(request, f"{source} ist deaktiviert; nichts eingeplant.", messages.WARNING)
         return redirect("admin:sources_source_change", source.pk)

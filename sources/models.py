@@ -13,17 +13,28 @@ from sources.denylist import SourceDenied, ensure_not_denied
 class Source(models.Model):
     """One polled source: a portal host with its adapter and settings."""
 
-    key = models.SlugField(max_length=40, unique=True)
-    name = models.CharField(max_length=200)
-    adapter = models.CharField(max_length=40)
-    settings = models.JSONField(default=dict, blank=True)
-    is_active = models.BooleanField(default=True)
+    key = models.SlugField(max_length=40, unique=True, verbose_name=_("Schlüssel"))
+    name = models.CharField(max_length=200, verbose_name=_("Name"))
+    adapter = models.CharField(max_length=40, verbose_name=_("Adapter"))
+    settings = models.JSONField(default=dict, blank=True, verbose_name=_("Einstellungen"))
+    is_active = models.BooleanField(default=True, verbose_name=_("aktiv"))
     schedule_minutes = models.PositiveIntegerField(
-        default=60, help_text=_("Abrufintervall in Minuten (wird von setup_schedules in Celery Beat geschrieben)")
+        default=60,
+        help_text=_("Abrufintervall in Minuten (wird von setup_schedules in Celery Beat geschrieben)"),
+        verbose_name=_("Abrufintervall (Minuten)"),
     )
-    politeness_seconds = models.FloatField(default=2.0, help_text=_("Mindestabstand zwischen Anfragen je Host"))
-    cursor = models.JSONField(default=dict, blank=True, help_text=_("Fortschritt des Adapters, z. B. letzter Tag"))
-    created_at = models.DateTimeField(auto_now_add=True)
+    politeness_seconds = models.FloatField(
+        default=2.0,
+        help_text=_("Mindestabstand zwischen Anfragen je Host"),
+        verbose_name=_("Abstand zwischen Anfragen (Sekunden)"),
+    )
+    cursor = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=_("Fortschritt des Adapters, z. B. letzter Tag"),
+        verbose_name=_("Fortschritt (Cursor)"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("angelegt am"))
 
     class Meta:
         ordering = ["key"]
@@ -70,35 +81,41 @@ class FetchRunStatus(models.TextChoices):
 class FetchRun(models.Model):
     """Every run of every source, with counts and, on failure, the reason."""
 
-    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="runs")
-    started_at = models.DateTimeField()
-    finished_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=10, choices=FetchRunStatus.choices, default=FetchRunStatus.RUNNING)
-    trigger = models.CharField(max_length=20, default="schedule")  # schedule | manual | file | backfill
-    scope = models.CharField(max_length=200, blank=True, default="")  # e.g. the DÖE day
-    fetched = models.PositiveIntegerField(default=0)
-    new = models.PositiveIntegerField(default=0)
-    changed = models.PositiveIntegerField(default=0)
-    unchanged = models.PositiveIntegerField(default=0)
-    failed = models.PositiveIntegerField(default=0)
-    bytes = models.BigIntegerField(default=0)
-    requests = models.PositiveIntegerField(default=0)
-    not_modified = models.PositiveIntegerField(default=0)
-    error_reason = models.CharField(max_length=40, blank=True, default="")
-    error = models.TextField(blank=True, default="")
-    missing = models.JSONField(default=list, blank=True)
-    problems = models.JSONField(default=list, blank=True)
-    low_yield = models.BooleanField(default=False)
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="runs", verbose_name=_("Quelle"))
+    started_at = models.DateTimeField(verbose_name=_("gestartet"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("beendet"))
+    status = models.CharField(
+        max_length=10, choices=FetchRunStatus.choices, default=FetchRunStatus.RUNNING, verbose_name=_("Status")
+    )
+    trigger = models.CharField(
+        max_length=20, default="schedule", verbose_name=_("Auslöser")
+    )  # schedule | manual | file | backfill
+    scope = models.CharField(max_length=200, blank=True, default="", verbose_name=_("Umfang"))  # e.g. the DÖE day
+    fetched = models.PositiveIntegerField(default=0, verbose_name=_("abgerufen"))
+    new = models.PositiveIntegerField(default=0, verbose_name=_("neu"))
+    changed = models.PositiveIntegerField(default=0, verbose_name=_("geändert"))
+    unchanged = models.PositiveIntegerField(default=0, verbose_name=_("unverändert"))
+    failed = models.PositiveIntegerField(default=0, verbose_name=_("fehlerhaft"))
+    bytes = models.BigIntegerField(default=0, verbose_name=_("Bytes"))
+    requests = models.PositiveIntegerField(default=0, verbose_name=_("Anfragen"))
+    not_modified = models.PositiveIntegerField(default=0, verbose_name=_("unverändert laut Server (304)"))
+    error_reason = models.CharField(max_length=40, blank=True, default="", verbose_name=_("Fehlerursache"))
+    error = models.TextField(blank=True, default="", verbose_name=_("Fehler"))
+    missing = models.JSONField(default=list, blank=True, verbose_name=_("nicht abgerufen"))
+    problems = models.JSONField(default=list, blank=True, verbose_name=_("Probleme"))
+    low_yield = models.BooleanField(default=False, verbose_name=_("wenig Treffer"))
     # What the HTML list pages gave (sources.adapters.yields): the layout recognised on the last page
     # read, one report per page (rows seen, parsed, rejected by reason), and when the markup drifted
     # one sample page for the operator (head of the page, size-capped).
-    layout = models.CharField(max_length=40, blank=True, default="")
-    yield_report = models.JSONField(default=list, blank=True)
-    sample_page = models.BinaryField(null=True, blank=True, editable=False)
-    sample_page_url = models.CharField(max_length=2000, blank=True, default="")
+    layout = models.CharField(max_length=40, blank=True, default="", verbose_name=_("Layout"))
+    yield_report = models.JSONField(default=list, blank=True, verbose_name=_("Ausbeute je Seite"))
+    sample_page = models.BinaryField(null=True, blank=True, editable=False, verbose_name=_("Beispielseite"))
+    sample_page_url = models.CharField(max_length=2000, blank=True, default="", verbose_name=_("URL der Beispielseite"))
 
     class Meta:
         ordering = ["-started_at"]
+        verbose_name = _("Abruf")
+        verbose_name_plural = _("Abrufe")
         constraints = [
             # One run per source at a time: a manual and a scheduled run never move the same cursor.
             models.UniqueConstraint(
@@ -111,7 +128,11 @@ class FetchRun(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.source_id} {self.started_at:%Y-%m-%d %H:%M} {self.status}"
+        # The console's title of a run: which source, when (local time), how it went.
+        from django.utils import timezone
+
+        started = timezone.localtime(self.started_at).strftime("%d.%m.%Y %H:%M") if self.started_at else "–"
+        return f"Abruf {self.source.name} am {started} – {self.get_status_display()}"
 
 
 class ConditionalCacheEntry(models.Model):
@@ -125,6 +146,8 @@ class ConditionalCacheEntry(models.Model):
     fetched_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("bedingter Abruf (Cache)")
+        verbose_name_plural = _("bedingte Abrufe (Cache)")
         constraints = [models.UniqueConstraint(fields=["source", "url"], name="conditional_cache_unique")]
 
     def __str__(self) -> str:
@@ -153,25 +176,29 @@ class InboundMail(models.Model):
     in one place; ``tenant_schema`` says whose mailbox it came from.
     """
 
-    tenant_schema = models.CharField(max_length=63)
-    message_id = models.CharField(max_length=998)
-    portal = models.CharField(max_length=40, blank=True, default="")
-    subject = models.CharField(max_length=998, blank=True, default="")
-    sender = models.CharField(max_length=998, blank=True, default="")
-    received_at = models.DateTimeField(null=True, blank=True)
-    processed_at = models.DateTimeField()
-    status = models.CharField(max_length=12, choices=InboundMailStatus.choices)
-    reason = models.TextField(blank=True, default="")
-    notices_found = models.PositiveIntegerField(default=0)
-    raw = models.BinaryField(blank=True, default=b"")
+    tenant_schema = models.CharField(max_length=63, verbose_name=_("Mandant (Schema)"))
+    message_id = models.CharField(max_length=998, verbose_name=_("Message-ID"))
+    portal = models.CharField(max_length=40, blank=True, default="", verbose_name=_("Portal"))
+    subject = models.CharField(max_length=998, blank=True, default="", verbose_name=_("Betreff"))
+    sender = models.CharField(max_length=998, blank=True, default="", verbose_name=_("Absender"))
+    received_at = models.DateTimeField(null=True, blank=True, verbose_name=_("empfangen"))
+    processed_at = models.DateTimeField(verbose_name=_("verarbeitet"))
+    status = models.CharField(max_length=12, choices=InboundMailStatus.choices, verbose_name=_("Status"))
+    reason = models.TextField(blank=True, default="", verbose_name=_("Grund"))
+    notices_found = models.PositiveIntegerField(default=0, verbose_name=_("gefundene Bekanntmachungen"))
+    raw = models.BinaryField(blank=True, default=b"", verbose_name=_("Rohdaten"))
     # Quarantined and released mails: why, and their notices (record JSON), which never enter the shared tables.
-    quarantine_reason = models.CharField(max_length=10, choices=QuarantineReason.choices, blank=True, default="")
-    held_notices = models.JSONField(default=list, blank=True)
-    released_at = models.DateTimeField(null=True, blank=True)
-    released_by = models.CharField(max_length=254, blank=True, default="")
+    quarantine_reason = models.CharField(
+        max_length=10, choices=QuarantineReason.choices, blank=True, default="", verbose_name=_("Quarantänegrund")
+    )
+    held_notices = models.JSONField(default=list, blank=True, verbose_name=_("zurückgehaltene Bekanntmachungen"))
+    released_at = models.DateTimeField(null=True, blank=True, verbose_name=_("freigegeben am"))
+    released_by = models.CharField(max_length=254, blank=True, default="", verbose_name=_("freigegeben von"))
 
     class Meta:
         ordering = ["-processed_at"]
+        verbose_name = _("eingegangene Portal-Mail")
+        verbose_name_plural = _("eingegangene Portal-Mails")
         constraints = [
             models.UniqueConstraint(fields=["tenant_schema", "message_id"], name="inbound_mail_unique"),
         ]

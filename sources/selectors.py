@@ -103,3 +103,22 @@ def source_by_key(*, key: str) -> Source | None:
 
 def source_keys() -> list[str]:
     return list(Source.objects.order_by("key").values_list("key", flat=True))
+
+
+SOURCE_NAMES_CACHE_SECONDS = 60
+
+
+def source_names() -> dict[str, str]:
+    """Display name of every source by key ("doe" → "DÖE …"); cached briefly, sources rarely change."""
+    from django.core.cache import cache
+
+    names = cache.get("source-names")
+    if names is None:
+        names = dict(Source.objects.values_list("key", "name"))
+        cache.set("source-names", names, SOURCE_NAMES_CACHE_SECONDS)
+    return names
+
+
+def fetch_runs_by_ids(*, ids) -> list[FetchRun]:
+    """The runs with these ids, oldest first, with their sources."""
+    return list(FetchRun.objects.filter(pk__in=ids).select_related("source").order_by("pk"))

@@ -225,12 +225,26 @@ def source_poll(
     settings_overrides: Mapping[str, Any] | None = None,
     now: datetime | None = None,
     fetcher_factory: Callable[[FetchPolicy], Fetcher] = Fetcher,
+    on_batch: Callable[[FetchedBatch], None] | None = None,
+    run_id: int | None = None,
 ) -> RunOutcome:
-    """Poll one source now. ``cursor`` replaces the stored cursor for this run only (backfills)."""
+    """Poll one source now. ``cursor`` replaces the stored cursor for this run only (backfills).
+
+    ``on_batch`` is called after each batch is ingested (progress bars, the demo's list of notices).
+    ``run_id`` names a run already recorded as queued (``source_poll_now_enqueue``); a run that has
+    finished is not run again (a redelivered task is harmless).
+    """
     source = Source.objects.get(pk=source_id)
-    run = _start_run(source, trigger=trigger)
-    if run.status == FetchRunStatus.SKIPPED:
-        return RunOutcome(run=run)
+    if run_id is not None:
+        run = FetchRun.objects.get(pk=run_id, source=source)
+        if run.finished_at is not None:
+            return RunOutcome(run=run)
+        run.started_at = timezone.now()
+        run.save(update_fields=["started_at"])
+    else:
+        run = _start_run(source, trigger=trigger)
+        if run.status == FetchRunStatus.SKIPPED:
+            return RunOutcome(run=run)
     persist_cursor = cursor is None
 
     def produce():
@@ -245,7 +259,7 @@ def source_poll(
             # Reached only after the last batch was ingested: a failed run remembers no validators.
             conditional_cache_save(source=source, cache=cache)
 
-    return _execute(source, run, produce, persist_cursor=persist_cursor)
+    return _execute(source, run, produce, persist_cursor=persist_cursor, on_batch=on_batch)
 
 
 def source_ingest_files(*, source_key: str, paths: list[Path], on_batch=None) -> RunOutcome:
@@ -267,6 +281,23 @@ def source_ingest_files(*, source_key: str, paths: list[Path], on_batch=None) ->
         persist_cursor=False,
         on_batch=on_batch,
     )
+
+
+def source_poll_now_enqueue(*, source_ids: list[int]) -> list[FetchRun]:
+    """Poll these sources now (the active ones); returns their runs, recorded at once so the console can link them.
+
+    Each run is written in this transaction and its task is sent after commit with the run's id.
+    """
+    from sources.tasks import source_poll_now_task
+
+    runs = []
+    for source in Source.objects.filter(pk__in=source_ids, is_active=True).order_by("pk"):
+        run = _start_run(source, trigger="manual")
+        runs.append(run)
+        transaction.on_commit(
+            lambda source_id=source.pk, run_id=run.pk: source_poll_now_task.delay(source_id, run_id=run_id)
+        )
+    return runs
 
 
 def source_polls_enqueue(*, source_ids: list[int]) -> list[int]:

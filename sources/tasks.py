@@ -23,10 +23,10 @@ def source_poll_task(self, source_id: int) -> int:
 
 
 @shared_task(name="sources.poll_source_now", acks_late=True)
-def source_poll_now_task(source_id: int) -> int:
+def source_poll_now_task(source_id: int, run_id: int | None = None) -> int:
     from sources.services import source_poll
 
-    return source_poll(source_id=source_id, trigger="manual").run.pk
+    return source_poll(source_id=source_id, trigger="manual", run_id=run_id).run.pk
 
 
 @shared_task(name="sources.fail_stuck_runs", acks_late=True)

@@ -48,73 +48,90 @@ SEARCH_VECTOR_EXPRESSION = (
 
 
 class Tender(models.Model):
-    ocid = models.CharField(max_length=120, null=True, blank=True)
-    procedure_id = models.CharField(max_length=120, null=True, blank=True)
-    title = models.TextField()
-    description = models.TextField(blank=True, default="")
-    buyer_name = models.CharField(max_length=500, blank=True, default="")
-    buyer_id = models.CharField(max_length=200, blank=True, default="")
-    procedure_type = models.CharField(max_length=40, blank=True, default="")
-    status = models.CharField(max_length=12, choices=TenderStatus.choices, default=TenderStatus.ACTIVE)
-    cpv_codes = ArrayField(models.CharField(max_length=8), default=list, blank=True)
-    cpv_divisions = ArrayField(models.CharField(max_length=2), default=list, blank=True)
+    ocid = models.CharField(max_length=120, null=True, blank=True, verbose_name=_("OCID"))
+    procedure_id = models.CharField(max_length=120, null=True, blank=True, verbose_name=_("Verfahrens-ID"))
+    title = models.TextField(verbose_name=_("Titel"))
+    description = models.TextField(blank=True, default="", verbose_name=_("Beschreibung"))
+    buyer_name = models.CharField(max_length=500, blank=True, default="", verbose_name=_("Vergabestelle"))
+    buyer_id = models.CharField(max_length=200, blank=True, default="", verbose_name=_("Kennung der Vergabestelle"))
+    procedure_type = models.CharField(max_length=40, blank=True, default="", verbose_name=_("Verfahrensart"))
+    status = models.CharField(
+        max_length=12, choices=TenderStatus.choices, default=TenderStatus.ACTIVE, verbose_name=_("Status")
+    )
+    cpv_codes = ArrayField(models.CharField(max_length=8), default=list, blank=True, verbose_name=_("CPV-Codes"))
+    cpv_divisions = ArrayField(
+        models.CharField(max_length=2), default=list, blank=True, verbose_name=_("CPV-Abteilungen")
+    )
     # Every prefix (2..8 digits) of every code: a CPV filter at any level is one indexed overlap.
-    cpv_prefixes = ArrayField(models.CharField(max_length=8), default=list, blank=True)
-    cpv_labels = models.TextField(blank=True, default="")
+    cpv_prefixes = ArrayField(models.CharField(max_length=8), default=list, blank=True, verbose_name=_("CPV-Präfixe"))
+    cpv_labels = models.TextField(blank=True, default="", verbose_name=_("CPV-Bezeichnungen"))
     # Compound parts (tenders.vocabulary.compounds) of the title, and of description, lot titles and CPV labels.
-    title_parts = models.TextField(blank=True, default="")
-    search_parts = models.TextField(blank=True, default="")
-    nuts_codes = ArrayField(models.CharField(max_length=5), default=list, blank=True)
-    bundesland = models.CharField(max_length=40, blank=True, default="")
-    postal_code = models.CharField(max_length=5, blank=True, default="")
-    town = models.CharField(max_length=200, blank=True, default="")
-    country = models.CharField(max_length=3, blank=True, default="")
-    estimated_value = models.DecimalField(max_digits=18, decimal_places=2, null=True, blank=True)
-    currency = models.CharField(max_length=3, blank=True, default="")
-    published_at = models.DateTimeField(null=True, blank=True)
-    submission_deadline = models.DateTimeField(null=True, blank=True)
-    questions_deadline = models.DateTimeField(null=True, blank=True)
-    lots = models.JSONField(default=list, blank=True)
-    documents_url = models.URLField(max_length=2000, blank=True, default="")
-    portal_references = ArrayField(models.CharField(max_length=200), default=list, blank=True)
-    suppliers = ArrayField(models.CharField(max_length=500), default=list, blank=True)
+    title_parts = models.TextField(blank=True, default="", verbose_name=_("Wortteile des Titels"))
+    search_parts = models.TextField(blank=True, default="", verbose_name=_("Wortteile für die Suche"))
+    nuts_codes = ArrayField(models.CharField(max_length=5), default=list, blank=True, verbose_name=_("NUTS-Codes"))
+    bundesland = models.CharField(max_length=40, blank=True, default="", verbose_name=_("Bundesland"))
+    postal_code = models.CharField(max_length=5, blank=True, default="", verbose_name=_("PLZ"))
+    town = models.CharField(max_length=200, blank=True, default="", verbose_name=_("Ort"))
+    country = models.CharField(max_length=3, blank=True, default="", verbose_name=_("Land"))
+    estimated_value = models.DecimalField(
+        max_digits=18, decimal_places=2, null=True, blank=True, verbose_name=_("geschätzter Wert")
+    )
+    currency = models.CharField(max_length=3, blank=True, default="", verbose_name=_("Währung"))
+    published_at = models.DateTimeField(null=True, blank=True, verbose_name=_("veröffentlicht"))
+    submission_deadline = models.DateTimeField(null=True, blank=True, verbose_name=_("Angebotsfrist"))
+    questions_deadline = models.DateTimeField(null=True, blank=True, verbose_name=_("Frist für Bieterfragen"))
+    lots = models.JSONField(default=list, blank=True, verbose_name=_("Lose"))
+    documents_url = models.URLField(max_length=2000, blank=True, default="", verbose_name=_("Vergabeunterlagen (URL)"))
+    portal_references = ArrayField(
+        models.CharField(max_length=200), default=list, blank=True, verbose_name=_("Portal-Verweise")
+    )
+    suppliers = ArrayField(models.CharField(max_length=500), default=list, blank=True, verbose_name=_("Auftragnehmer"))
     # Award results lot by lot ({lot_id, status, supplier_name, supplier_id, supplier_town, supplier_country,
     # value, currency, tenders_received, date}). A column, not a table: results are compiled and written with
     # the tender in the same bulk upsert, always shown with it, and the market pages find tenders by the indexed
     # keys below (supplier_keys, buyer_key, main_cpv), then read at most a page of award lists.
-    awards = models.JSONField(default=list, blank=True)
-    supplier_keys = ArrayField(models.CharField(max_length=200), default=list, blank=True)
-    buyer_key = models.CharField(max_length=200, blank=True, default="")
-    buyer_street = models.CharField(max_length=300, blank=True, default="")
-    buyer_postal_code = models.CharField(max_length=10, blank=True, default="")
-    buyer_town = models.CharField(max_length=200, blank=True, default="")
-    buyer_country = models.CharField(max_length=3, blank=True, default="")
-    buyer_email = models.CharField(max_length=254, blank=True, default="")
-    buyer_phone = models.CharField(max_length=80, blank=True, default="")
-    legal_basis = models.CharField(max_length=20, blank=True, default="")
-    above_eu_threshold = models.BooleanField(null=True, blank=True)
-    contract_nature = models.CharField(max_length=10, blank=True, default="")
-    main_cpv = models.CharField(max_length=8, blank=True, default="")
-    deadlines = models.JSONField(default=list, blank=True)
-    ted_publication_number = models.CharField(max_length=20, blank=True, default="")
-    publication_numbers = ArrayField(models.CharField(max_length=20), default=list, blank=True)
-    contract_start = models.DateField(null=True, blank=True)
-    contract_end = models.DateField(null=True, blank=True)
-    contract_duration = models.CharField(max_length=20, blank=True, default="")
-    framework_agreement = models.BooleanField(null=True, blank=True)
-    content_hash = models.CharField(max_length=64)
-    fingerprint = models.CharField(max_length=64, null=True, blank=True)
-    first_seen_at = models.DateTimeField()
-    last_seen_at = models.DateTimeField()
-    changed_at = models.DateTimeField()
+    awards = models.JSONField(default=list, blank=True, verbose_name=_("Zuschläge"))
+    supplier_keys = ArrayField(
+        models.CharField(max_length=200), default=list, blank=True, verbose_name=_("Auftragnehmer (Schlüssel)")
+    )
+    buyer_key = models.CharField(max_length=200, blank=True, default="", verbose_name=_("Vergabestelle (Schlüssel)"))
+    buyer_street = models.CharField(max_length=300, blank=True, default="", verbose_name=_("Straße der Vergabestelle"))
+    buyer_postal_code = models.CharField(max_length=10, blank=True, default="", verbose_name=_("PLZ der Vergabestelle"))
+    buyer_town = models.CharField(max_length=200, blank=True, default="", verbose_name=_("Ort der Vergabestelle"))
+    buyer_country = models.CharField(max_length=3, blank=True, default="", verbose_name=_("Land der Vergabestelle"))
+    buyer_email = models.CharField(max_length=254, blank=True, default="", verbose_name=_("E-Mail der Vergabestelle"))
+    buyer_phone = models.CharField(max_length=80, blank=True, default="", verbose_name=_("Telefon der Vergabestelle"))
+    legal_basis = models.CharField(max_length=20, blank=True, default="", verbose_name=_("Rechtsgrundlage"))
+    above_eu_threshold = models.BooleanField(null=True, blank=True, verbose_name=_("oberhalb EU-Schwellenwert"))
+    contract_nature = models.CharField(max_length=10, blank=True, default="", verbose_name=_("Auftragsart"))
+    main_cpv = models.CharField(max_length=8, blank=True, default="", verbose_name=_("Haupt-CPV"))
+    deadlines = models.JSONField(default=list, blank=True, verbose_name=_("Fristen"))
+    ted_publication_number = models.CharField(
+        max_length=20, blank=True, default="", verbose_name=_("TED-Veröffentlichungsnummer")
+    )
+    publication_numbers = ArrayField(
+        models.CharField(max_length=20), default=list, blank=True, verbose_name=_("Veröffentlichungsnummern")
+    )
+    contract_start = models.DateField(null=True, blank=True, verbose_name=_("Vertragsbeginn"))
+    contract_end = models.DateField(null=True, blank=True, verbose_name=_("Vertragsende"))
+    contract_duration = models.CharField(max_length=20, blank=True, default="", verbose_name=_("Vertragslaufzeit"))
+    framework_agreement = models.BooleanField(null=True, blank=True, verbose_name=_("Rahmenvereinbarung"))
+    content_hash = models.CharField(max_length=64, verbose_name=_("Inhalts-Hash"))
+    fingerprint = models.CharField(max_length=64, null=True, blank=True, verbose_name=_("Fingerabdruck"))
+    first_seen_at = models.DateTimeField(verbose_name=_("erstmals gesehen"))
+    last_seen_at = models.DateTimeField(verbose_name=_("zuletzt gesehen"))
+    changed_at = models.DateTimeField(verbose_name=_("zuletzt geändert"))
     search_vector = models.GeneratedField(
         expression=SEARCH_VECTOR_EXPRESSION,
         output_field=SearchVectorField(),
         db_persist=True,
+        verbose_name=_("Suchindex"),
     )
 
     class Meta:
         ordering = ["-published_at", "-id"]
+        verbose_name = _("Ausschreibung")
+        verbose_name_plural = _("Ausschreibungen")
         indexes = [
             GinIndex(fields=["search_vector"], name="tender_search_gin"),
             GinIndex(fields=["cpv_codes"], name="tender_cpv_gin"),
@@ -173,18 +190,24 @@ class TenderSource(models.Model):
     """One notice on one portal that describes the tender (1:n)."""
 
     # db_index=False: "tender_source_tender_idx" (tender, source) serves every lookup by tender.
-    tender = models.ForeignKey(Tender, on_delete=models.CASCADE, related_name="sources", db_index=False)
-    source = models.CharField(max_length=40)
-    source_notice_id = models.CharField(max_length=200)
-    ocid = models.CharField(max_length=120, null=True, blank=True)
-    procedure_id = models.CharField(max_length=120, null=True, blank=True)
-    url = models.URLField(max_length=2000, blank=True, default="")
-    latest_version = models.CharField(max_length=10, default="01")
-    merge_rule = models.CharField(max_length=20, choices=MergeRule.choices, default=MergeRule.NEW)
-    first_seen_at = models.DateTimeField()
-    last_seen_at = models.DateTimeField()
+    tender = models.ForeignKey(
+        Tender, on_delete=models.CASCADE, related_name="sources", db_index=False, verbose_name=_("Ausschreibung")
+    )
+    source = models.CharField(max_length=40, verbose_name=_("Quelle"))
+    source_notice_id = models.CharField(max_length=200, verbose_name=_("Bekanntmachungs-ID"))
+    ocid = models.CharField(max_length=120, null=True, blank=True, verbose_name=_("OCID"))
+    procedure_id = models.CharField(max_length=120, null=True, blank=True, verbose_name=_("Verfahrens-ID"))
+    url = models.URLField(max_length=2000, blank=True, default="", verbose_name=_("URL"))
+    latest_version = models.CharField(max_length=10, default="01", verbose_name=_("neueste Version"))
+    merge_rule = models.CharField(
+        max_length=20, choices=MergeRule.choices, default=MergeRule.NEW, verbose_name=_("zugeordnet, weil")
+    )
+    first_seen_at = models.DateTimeField(verbose_name=_("erstmals gesehen"))
+    last_seen_at = models.DateTimeField(verbose_name=_("zuletzt gesehen"))
 
     class Meta:
+        verbose_name = _("Quelle einer Ausschreibung")
+        verbose_name_plural = _("Quellen der Ausschreibungen")
         constraints = [
             models.UniqueConstraint(fields=["source", "source_notice_id"], name="tender_source_notice_unique"),
         ]
@@ -208,21 +231,30 @@ class TenderVersion(models.Model):
     # lock); the source's foreign key guards the tender. A second constraint here would cost each ingested
     # version one more check at commit, and "tender_version_tender_idx" (tender, published_at) serves lookups.
     tender = models.ForeignKey(
-        Tender, on_delete=models.CASCADE, related_name="versions", db_index=False, db_constraint=False
+        Tender,
+        on_delete=models.CASCADE,
+        related_name="versions",
+        db_index=False,
+        db_constraint=False,
+        verbose_name=_("Ausschreibung"),
     )
-    tender_source = models.ForeignKey(TenderSource, on_delete=models.CASCADE, related_name="versions")
-    source = models.CharField(max_length=40)
-    source_notice_id = models.CharField(max_length=200)
-    version = models.CharField(max_length=10)
-    kind = models.CharField(max_length=20)
-    published_at = models.DateTimeField(null=True, blank=True)
-    record = models.JSONField()
-    content_hash = models.CharField(max_length=64)
-    changes = models.JSONField(default=dict, blank=True)
-    seen_at = models.DateTimeField()
+    tender_source = models.ForeignKey(
+        TenderSource, on_delete=models.CASCADE, related_name="versions", verbose_name=_("Quelle der Ausschreibung")
+    )
+    source = models.CharField(max_length=40, verbose_name=_("Quelle"))
+    source_notice_id = models.CharField(max_length=200, verbose_name=_("Bekanntmachungs-ID"))
+    version = models.CharField(max_length=10, verbose_name=_("Version"))
+    kind = models.CharField(max_length=20, verbose_name=_("Art"))
+    published_at = models.DateTimeField(null=True, blank=True, verbose_name=_("veröffentlicht"))
+    record = models.JSONField(verbose_name=_("Datensatz"))
+    content_hash = models.CharField(max_length=64, verbose_name=_("Inhalts-Hash"))
+    changes = models.JSONField(default=dict, blank=True, verbose_name=_("Änderungen"))
+    seen_at = models.DateTimeField(verbose_name=_("gesehen"))
 
     class Meta:
         ordering = ["published_at", "id"]
+        verbose_name = _("Version einer Bekanntmachung")
+        verbose_name_plural = _("Versionen der Bekanntmachungen")
         constraints = [
             models.UniqueConstraint(fields=["source", "source_notice_id", "version"], name="tender_version_unique"),
         ]

@@ -173,6 +173,7 @@ class World:
     calendar_tokens: dict[str, str]  # schema -> a user's secret calendar token
     beta_api_key: str
     beta_session: str
+    outbox_keys: dict[str, str]  # schema -> key of a mail to one of its users in the local outbox
 
 
 def _api_client(host: str, schema: str, email: str) -> tuple[Client, str]:
@@ -189,9 +190,27 @@ def _quarantined_mail(*, pk: int, schema: str, mark: str, now) -> InboundMail:
     )  # fmt: skip
 
 
+def _local_outbox(folder, recipients: dict[str, str]) -> dict[str, str]:
+    """A local outbox (the demo's Maildir) with one HTML mail per tenant; returns each tenant's mail key."""
+    import mailbox
+    from email.message import EmailMessage
+
+    box = mailbox.Maildir(str(folder), create=True)
+    keys = {}
+    for schema, address in recipients.items():
+        message = EmailMessage()
+        message["Subject"], message["From"], message["To"] = f"{schema} Meldung", "radar@example.org", address
+        message.set_content(f"{schema} text")
+        message.add_alternative(f"<p>{schema} html</p>", subtype="html")
+        keys[schema] = box.add(message)
+    return keys
+
+
 @pytest.fixture
-def world(alpha, beta, alpha_admin_client, alpha_client, beta_admin_client) -> World:
+def world(alpha, beta, alpha_admin_client, alpha_client, beta_admin_client, settings, tmp_path) -> World:
     cache.clear()
+    settings.LOCAL_OUTBOX_DIR = tmp_path / "outbox"
+    outbox_keys = _local_outbox(settings.LOCAL_OUTBOX_DIR, {"beta": beta.admin_email, "alpha": alpha.admin_email})
     now = timezone.now()
     _public_tender(FOREIGN_ID, now)
     _public_tender(COLLIDING_ID, now)
@@ -223,6 +242,7 @@ def world(alpha, beta, alpha_admin_client, alpha_client, beta_admin_client) -> W
         calendar_tokens={"beta": beta_token, "alpha": alpha_token},
         beta_api_key=beta_key,
         beta_session=beta_admin_client.cookies["sessionid"].value,
+        outbox_keys=outbox_keys,
     )
 
 
@@ -245,6 +265,7 @@ def _unsubscribe_token(world: World, schema: str) -> str:
 TOKENS = {
     "portal:calendar": lambda world, schema: world.calendar_tokens[schema],
     "alerts:unsubscribe": _unsubscribe_token,
+    "portal:local-outbox-mail": lambda world, schema: world.outbox_keys[schema],
 }
 
 
@@ -428,7 +449,8 @@ def test_beta_session_is_a_stranger_on_alphas_host(world):
 def test_beta_api_key_is_a_stranger_on_alphas_host(world):
     intruder = Client(HTTP_HOST="alpha.localhost", headers={"X-Api-Key": world.beta_api_key})
     for route in tenant_routes():
-        if not route.is_api or not route.buildable or route.name in {"api-schema", "api-docs", "api-not-found"}:
+        public = {"api-root", "api-schema", "api-docs", "api-not-found"}  # no tenant data behind these
+        if not route.is_api or not route.buildable or route.name in public:
             continue
         url = route.url(_values(route, world, object_id=COLLIDING_ID, schema="beta"))
         assert intruder.get(url).status_code == 401, route.name

@@ -121,6 +121,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.tenant",
+                "notifications.demo.context_processors.local_outbox",
             ],
         },
     },
@@ -303,6 +304,10 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Product -----------------------------------------------------------------------
+# The local demo (manage.py demo, its initial matching, its mail catcher and the "Postausgang (lokal)"
+# page): off here and in production; only config.settings.local switches it on.
+DEMO_ENABLED = False
+LOCAL_OUTBOX_DIR = None
 TENDER_RADAR_CONTACT = env_str("TENDER_RADAR_CONTACT", "ops@tender-radar.example")
 TENDER_RADAR_PUBLIC_HOST = env_str("TENDER_RADAR_PUBLIC_HOST", "localhost")
 
@@ -323,6 +328,10 @@ SOURCES_USER_AGENT = env_str(
 )
 # Only tests talk to sources on loopback; production refuses private and loopback addresses (SSRF guard).
 SOURCES_ALLOW_LOOPBACK = False
+# SMTP and IMAP servers on loopback (a local mail catcher): refused unless an overlay allows it explicitly.
+MAIL_ALLOW_LOOPBACK = False
+# Links in mails and calendar feeds: the tenant's primary domain put into this pattern.
+PORTAL_URL_FORMAT = env_str("PORTAL_URL_FORMAT", "https://{domain}")
 # Processes that parse bulk imports (DÖE exports, TED files) while one process writes; 0 = one per available core.
 SOURCES_PARSE_WORKERS = env_int("SOURCES_PARSE_WORKERS", 0)
 

@@ -3,6 +3,7 @@
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_int, env_list, env_str
+from config.local_keys import HOW_TO_MAKE_A_KEY
 from config.settings.base import *  # noqa: F403
 from config.settings.base import database_settings
 
@@ -42,3 +43,9 @@ X_FRAME_OPTIONS = "DENY"
 
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "anymail.backends.amazon_ses.EmailBackend")
 SECRETS_ENCRYPTION_KEYS = env_list("SECRETS_ENCRYPTION_KEYS")
+if not SECRETS_ENCRYPTION_KEYS:  # refuse to start rather than fail on the first saved password
+    raise ImproperlyConfigured(HOW_TO_MAKE_A_KEY)
+
+# Never in production, whatever an environment or an overlay above says: no demo, no local outbox page.
+DEMO_ENABLED = False
+LOCAL_OUTBOX_DIR = None

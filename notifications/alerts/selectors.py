@@ -12,6 +12,7 @@ from django.db.models import IntegerField, OuterRef, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
 from accounts.models import Domain
+from notifications.models import SavedSearch, SmtpSettings
 from sources.models import FetchRun, FetchRunStatus
 from sources.selectors import source_health_list
 from tenders.models import Tender
@@ -47,14 +48,14 @@ class SourceCoverage:
 
 
 def tenant_base_url() -> str:
-    """https://<primary domain of the current tenant>; links in mails point there."""
+    """The portal address of the current tenant (``PORTAL_URL_FORMAT``, https://<primary domain> by default)."""
     domain = (
         Domain.objects.filter(tenant__schema_name=connection.schema_name)
         .order_by("-is_primary", "pk")
         .values_list("domain", flat=True)
         .first()
     )
-    return f"https://{domain or settings.TENDER_RADAR_PUBLIC_HOST}"
+    return settings.PORTAL_URL_FORMAT.format(domain=domain or settings.TENDER_RADAR_PUBLIC_HOST)
 
 
 def tenders_for_mail(ids: Iterable[int]) -> dict[int, Tender]:
@@ -126,3 +127,12 @@ def outbox_health_all_tenants(*, now: datetime) -> OutboxHealth:
                 if due_at is not None and (oldest is None or due_at < oldest):
                     oldest = due_at
     return OutboxHealth(oldest_due_at=oldest, uncertain=uncertain)
+
+
+def instant_alerts_without_mail_route() -> bool:
+    """Instant alerts are switched on somewhere in this company, but no mail can leave (no SMTP, no platform ESP)."""
+    if SmtpSettings.objects.exists():
+        return False
+    if settings.ALERTS_PLATFORM_ESP_ENABLED and settings.ALERTS_PLATFORM_ESP_BACKEND:
+        return False
+    return SavedSearch.objects.filter(is_active=True, instant_alert=True, email_enabled=True).exists()

@@ -138,8 +138,8 @@ def _check_smtp_host(host: str, port: int) -> None:
             host,
             port,
             resolver=system_resolver,
-            # One switch for every outbound connection: only tests talk to loopback.
-            allow_loopback=settings.SOURCES_ALLOW_LOOPBACK,
+            # Loopback only where a setting says so explicitly: tests and a local mail catcher.
+            allow_loopback=settings.MAIL_ALLOW_LOOPBACK,
         )
     except FetchError as exc:
         raise TemporarySendError(f"SMTP-Server {host!r} nicht erlaubt oder nicht auflösbar: {exc}") from exc

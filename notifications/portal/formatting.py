@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
@@ -162,7 +163,7 @@ def filters_summary(filters: TenderFilters) -> list[tuple[str, str]]:
         elif isinstance(value, tuple):
             value = ", ".join(value)
         elif isinstance(value, date):
-            value = value.strftime("%d.%m.%Y")
+            value = date_format(value, "SHORT_DATE_FORMAT")  # the active language's format
         rows.append((str(label), str(value)))
     return rows
 

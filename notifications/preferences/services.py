@@ -114,7 +114,7 @@ def smtp_settings_save(
     """Create or update the tenant's SMTP server. ``password`` empty keeps the stored one."""
     if tls_mode not in TlsMode.values:
         raise ValidationError(f"unknown TLS mode {tls_mode!r}")
-    host = mail_host_check(host, port, allow_loopback=settings.SOURCES_ALLOW_LOOPBACK)
+    host = mail_host_check(host, port, allow_loopback=settings.MAIL_ALLOW_LOOPBACK)
     with transaction.atomic():
         _lock_singleton(SmtpSettings)
         row = smtp_settings_get() or SmtpSettings()

@@ -17,8 +17,6 @@ from django.views.generic import TemplateView
 
 from accounts.roles import user_is_tenant_admin
 from accounts.views import TenantAdminRequiredMixin
-from notifications.alerts.deliveries import smtp_send_test
-from notifications.alerts.sending import SendError
 from notifications.inbox.imap import MailboxError
 from notifications.inbox.probe import mailbox_connection_test
 from notifications.inbox.quarantine import inbound_mail_release
@@ -46,6 +44,7 @@ from notifications.preferences.services import (
     user_preference_ensure,
     user_preference_update,
 )
+from notifications.preferences.smtp_test import smtp_test_outcome, smtp_test_request
 from sources.models import InboundMail
 
 DELIVERIES_PER_PAGE = 50
@@ -115,7 +114,12 @@ class SmtpSettingsView(TenantAdminRequiredMixin, View):
 
     def _render(self, request, form, status=200):
         current = smtp_settings_get()
-        context = {"form": form, "current": current, "has_password": bool(current and current.password)}
+        context = {
+            "form": form,
+            "current": current,
+            "has_password": bool(current and current.password),
+            "smtp_test": smtp_test_outcome(user_id=request.user.pk),
+        }
         return render(request, self.template_name, context, status=status)
 
     def get(self, request):
@@ -145,7 +149,7 @@ class SmtpSettingsView(TenantAdminRequiredMixin, View):
 
 
 class SmtpTestView(TenantAdminRequiredMixin, View):
-    """Sends one mail through the saved server to the signed-in admin and shows the server's answer."""
+    """Queues one mail through the saved server to the signed-in admin; the SMTP page shows the outcome."""
 
     def post(self, request):
         if smtp_settings_get() is None:
@@ -153,13 +157,17 @@ class SmtpTestView(TenantAdminRequiredMixin, View):
         elif not request.user.email:
             messages.error(request, _("Ihr Konto hat keine E-Mail-Adresse."))
         else:
-            try:
-                smtp_send_test(to=request.user.email)
-            except SendError as exc:  # carries the server's answer, which is what the admin needs to see
-                messages.error(request, _("Testmail fehlgeschlagen: %(error)s") % {"error": exc})
-            else:
-                messages.success(request, _("Testmail an %(email)s gesendet.") % {"email": request.user.email})
+            smtp_test_request(user_id=request.user.pk, to=request.user.email)
+            messages.info(request, _("Testmail an %(email)s wird gesendet …") % {"email": request.user.email})
         return redirect("settings:smtp")
+
+
+class SmtpTestStatusView(TenantAdminRequiredMixin, View):
+    """The outcome box of the last test mail (htmx polls it while the mail is on its way)."""
+
+    def get(self, request):
+        outcome = smtp_test_outcome(user_id=request.user.pk)
+        return render(request, "settings/_smtp_test_status.html", {"smtp_test": outcome})
 
 
 class MailboxSettingsView(TenantAdminRequiredMixin, View):

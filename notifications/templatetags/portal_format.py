@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import datetime, time
 from decimal import Decimal
 
 from django import template
 from django.utils import timezone
-from django.utils.formats import number_format
+from django.utils.formats import date_format, number_format
+from django.utils.html import format_html
 from django.utils.translation import get_language
 
 from notifications.models import TriageStatus
 from notifications.portal.formatting import deadline_distance
+from sources.selectors import source_names
 
 register = template.Library()
 
@@ -27,9 +30,28 @@ def money(value, currency: str = "EUR") -> str:
     number = number_format(amount, decimal_pos=places, use_l10n=True, force_grouping=True)
     code = (currency or "EUR").upper()
     symbol = _SYMBOLS.get(code)
-    if symbol and (get_language() or "de").startswith("en"):
-        return f"{symbol}{number}"
-    return f"{number} {symbol or code}"
+    english = symbol and (get_language() or "de").startswith("en")
+    text = f"{symbol}{number}" if english else f"{number} {symbol or code}"
+    return format_html('<span class="amount">{}</span>', text)  # an amount never breaks across lines
+
+
+@register.filter
+def when(value) -> str:
+    """A moment in the active language's short format; a date-only value (local midnight) without "00:00"."""
+    if value in (None, ""):
+        return ""
+    if not isinstance(value, datetime):
+        return date_format(value, "SHORT_DATE_FORMAT") if hasattr(value, "year") else str(value)
+    local = timezone.localtime(value) if timezone.is_aware(value) else value
+    if local.time() == time(0, 0):
+        return date_format(local, "SHORT_DATE_FORMAT")
+    return date_format(local, "SHORT_DATETIME_FORMAT")
+
+
+@register.filter
+def source_name(key) -> str:
+    """A source's name for people ("TED (Tenders Electronic Daily)"), not its key ("ted")."""
+    return source_names().get(str(key), str(key))
 
 
 @register.filter

@@ -90,3 +90,14 @@ def test_operator_signs_in_to_admin_on_public_host_only(public_client, alpha):
     assert public_client.get("/admin/accounts/tenant/").status_code == 200
     # The admin console does not exist on tenant hosts.
     assert Client(HTTP_HOST=alpha.host).get("/admin/").status_code == 404
+
+
+def test_a_failed_sign_in_speaks_of_the_e_mail_address_not_a_user_name(alpha):
+    from django.test import Client
+
+    page = Client(HTTP_HOST="alpha.localhost").post(
+        "/konto/anmelden/", {"username": "member@alpha.example", "password": "falsch"}
+    )
+    text = page.content.decode()
+    assert "E-Mail-Adresse oder Passwort ist falsch" in text
+    assert "Benutzername" not in text

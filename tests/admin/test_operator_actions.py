@@ -94,6 +94,8 @@ def test_fetch_now_button_enqueues_after_commit(operator_client, django_capture_
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = operator_client.post(f"/admin/sources/source/{source.pk}/jetzt-abrufen/")
     assert response.status_code == 302
+    run = FetchRun.objects.get(source=source, trigger="manual")
+    assert response["Location"] == f"/admin/sources/fetchrun/{run.pk}/change/"  # "Jetzt abrufen" leads to its run
     assert _drain_ingest_queue() == []  # nothing is sent before the transaction commits
     assert len(callbacks) == 1
     callbacks[0]()
@@ -112,6 +114,10 @@ def test_fetch_now_action_enqueues_active_sources_only(operator_client, django_c
         )
     assert response.status_code == 302
     assert _drain_ingest_queue() == [{"task": "sources.poll_source_now", "args": [active.pk]}]
+    run = FetchRun.objects.get(source=active, trigger="manual")
+    page = operator_client.get(response["Location"]).content.decode()
+    assert f'href="/admin/sources/fetchrun/{run.pk}/change/"' in page
+    assert not FetchRun.objects.filter(source=inactive).exists()
 
 
 def test_source_page_shows_health_and_links(operator_client):
@@ -146,3 +152,22 @@ def test_denylist_is_read_only_with_reasons(operator_client):
     body = page.content.decode()
     assert "untersagen automatisierten Zugriff" in body
     assert "<form" not in body.split('id="content"')[-1]
+
+
+def test_the_queued_run_is_the_one_the_task_fills_in(db):
+    from sources.services import source_poll_now_enqueue
+    from sources.tasks import source_poll_now_task
+    from tests.fixtures.network import free_loopback_port
+
+    source = Source.objects.get(key="doe")
+    Source.objects.filter(pk=source.pk).update(
+        settings={"base_url": f"http://127.0.0.1:{free_loopback_port()}", "allowed_hosts": ["127.0.0.1"]},
+        politeness_seconds=0,
+    )
+    (run,) = source_poll_now_enqueue(source_ids=[source.pk])
+    assert run.status == "running" and run.trigger == "manual"
+    assert source_poll_now_task(source.pk, run_id=run.pk) == run.pk
+    run.refresh_from_db()
+    assert run.status == "failed" and run.finished_at is not None
+    assert source_poll_now_task(source.pk, run_id=run.pk) == run.pk  # a redelivered task does not run it again
+    assert FetchRun.objects.filter(source=source).count() == 1

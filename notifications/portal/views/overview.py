@@ -15,6 +15,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.i18n import set_language
 
+from notifications.alerts.selectors import instant_alerts_without_mail_route
+from notifications.demo.selectors import demo_data_note
 from notifications.models import TriageStatus
 from notifications.portal.formatting import daily_chart
 from notifications.portal.forms import LanguageForm
@@ -50,6 +52,8 @@ def dashboard(request):
         "deadlines": list(dashboard_deadlines(user=request.user, now=now)),
         "chart": chart,
         "has_profiles": user_has_saved_searches(user=request.user),
+        "demo": demo_data_note(),
+        "mail_route_missing": instant_alerts_without_mail_route(),
     }
     return render(request, "portal/dashboard.html", context)
 

@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.roles import user_is_tenant_admin
+from notifications.alerts.selectors import instant_alerts_without_mail_route
 from notifications.models import SavedSearch
 from notifications.portal.formatting import filters_summary
 from notifications.portal.forms import (
@@ -75,7 +76,8 @@ def profile_list(request):
     ]
     mine = [row for row in rows if row["profile"].owner_id == request.user.pk]
     shared = [row for row in rows if row["profile"].owner_id != request.user.pk]
-    return render(request, "portal/profiles.html", {"mine": mine, "shared": shared})
+    context = {"mine": mine, "shared": shared, "mail_route_missing": instant_alerts_without_mail_route()}
+    return render(request, "portal/profiles.html", context)
 
 
 @login_required

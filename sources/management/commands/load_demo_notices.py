@@ -1,23 +1,17 @@
-from pathlib import Path
-
 from django.core.management.base import BaseCommand
 
-from sources.services import source_ingest_files
-
-DEMO_DATA = Path(__file__).resolve().parents[2] / "demo_data"
-DEMO_FILES = {
-    "doe": ["2026-09-14_ocds.zip", "2026-09-14_eforms.zip"],
-    "ted": ["ted_search_2026-07.json"],
-}
+from sources.demo import demo_sample_load
+from sources.selectors import fetch_runs_by_ids
 
 
 class Command(BaseCommand):
     help = "Load the real sample notices shipped with the project (idempotent)."
 
     def handle(self, *args, **options):
-        for source_key, names in DEMO_FILES.items():
-            run = source_ingest_files(source_key=source_key, paths=[DEMO_DATA / name for name in names]).run
+        load = demo_sample_load()
+        for run in fetch_runs_by_ids(ids=load.run_ids):
             self.stdout.write(
-                f"{source_key}: {run.status}, {run.fetched} notices ({run.new} new, {run.unchanged} unchanged)"
-                + (f" — {run.error}" if run.error else "")
+                f"{run.source.key} {run.scope}: {run.status}, {run.fetched} notices "
+                f"({run.new} new, {run.unchanged} unchanged)" + (f" — {run.error}" if run.error else "")
             )
+        self.stdout.write(f"{len(load.tender_ids)} tenders in the sample (newest notice {load.sample_day}).")

@@ -70,3 +70,26 @@ def test_navigation_links_for_members_and_admins(alpha_client, alpha_admin_clien
         assert link in member and link in admin
     assert 'href="/konto/team/"' not in member and 'href="/api-schluessel/"' not in member
     assert 'href="/konto/team/"' in admin and 'href="/api-schluessel/"' in admin
+
+
+def test_date_only_values_show_no_midnight_and_english_dates_are_english():
+    from datetime import date, datetime
+
+    from django.utils import translation
+
+    from notifications.portal.formatting import filters_summary
+    from notifications.templatetags.portal_format import money, when
+    from sources.normalise import BERLIN
+    from tenders.filters import TenderFilters
+
+    midnight = datetime(2026, 7, 13, 0, 0, tzinfo=BERLIN)
+    noon = datetime(2026, 10, 20, 12, 0, tzinfo=BERLIN)
+    with translation.override("de"):
+        assert when(midnight) == "13.07.2026"
+        assert when(noon) == "20.10.2026 12:00"
+        assert filters_summary(TenderFilters(deadline_until=date(2026, 12, 24))) == [("Frist bis", "24.12.2026")]
+        assert money(1200000) == '<span class="amount">1.200.000 €</span>'
+    with translation.override("en"):
+        assert when(midnight) == "07/13/2026"
+        assert "10/20/2026" in when(noon)
+        assert filters_summary(TenderFilters(deadline_until=date(2026, 12, 24)))[0][1] == "12/24/2026"

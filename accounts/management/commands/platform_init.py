@@ -1,0 +1,76 @@
+"""manage.py platform_init --host radar.example --operator-email ops@example.org [--prompt]
+
+Production's first run (and every later deploy: idempotent). Reads TENDER_RADAR_PUBLIC_HOST and
+TENDER_RADAR_OPERATOR_EMAIL when the options are not given.
+"""
+
+import getpass
+import os
+import sys
+
+from django.core.exceptions import ValidationError
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from accounts.platform import operator_password_link_send, operator_password_set, platform_init
+
+
+class Command(BaseCommand):
+    help = "Set up the operators' host, the first operator (password by one-time link or prompt) and beat schedules."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default=os.environ.get("TENDER_RADAR_PUBLIC_HOST", ""))
+        parser.add_argument("--operator-email", default=os.environ.get("TENDER_RADAR_OPERATOR_EMAIL", ""))
+        parser.add_argument(
+            "--prompt", action="store_true", help="ask for the operator's password here instead of mailing a link"
+        )
+
+    def handle(self, *args, host: str, operator_email: str, prompt: bool, **options):
+        if not host or not operator_email:
+            raise CommandError(
+                "Give --host and --operator-email (or set TENDER_RADAR_PUBLIC_HOST and TENDER_RADAR_OPERATOR_EMAIL)."
+            )
+        try:
+            result = platform_init(host=host, operator_email=operator_email)
+        except ValidationError as exc:
+            raise CommandError("; ".join(exc.messages)) from exc
+        self.stdout.write(f"Operators' console: host {result.host} (public schema).")
+        self.stdout.write(
+            f"Operator {result.operator_email}: " + ("created." if result.operator_created else "already there.")
+        )
+        if result.operator_needs_password:
+            self._password(result, prompt=prompt)
+        call_command("setup_schedules", stdout=self.stdout)
+
+    def _password(self, result, *, prompt: bool) -> None:
+        if prompt:
+            if not sys.stdin.isatty():
+                raise CommandError("--prompt needs a terminal (docker compose run --rm web python manage.py …).")
+            for _attempt in range(3):
+                first = getpass.getpass(f"Password for {result.operator_email}: ")
+                if first != getpass.getpass("Again: "):
+                    self.stderr.write("The two entries differ.")
+                    continue
+                try:
+                    operator_password_set(operator_email=result.operator_email, password=first)
+                except ValidationError as exc:
+                    self.stderr.write(" ".join(exc.messages))
+                    continue
+                self.stdout.write(self.style.SUCCESS("Password set."))
+                return
+            raise CommandError("No password set.")
+        try:
+            operator_password_link_send(operator_email=result.operator_email, host=result.host)
+        except Exception as exc:  # mail not configured yet: say how to go on, never print the link
+            self.stderr.write(
+                self.style.WARNING(
+                    f"Could not mail the one-time password link to {result.operator_email} ({type(exc).__name__}). "
+                    "Set the password on a terminal instead: "
+                    "docker compose run --rm web python manage.py platform_init --prompt"
+                )
+            )
+            return
+        self.stdout.write(
+            f"A one-time link to choose the password was mailed to {result.operator_email} "
+            "(the link is not shown here)."
+        )

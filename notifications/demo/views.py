@@ -1,0 +1,52 @@
+"""Postausgang (lokal): the demo's mails as their recipients see them. Exists only where LOCAL_OUTBOX_DIR is set."""
+
+from __future__ import annotations
+
+from csp.decorators import csp
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.clickjacking import xframe_options_sameorigin
+from django.views.decorators.http import require_GET
+
+from notifications.demo.outbox import local_outbox_dir, outbox_mails
+
+# A mail's own HTML, shown in a sandboxed frame of the outbox page: its inline styles may apply
+# (mails carry them), nothing else may run or load, and only this site may frame it.
+MAIL_FRAME_POLICY = {
+    "default-src": ["'none'"],
+    "style-src": ["'unsafe-inline'"],
+    "img-src": ["data:"],
+    "frame-ancestors": ["'self'"],
+    "base-uri": ["'none'"],
+    "form-action": ["'none'"],
+}
+
+
+def _company_mails():
+    if local_outbox_dir() is None:
+        raise Http404("no local outbox in these settings")
+    # Mails to anyone of this company (the schema's users), never another tenant's.
+    addresses = get_user_model().objects.filter(is_active=True).values_list("email", flat=True)
+    return outbox_mails(recipients=addresses)
+
+
+@login_required
+@require_GET
+def local_outbox(request):
+    mails = _company_mails()
+    selected_key = request.GET.get("mail", "")
+    selected = next((m for m in mails if m.key == selected_key), mails[0] if mails else None)
+    return render(request, "portal/local_outbox.html", {"mails": mails, "selected": selected})
+
+
+@login_required
+@require_GET
+@xframe_options_sameorigin
+@csp(MAIL_FRAME_POLICY)
+def local_outbox_mail_html(request, key: str):
+    mail = next((m for m in _company_mails() if m.key == key and m.html), None)
+    if mail is None:
+        raise Http404("no such mail")
+    return HttpResponse(mail.html, content_type="text/html; charset=utf-8")
