@@ -135,8 +135,9 @@ def _tour(page, *, base: str, alpha, merged_id: int, screen: str) -> list[str]:
     page.press("#id_q", "Enter")
     page.wait_for_selector("[data-testid=tender-row]")
     shot("2-search")
-    page.click(f"[data-testid=tender-row] a[href='/ausschreibung/{merged_id}/']")
-    page.wait_for_url(f"{base}/ausschreibung/{merged_id}/")
+    # Result links carry the query (?q=…) so the tender page marks the hits.
+    page.click(f"[data-testid=tender-row] a[href^='/ausschreibung/{merged_id}/']")
+    page.wait_for_url(re.compile(rf"{re.escape(base)}/ausschreibung/{merged_id}/(\?.*)?$"))
     assert page.locator("[data-testid=sources] tbody tr").count() == 2
     assert page.locator("[data-testid=history] > li").count() == 2
     assert "gleiche Verfahrens-ID" in page.locator("[data-testid=sources]").inner_text()
