@@ -7,7 +7,7 @@ Setup (not timed):
 * One template tenant is created the ordinary way (``Tenant.save()`` creates and migrates its
   schema) and gets an owner. Every further tenant is a clone of it: ``pg_dump --schema`` of the
   template (tables, indexes, constraints, sequences and the rows of ``django_migrations`` and the
-  owner) with the schema name replaced, executed for each new schema in batches, and a tenant row
+  owner) with the schema name replaced, executed for each new schema, and a tenant row
   in ``accounts_tenant``. That is what django-tenants' ``TENANT_BASE_SCHEMA`` / ``clone_schema``
   does (its PL/pgSQL ``clone_schema`` function copies a schema object by object), at a fraction of
   the cost: the function takes seconds per schema, the replayed dump a few milliseconds.
@@ -51,7 +51,6 @@ from tenders.services import notices_ingest
 TEMPLATE = "bench_burst_template"
 BATCHES = 12
 OLDER_TENDERS = 5_000
-CLONES_PER_TRANSACTION = 50
 
 
 def _template_tenant():
@@ -99,10 +98,11 @@ def _clone_tenants(count: int) -> list:
         k: db[v] for k, v in (("dbname", "NAME"), ("host", "HOST"), ("port", "PORT"), ("user", "USER")) if db.get(v)
     }
     with psycopg.connect(**params) as clone_conn:
-        for start in range(0, count, CLONES_PER_TRANSACTION):
+        for name in names:
+            # One schema per transaction: a schema's DDL takes ~100 locks, and the server's lock
+            # table (max_locks_per_transaction × connections) is shared by every session.
             with clone_conn.transaction():
-                for name in names[start : start + CLONES_PER_TRANSACTION]:
-                    clone_conn.execute(dump.replace(TEMPLATE, name))
+                clone_conn.execute(dump.replace(TEMPLATE, name))
     Tenant.objects.bulk_create(Tenant(schema_name=name, name=name) for name in names)
     return list(Tenant.objects.filter(schema_name__in=names).order_by("schema_name"))
 

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[1]
-BASELINE_SAMPLE = 10
+BASELINE_SAMPLE = 5
 
 
 def _register_tenants(count: int, *, prefix: str) -> None:
