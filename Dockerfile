@@ -1,13 +1,16 @@
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=config.settings.production
 WORKDIR /app
+# Dependencies at the locked versions and hashes first (a layer that changes only with the lock).
+COPY requirements.lock ./
+RUN pip install --no-cache-dir --require-hashes -r requirements.lock
 COPY pyproject.toml README.md ./
 COPY config ./config
 COPY accounts ./accounts
 COPY sources ./sources
 COPY tenders ./tenders
 COPY notifications ./notifications
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir --no-deps .
 COPY . .
 RUN DJANGO_SECRET_KEY=build DJANGO_ALLOWED_HOSTS=build DATABASE_URL=postgres://build@localhost/build \
     REDIS_URL=redis://localhost SECRETS_ENCRYPTION_KEYS=MDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDA= \

@@ -34,6 +34,7 @@ from django.db import connection
 from sources.adapters.doe.archive import Member
 from sources.adapters.doe.stream import parse_members
 from sources.models import FetchRun
+from sources.selectors import fingerprint_rule_enabled
 from tenders.services import notices_ingest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -173,7 +174,7 @@ def run(*, n: int | None) -> None:
     _truncate()
     start = time.perf_counter()
     for batch in batches:
-        notices_ingest(records=batch.records)
+        notices_ingest(records=batch.records, use_fingerprint=fingerprint_rule_enabled())
     write_seconds = time.perf_counter() - start
 
     per_s, single_per_s = n / shipped, n / single

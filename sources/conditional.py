@@ -5,10 +5,11 @@ validators of the last run a result page costs a 304 instead of a download, and 
 adapter skips the detail pages behind an unchanged result page, so a second run
 against unchanged pages is only conditional requests.
 
-How: ``conditional_cache_load`` reads all ``ConditionalCacheEntry`` rows of the
-source once; ``ConditionalFetcher`` wraps the run's ``Fetcher``, sends the stored
-validators and keeps the new ones in memory; ``conditional_cache_save`` writes them
-back at the end in one upsert and one delete. The service saves only after the last
+How: ``sources.conditional_store.conditional_cache_load`` reads all
+``ConditionalCacheEntry`` rows of the source once; ``ConditionalFetcher`` (here, no ORM, so
+adapters may use it) wraps the run's ``Fetcher``, sends the stored validators and keeps the
+new ones in memory; ``conditional_cache_save`` writes them back at
+the end in one upsert and one delete. The service saves only after the last
 batch was ingested: a run that fails half-way remembers nothing, so the next run
 downloads (and ingests) everything again instead of trusting a 304 for content that
 never reached the database.
@@ -36,30 +37,22 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
-from django.utils import timezone
-
 from sources.fetching import ConditionalState, Fetcher, FetchPolicy, FetchResult
-from sources.models import ConditionalCacheEntry, Source
 
 __all__ = [
-    "RETENTION_DAYS",
     "CacheEntry",
     "ConditionalCache",
     "ConditionalFetcher",
-    "conditional_cache_load",
-    "conditional_cache_save",
     "fetcher_forget",
     "fetcher_knows",
 ]
 
-RETENTION_DAYS = 60
-_URL_MAX = ConditionalCacheEntry._meta.get_field("url").max_length
-_ETAG_MAX = ConditionalCacheEntry._meta.get_field("etag").max_length
-_LAST_MODIFIED_MAX = ConditionalCacheEntry._meta.get_field("last_modified").max_length
+# The column sizes of ``ConditionalCacheEntry`` (a test keeps them equal): longer values are not stored.
+URL_MAX_LENGTH = 2000
+ETAG_MAX_LENGTH = 500
+LAST_MODIFIED_MAX_LENGTH = 100
 
 
 @dataclass(frozen=True)
@@ -93,7 +86,7 @@ class ConditionalCache:
         return url in self._entries
 
     def remember(self, url: str, entry: CacheEntry) -> None:
-        if len(url) > _URL_MAX:
+        if len(url) > URL_MAX_LENGTH:
             return
         self._entries[url] = entry
         self._touched.add(url)
@@ -142,8 +135,8 @@ class ConditionalFetcher:
         self.cache.remember(
             url,
             CacheEntry(
-                etag=etag if len(etag) <= _ETAG_MAX else "",
-                last_modified=last_modified if len(last_modified) <= _LAST_MODIFIED_MAX else "",
+                etag=etag if len(etag) <= ETAG_MAX_LENGTH else "",
+                last_modified=last_modified if len(last_modified) <= LAST_MODIFIED_MAX_LENGTH else "",
                 body_sha256=digest,
             ),
         )
@@ -177,42 +170,3 @@ def fetcher_forget(fetcher: Fetcher | ConditionalFetcher, url: str) -> None:
     """Make the next run fetch and parse ``url`` again (no-op without a conditional cache)."""
     if isinstance(fetcher, ConditionalFetcher):
         fetcher.forget(url)
-
-
-def conditional_cache_load(*, source: Source) -> ConditionalCache:
-    """All stored validators of ``source`` (one query)."""
-    rows = ConditionalCacheEntry.objects.filter(source=source).values_list(
-        "url", "etag", "last_modified", "body_sha256"
-    )
-    return ConditionalCache(
-        {url: CacheEntry(etag=etag, last_modified=modified, body_sha256=sha) for url, etag, modified, sha in rows}
-    )
-
-
-def conditional_cache_save(*, source: Source, cache: ConditionalCache, now: datetime | None = None) -> None:
-    """Write this run's entries back set-based: one upsert, one delete of forgotten and stale URLs."""
-    now = now or timezone.now()
-    upserts, deletions = cache.changes()
-    with transaction.atomic():
-        if upserts:
-            ConditionalCacheEntry.objects.bulk_create(
-                [
-                    ConditionalCacheEntry(
-                        source=source,
-                        url=url,
-                        etag=entry.etag,
-                        last_modified=entry.last_modified,
-                        body_sha256=entry.body_sha256,
-                        fetched_at=now,
-                    )
-                    for url, entry in sorted(upserts.items())
-                ],
-                update_conflicts=True,
-                unique_fields=["source", "url"],
-                update_fields=["etag", "last_modified", "body_sha256", "fetched_at"],
-                batch_size=1000,
-            )
-        stale = ConditionalCacheEntry.objects.filter(source=source, fetched_at__lt=now - timedelta(days=RETENTION_DAYS))
-        if deletions:
-            ConditionalCacheEntry.objects.filter(source=source, url__in=sorted(deletions)).delete()
-        stale.delete()

@@ -1,4 +1,4 @@
-"""Reads about sources: health for the operator console and digests."""
+"""Reads about sources: health for the operator console and digests, and what other code needs from the Source table."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django.contrib.postgres.expressions import ArraySubquery
 from django.db.models import Count, F, IntegerField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, JSONObject
 
+from sources.adapters.mail.hosts import ADAPTER_FAMILIES, host_sources_from_rows, portal_domains_from_rows
 from sources.models import FetchRun, FetchRunStatus, Source
 
 _FAILED = (FetchRunStatus.FAILED, FetchRunStatus.BLOCKED)
@@ -74,3 +75,31 @@ def run_yield(run: dict) -> dict:
         "parsed": parsed,
         "rejected": None if seen is None else seen - (parsed or 0),
     }
+
+
+def fingerprint_rule_enabled() -> bool:
+    """Cross-portal fingerprint merging only makes sense while at least two sources deliver.
+
+    The ingest does not read source configuration: its callers ask here and pass the answer.
+    """
+    return Source.objects.filter(is_active=True).count() >= 2
+
+
+def host_sources_current() -> dict[str, str]:
+    """Bare host -> key of the Source that polls it, seeded defaults included (one query)."""
+    rows = Source.objects.exclude(adapter="mail").order_by("key").values_list("key", "settings")
+    return host_sources_from_rows(rows)
+
+
+def portal_domains_current() -> dict[str, tuple[str, ...]]:
+    """The portal families' domains for this installation, Sources' hosts added (one query)."""
+    rows = Source.objects.filter(adapter__in=ADAPTER_FAMILIES).order_by("key").values_list("adapter", "settings")
+    return portal_domains_from_rows(rows)
+
+
+def source_by_key(*, key: str) -> Source | None:
+    return Source.objects.filter(key=key).first()
+
+
+def source_keys() -> list[str]:
+    return list(Source.objects.order_by("key").values_list("key", flat=True))

@@ -30,12 +30,14 @@ from sources.adapters.yields import (
     SamplePage,
     run_rejected_too_much,
 )
-from sources.conditional import ConditionalFetcher, conditional_cache_load, conditional_cache_save
+from sources.conditional import ConditionalFetcher
+from sources.conditional_store import conditional_cache_load, conditional_cache_save
 from sources.denylist import SourceDenied, ensure_not_denied
 from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
 from sources.models import FetchRun, FetchRunStatus, Heartbeat, Source
 from sources.parsers.links import records_links_checked
 from sources.registry import get_adapter
+from sources.selectors import fingerprint_rule_enabled, host_sources_current
 from tenders.handoff import delta_hand_off
 from tenders.services import IngestDelta, notices_ingest
 
@@ -152,7 +154,7 @@ def _run_batches(
     for batch in batches:
         batch = _links_checked(batch)
         with transaction.atomic():
-            delta = notices_ingest(records=batch.records)
+            delta = notices_ingest(records=batch.records, use_fingerprint=fingerprint_rule_enabled())
             _apply_batch(run, batch, delta)
             if persist_cursor and batch.cursor is not None:
                 source.cursor = dict(batch.cursor)
@@ -259,7 +261,9 @@ def source_ingest_files(*, source_key: str, paths: list[Path], on_batch=None) ->
     return _execute(
         source,
         run,
-        lambda: get_adapter(source.adapter)().parse_files(config=source_config(source), paths=paths),
+        lambda: get_adapter(source.adapter)().parse_files(
+            config=dataclasses.replace(source_config(source), host_sources=host_sources_current()), paths=paths
+        ),
         persist_cursor=False,
         on_batch=on_batch,
     )

@@ -50,7 +50,6 @@ SHARED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "django_filters",
     "django_htmx",
     "sources",
     "tenders",

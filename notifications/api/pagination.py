@@ -1,8 +1,12 @@
-"""Pages without a total count.
+"""Pages without a total count, and cursor pages for polled lists.
 
 ``COUNT(*)`` over a frequent search term on millions of tenders costs more than
 the page itself; partners need "is there more", not the total. One extra row
 is fetched to answer that.
+
+Matches are polled while new ones arrive: numbered pages would shift under the partner
+(a new match on page 1 pushes one onto page 2 twice), so ``/api/v1/matches/`` pages by
+cursor (``MatchCursorPagination``).
 """
 
 from __future__ import annotations
@@ -10,7 +14,8 @@ from __future__ import annotations
 import re
 
 from django.utils.translation import gettext as _
-from rest_framework.pagination import BasePagination
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import BasePagination, CursorPagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
@@ -83,3 +88,34 @@ class PageWithoutCount(BasePagination):
                 "schema": {"type": "integer", "minimum": 1, "maximum": self.max_page_size},
             },
         ]
+
+
+class MatchCursorPagination(CursorPagination):
+    """Newest match first; ``next`` / ``previous`` carry an opaque cursor, no count, no offset scan.
+
+    The cursor holds the position of the last row seen (``matched_at``); rows with the same time
+    are told apart by ``id`` (unique), which DRF keeps as an offset within that time. A match
+    inserted while a partner pages is newer than every row already seen, so it never shifts the
+    pages still to come: following ``next`` returns each older match exactly once.
+    """
+
+    ordering = ("-matched_at", "-id")
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+    cursor_query_description = "Cursor aus den Links next/previous einer früheren Antwort"
+    page_size_query_description = f"Einträge je Seite (Standard {page_size}, höchstens {max_page_size})"
+
+    def get_page_size(self, request):
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw not in (None, "") and (not raw.isdigit() or not 1 <= int(raw) <= self.max_page_size):
+            raise FieldErrors(
+                {self.page_size_query_param: _("Eine ganze Zahl von 1 bis %(max)d.") % {"max": self.max_page_size}}
+            )
+        return super().get_page_size(request)
+
+    def decode_cursor(self, request):
+        try:
+            return super().decode_cursor(request)
+        except NotFound as exc:  # DRF answers a broken cursor with 404; it is a bad parameter
+            raise FieldErrors({self.cursor_query_param: _("Ungültiger Cursor.")}) from exc

@@ -21,7 +21,7 @@ from rest_framework.response import Response
 
 from notifications.api.authentication import ApiKeyAuthentication
 from notifications.api.errors import FieldErrors, api_exception_handler
-from notifications.api.pagination import PageWithoutCount
+from notifications.api.pagination import MatchCursorPagination, PageWithoutCount
 from notifications.api.selectors import match_list, saved_search_visible_to, tender_detail, tender_search
 from notifications.api.serializers import (
     ErrorSerializer,
@@ -251,13 +251,17 @@ def _since_or_400(raw: str | None) -> datetime | None:
 
 class MatchListView(PartnerApiView):
     serializer_class = TenderMatchSerializer
+    pagination_class = MatchCursorPagination
 
     @extend_schema(
         operation_id="matches_list",
         tags=["Treffer"],
         responses={200: TenderMatchSerializer(many=True), **_errors(400)},
         summary="Treffer der sichtbaren Suchprofile, neueste zuerst",
-        description="Zum Abholen neuer Treffer: since = Zeitpunkt der letzten Abfrage.",
+        description=(
+            "Zum Abholen neuer Treffer: since = Zeitpunkt der letzten Abfrage. Seiten per Cursor: dem Link "
+            "next folgen, bis er null ist; neue Treffer während des Blätterns verschieben keine Seite."
+        ),
         parameters=[
             OpenApiParameter("saved_search", OpenApiTypes.INT, description="nur Treffer dieses Suchprofils"),
             OpenApiParameter("since", OpenApiTypes.DATETIME, description="nur Treffer ab diesem Zeitpunkt"),

@@ -55,12 +55,12 @@ from notifications.inbox.selectors import (
     tenant_schemas_with_active_mailbox,
 )
 from notifications.models import MailboxSettings
-from sources.adapters.mail import MailParse, host_sources_current, parse_alert_mail
-from sources.adapters.mail.hosts import portal_domains_current
+from sources.adapters.mail import MailParse, parse_alert_mail
 from sources.adapters.mail.provenance import MailTrust, mail_provenance
 from sources.models import InboundMail, InboundMailStatus
 from sources.parsers.links import records_links_checked
 from sources.records import NoticeRecord
+from sources.selectors import fingerprint_rule_enabled, host_sources_current, portal_domains_current
 from tenders.handoff import delta_hand_off
 from tenders.merging import record_to_json
 from tenders.models import TenderSource
@@ -282,7 +282,7 @@ def _process(mails: list[FetchedMail], *, schema: str, now: datetime, checking: 
     records = [record for judged in results for record in judged.ingestable]
     with transaction.atomic():
         InboundMail.objects.bulk_create(rows, ignore_conflicts=True)
-        delta = notices_ingest(records=records, now=now)
+        delta = notices_ingest(records=records, now=now, use_fingerprint=fingerprint_rule_enabled())
         delta_hand_off(delta)
     return _ChunkResult(results=results, delta=delta, tenders=_tenders_of(records), ingested=len(records))
 

@@ -1,8 +1,10 @@
-"""iCalendar (RFC 5545) text for the deadline feed, written by hand: escaping, UTC times, line folding.
+"""iCalendar (RFC 5545) feed of deadlines, written with the ``icalendar`` library.
 
-Each tender is one VEVENT with a stable UID (``tender-<id>@<host>``) and a
-SEQUENCE derived from the tender's ``changed_at``, so when a deadline moves the
-calendar client updates the existing event instead of adding a second one.
+The library does the format (TEXT escaping, UTC date-times, folding at 75 octets without
+splitting a UTF-8 character, CRLF); this module decides the content. Each tender is one
+VEVENT with a stable UID (``tender-<id>@<host>``) and a SEQUENCE derived from the tender's
+``changed_at``, so when a deadline moves the calendar client updates the existing event
+instead of adding a second one. Times are written in UTC, so no VTIMEZONE is needed.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from icalendar import Alarm, Calendar, Event
+
 PRODUCT_ID = "-//Tender Radar//Fristen//DE"
 EVENT_LENGTH = timedelta(minutes=30)
+REMINDER_BEFORE = timedelta(days=1)
+REFRESH_INTERVAL = timedelta(hours=6)
 _SEQUENCE_EPOCH = datetime(2020, 1, 1, tzinfo=UTC)
-_MAX_OCTETS = 75
 
 
 @dataclass(frozen=True)
@@ -37,76 +42,49 @@ def sequence_for(changed_at: datetime) -> int:
     return max(0, int((changed_at - _SEQUENCE_EPOCH).total_seconds()))
 
 
-def escape_text(value: str) -> str:
-    """TEXT value escaping (RFC 5545 §3.3.11): backslash, semicolon, comma, newlines."""
-    value = value.replace("\\", "\\\\").replace(";", "\\;").replace(",", "\\,")
-    value = value.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
-    # Other control characters are not allowed in TEXT; drop them rather than break the feed.
-    return "".join(ch for ch in value if ch == "\t" or ord(ch) >= 32 and ord(ch) != 127)
+def plain_text(value: str) -> str:
+    """Scraped text without the control characters RFC 5545 TEXT forbids (newlines and tabs stay).
+
+    The library escapes what TEXT allows (backslash, semicolon, comma, newline) but passes other
+    control characters through, which would break the feed for strict clients.
+    """
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return "".join(ch for ch in value if ch in "\t\n" or ord(ch) >= 32 and ord(ch) != 127)
 
 
-def fold_line(line: str) -> str:
-    """Fold a content line into chunks of at most 75 octets (RFC 5545 §3.1), never splitting a UTF-8 character."""
-    chunks: list[str] = []
-    current, size = "", 0
-    limit = _MAX_OCTETS
-    for char in line:
-        width = len(char.encode("utf-8"))
-        if size + width > limit:
-            chunks.append(current)
-            current, size = "", 0
-            limit = _MAX_OCTETS - 1  # continuation lines start with one space
-        current += char
-        size += width
-    chunks.append(current)
-    return "\r\n ".join(chunks)
-
-
-def _utc(value: datetime) -> str:
-    return value.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
-
-
-def _event_lines(event: CalendarEvent, *, stamp: datetime) -> list[str]:
-    lines = [
-        "BEGIN:VEVENT",
-        f"UID:{escape_text(event.uid)}",
-        f"DTSTAMP:{_utc(stamp)}",
-        f"DTSTART:{_utc(event.start)}",
-        f"DTEND:{_utc(event.start + EVENT_LENGTH)}",
-        f"LAST-MODIFIED:{_utc(event.last_modified)}",
-        f"SEQUENCE:{sequence_for(event.last_modified)}",
-        f"SUMMARY:{escape_text(event.summary)}",
-    ]
+def _event(event: CalendarEvent, *, stamp: datetime) -> Event:
+    component = Event()
+    component.add("uid", plain_text(event.uid))
+    component.add("dtstamp", stamp.astimezone(UTC))
+    component.add("dtstart", event.start.astimezone(UTC))
+    component.add("dtend", (event.start + EVENT_LENGTH).astimezone(UTC))
+    component.add("last-modified", event.last_modified.astimezone(UTC))
+    component.add("sequence", sequence_for(event.last_modified))
+    component.add("summary", plain_text(event.summary))
     if event.description:
-        lines.append(f"DESCRIPTION:{escape_text(event.description)}")
+        component.add("description", plain_text(event.description))
     if event.location:
-        lines.append(f"LOCATION:{escape_text(event.location)}")
+        component.add("location", plain_text(event.location))
     if event.url:
-        lines.append(f"URL:{event.url}")
-    lines += [
-        "BEGIN:VALARM",
-        "ACTION:DISPLAY",
-        "TRIGGER:-P1D",
-        f"DESCRIPTION:{escape_text(event.summary)}",
-        "END:VALARM",
-        "END:VEVENT",
-    ]
-    return lines
+        component.add("url", event.url)
+    alarm = Alarm()
+    alarm.add("action", "DISPLAY")
+    alarm.add("trigger", -REMINDER_BEFORE)
+    alarm.add("description", plain_text(event.summary))
+    component.add_component(alarm)
+    return component
 
 
 def calendar_text(*, name: str, events: Iterable[CalendarEvent], now: datetime) -> str:
     """The whole VCALENDAR with CRLF line endings."""
-    lines = [
-        "BEGIN:VCALENDAR",
-        "VERSION:2.0",
-        f"PRODID:{PRODUCT_ID}",
-        "CALSCALE:GREGORIAN",
-        "METHOD:PUBLISH",
-        f"X-WR-CALNAME:{escape_text(name)}",
-        "X-WR-TIMEZONE:Europe/Berlin",
-        "REFRESH-INTERVAL;VALUE=DURATION:PT6H",
-    ]
+    calendar = Calendar()
+    calendar.add("version", "2.0")
+    calendar.add("prodid", PRODUCT_ID)
+    calendar.add("calscale", "GREGORIAN")
+    calendar.add("method", "PUBLISH")
+    calendar.add("x-wr-calname", plain_text(name))
+    calendar.add("x-wr-timezone", "Europe/Berlin")
+    calendar.add("refresh-interval", REFRESH_INTERVAL, parameters={"VALUE": "DURATION"})
     for event in events:
-        lines += _event_lines(event, stamp=now)
-    lines.append("END:VCALENDAR")
-    return "".join(fold_line(line) + "\r\n" for line in lines)
+        calendar.add_component(_event(event, stamp=now))
+    return calendar.to_ical().decode("utf-8")

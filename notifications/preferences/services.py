@@ -27,8 +27,8 @@ from notifications.models import (
 )
 from notifications.preferences.hosts import mail_host_check
 from notifications.preferences.selectors import mailbox_settings_get, smtp_settings_get
-from sources.adapters.mail.hosts import portal_domains_current
 from sources.adapters.mail.portals import in_domains
+from sources.selectors import portal_domains_current
 
 _LANGUAGES = {code for code, _name in settings.LANGUAGES}
 

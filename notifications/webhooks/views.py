@@ -9,7 +9,6 @@ from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.views import TenantAdminRequiredMixin
-from notifications.models import Webhook
 from notifications.webhooks.forms import WebhookCreateForm
 from notifications.webhooks.selectors import webhook_event_list_recent, webhook_list, webhook_saved_search_choices
 from notifications.webhooks.services import webhook_create, webhook_delete, webhook_set_active
@@ -64,7 +63,7 @@ class WebhookDetailView(TenantAdminRequiredMixin, View):
 
 class WebhookActiveView(TenantAdminRequiredMixin, View):
     def post(self, request, pk: int):
-        webhook = get_object_or_404(Webhook.objects.all(), pk=pk)
+        webhook = get_object_or_404(webhook_list(), pk=pk)
         is_active = request.POST.get("is_active") == "1"
         webhook_set_active(webhook=webhook, is_active=is_active)
         messages.success(request, _("Webhook aktiviert.") if is_active else _("Webhook deaktiviert."))
@@ -73,7 +72,7 @@ class WebhookActiveView(TenantAdminRequiredMixin, View):
 
 class WebhookDeleteView(TenantAdminRequiredMixin, View):
     def post(self, request, pk: int):
-        webhook = get_object_or_404(Webhook.objects.all(), pk=pk)
+        webhook = get_object_or_404(webhook_list(), pk=pk)
         webhook_delete(webhook=webhook)
         messages.success(request, _("Webhook gelöscht."))
         return redirect("settings:webhooks")

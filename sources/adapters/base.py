@@ -37,6 +37,9 @@ class SourceConfig:
     adapter: str
     settings: Mapping[str, Any]
     cursor: Mapping[str, Any] = field(default_factory=dict)
+    # Bare host -> key of the Source that polls it, for adapters that attribute notices to other
+    # sources (alert mails); the service reads it (``sources.selectors.host_sources_current``).
+    host_sources: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

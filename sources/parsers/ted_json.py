@@ -41,6 +41,7 @@ from typing import Any
 
 from sources.addresses import bundesland_for_place
 from sources.identifiers import canonical_publication_number
+from sources.links import portal_references_from_urls, urls_in_json
 from sources.normalise import (
     END_OF_DAY,
     clean_text,
@@ -52,7 +53,6 @@ from sources.normalise import (
     procedure_type_code,
     unique_cpv,
 )
-from sources.parsers.links import portal_references_from_urls, urls_in_json
 from sources.parsers.ted_results import ted_awards
 from sources.records import Deadline, Lot, NoticeKind, NoticeRecord, TenderStatus
 from tenders.vocabulary.contract_nature import contract_nature_code

@@ -17,8 +17,8 @@ from operator import attrgetter
 
 import orjson
 
+from sources.links import LINK_FIELDS, safe_link
 from sources.normalise import plausible_datetime
-from sources.parsers.links import LINK_FIELDS, safe_link
 from sources.placeholders import placeholder_amount, plausible_buyer_id, without_placeholder
 from sources.records import Award, AwardStatus, Deadline, Lot, NoticeKind, NoticeRecord, TenderStatus, texts_cut
 

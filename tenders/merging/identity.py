@@ -12,8 +12,8 @@ from datetime import date, datetime
 from decimal import Decimal
 from functools import lru_cache
 
+from sources.links import portal_references_from_urls
 from sources.normalise import BERLIN
-from sources.parsers.links import portal_references_from_urls
 from sources.records import NoticeRecord
 
 # --- versions ---------------------------------------------------------------------------------------

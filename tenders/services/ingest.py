@@ -62,13 +62,6 @@ class IngestDelta:
         )
 
 
-def fingerprint_rule_enabled() -> bool:
-    """Cross-portal fingerprint merging only makes sense while at least two sources deliver."""
-    from sources.models import Source
-
-    return Source.objects.filter(is_active=True).count() >= 2
-
-
 def lock_ingest() -> None:
     """Serialise every writer of the tender tables until the end of the current transaction."""
     with connection.cursor() as cursor:
@@ -92,9 +85,12 @@ class _Recompiled:
 
 
 def notices_ingest(
-    *, records: Sequence[NoticeRecord], now: datetime | None = None, use_fingerprint: bool | None = None
+    *, records: Sequence[NoticeRecord], use_fingerprint: bool, now: datetime | None = None
 ) -> IngestDelta:
     """Merge a batch of parsed notices into the tender table; return what was created and changed.
+
+    ``use_fingerprint`` switches the cross-portal fingerprint rule; callers decide it from the
+    source configuration (``sources.selectors.fingerprint_rule_enabled``), which the ingest never reads.
 
     Idempotent: a notice version seen before with the same content only bumps
     ``last_seen_at``. Older versions arriving after newer ones are stored but
@@ -104,7 +100,7 @@ def notices_ingest(
         return _ingest(records, now=now or timezone.now(), use_fingerprint=use_fingerprint)
 
 
-def _ingest(records: Sequence[NoticeRecord], *, now: datetime, use_fingerprint: bool | None) -> IngestDelta:
+def _ingest(records: Sequence[NoticeRecord], *, now: datetime, use_fingerprint: bool) -> IngestDelta:
     # Pure, before the lock: what PostgreSQL cannot store is scrubbed, and every record hashed.
     checked = [record_storable(record) for record in _dedupe(records)]
     if not checked:
@@ -113,8 +109,6 @@ def _ingest(records: Sequence[NoticeRecord], *, now: datetime, use_fingerprint: 
     hashes = {id(record): content_hash for record, content_hash in checked}
     with transaction.atomic():
         lock_ingest()
-        if use_fingerprint is None:
-            use_fingerprint = fingerprint_rule_enabled()
         known = known_versions(records)
         fresh, seen_again = [], []
         for record in records:

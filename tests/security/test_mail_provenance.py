@@ -124,7 +124,7 @@ def _beta_matching(beta) -> tuple[int, int]:
 
 @pytest.fixture
 def real_cosinex_tender(db) -> Tender:
-    (tender_id,) = notices_ingest(records=[eforms_record(LEGACY_EFORMS)]).created
+    (tender_id,) = notices_ingest(records=[eforms_record(LEGACY_EFORMS)], use_fingerprint=False).created
     return Tender.objects.get(pk=tender_id)
 
 

@@ -99,7 +99,7 @@ def test_runs_answered_not_modified_are_neither_judged_nor_counted(tender24) -> 
 def test_a_low_yield_run_never_marks_tenders_withdrawn(tender24) -> None:
     deadline = timezone.now() + timedelta(days=30)
     records = [NoticeRecordFactory(source="tender24", submission_deadline=deadline) for _ in range(3)]
-    notices_ingest(records=records)
+    notices_ingest(records=records, use_fingerprint=False)
     before = list(Tender.objects.order_by("id").values_list("id", "status", "last_seen_at"))
     history(tender24, 40, 50, 45)
     run = poll(tender24, categories=["PriorInformation"])

@@ -12,15 +12,16 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from sources.conditional import (
-    RETENTION_DAYS,
+    ETAG_MAX_LENGTH,
+    LAST_MODIFIED_MAX_LENGTH,
+    URL_MAX_LENGTH,
     CacheEntry,
     ConditionalCache,
     ConditionalFetcher,
-    conditional_cache_load,
-    conditional_cache_save,
     fetcher_forget,
     fetcher_knows,
 )
+from sources.conditional_store import RETENTION_DAYS, conditional_cache_load, conditional_cache_save
 from sources.fetching import Fetcher, FetchPolicy
 from sources.models import ConditionalCacheEntry, Source
 from tests.sources.adapters.test_netserver import loopback_resolver
@@ -155,3 +156,13 @@ def test_oversized_validators_and_urls_are_not_stored(httpserver, fetcher) -> No
     conditional_cache_save(source=source, cache=client.cache)
     [(url, etag, digest)] = ConditionalCacheEntry.objects.values_list("url", "etag", "body_sha256")
     assert (url, etag, digest) == (httpserver.url_for("/page"), "", sha256(b"<html>x</html>"))
+
+
+def test_the_pure_cache_limits_are_the_column_sizes():
+    """``sources.conditional`` has no ORM (adapters use it), so its limits are constants kept equal here."""
+    field = ConditionalCacheEntry._meta.get_field
+    assert (
+        field("url").max_length,
+        field("etag").max_length,
+        field("last_modified").max_length,
+    ) == (URL_MAX_LENGTH, ETAG_MAX_LENGTH, LAST_MODIFIED_MAX_LENGTH)

@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from sources.adapters.base import Adapter, FetchedBatch, SourceConfig, walk_files
 from sources.adapters.mail.alerts import PARSED, parse_alert_mail
-from sources.adapters.mail.hosts import host_sources_current
+from sources.adapters.mail.portals import DEFAULT_HOST_SOURCES
 from sources.fetching import Fetcher
 from sources.registry import register
 
@@ -43,8 +43,12 @@ class MailAdapter(Adapter):
         return iter(())
 
     def parse_files(self, *, config: SourceConfig, paths: list[Path]) -> Iterator[FetchedBatch]:
-        """One batch per ``.eml`` file; folders are searched recursively. Unparsed mails are problems."""
-        host_sources = host_sources_current()
+        """One batch per ``.eml`` file; folders are searched recursively. Unparsed mails are problems.
+
+        Notices are attributed to the Source that polls their host (``config.host_sources``, filled
+        by the caller from the Source table; the seeded defaults without it).
+        """
+        host_sources = config.host_sources or DEFAULT_HOST_SOURCES
         for path in walk_files(paths, FILE_SUFFIXES):
             yield _parse_file(path, host_sources)
 

@@ -1,6 +1,7 @@
-"""Which Source polls which host: mail notices take that Source's key (read from the Source table).
+"""Which Source polls which host: mail notices take that Source's key (rows of the Source table).
 
-Why from the table: an operator who adds a NetServer or cosinex portal as a Source gets its
+Pure: the rows come from ``sources.selectors`` (adapters never touch the ORM). Why from the
+table: an operator who adds a NetServer or cosinex portal as a Source gets its
 alert mails attributed to it without code changes. Only ``base_url`` / ``feed_url`` settings
 are read; the seeded defaults (``DEFAULT_HOST_SOURCES``) apply where no Source names a host.
 """
@@ -13,7 +14,7 @@ from urllib.parse import urlsplit
 
 from sources.adapters.mail.portals import COSINEX, DEFAULT_HOST_SOURCES, NETSERVER, PORTAL_DOMAINS, bare_host
 
-__all__ = ["host_sources_current", "host_sources_from_rows", "portal_domains_current", "portal_domains_from_rows"]
+__all__ = ["ADAPTER_FAMILIES", "host_sources_from_rows", "portal_domains_from_rows"]
 
 URL_SETTINGS = ("base_url", "feed_url")
 # Adapter types whose Sources are portals of a mail family: their hosts send and are linked by its alerts.
@@ -53,19 +54,3 @@ def portal_domains_from_rows(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> d
             if host and host not in domains[family]:
                 domains[family].append(host)
     return {family: tuple(hosts) for family, hosts in domains.items()}
-
-
-def portal_domains_current() -> dict[str, tuple[str, ...]]:
-    """The portal families' domains for this installation (one query over the Source table)."""
-    from sources.models import Source
-
-    rows = Source.objects.filter(adapter__in=ADAPTER_FAMILIES).order_by("key").values_list("adapter", "settings")
-    return portal_domains_from_rows(rows)
-
-
-def host_sources_current() -> dict[str, str]:
-    """The mapping for this installation (one query over the Source table)."""
-    from sources.models import Source
-
-    rows = Source.objects.exclude(adapter="mail").order_by("key").values_list("key", "settings")
-    return host_sources_from_rows(rows)

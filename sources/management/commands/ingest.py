@@ -7,8 +7,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from sources.models import Source
 from sources.registry import get_adapter
+from sources.selectors import source_by_key, source_keys
 from sources.services import source_ingest_files, source_poll
 
 
@@ -30,9 +30,9 @@ class Command(BaseCommand):
         parser.add_argument("--to", dest="day_to")
 
     def handle(self, *args, source_key, files=None, day=None, day_from=None, day_to=None, **options):
-        source = Source.objects.filter(key=source_key).first()
+        source = source_by_key(key=source_key)
         if source is None:
-            known = ", ".join(Source.objects.order_by("key").values_list("key", flat=True))
+            known = ", ".join(source_keys())
             raise CommandError(f"unknown source {source_key!r}; known: {known}")
         if files:
             try:

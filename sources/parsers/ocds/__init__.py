@@ -35,13 +35,13 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from sources.addresses import bundesland_for_place
+from sources.links import portal_references_from_urls, urls_in_json
 from sources.normalise import (
     clean_text,
     parse_iso_datetime,
     procedure_type_code,
     unique_cpv,
 )
-from sources.parsers.links import portal_references_from_urls, urls_in_json
 from sources.records import Deadline, Lot, NoticeKind, NoticeRecord, TenderStatus
 from tenders.vocabulary.contract_nature import contract_nature_code
 from tenders.vocabulary.deadlines import DeadlineKind

@@ -47,3 +47,13 @@ def test_declared_tender_fields_are_exactly_the_public_shape(db):
 
 def test_documented_filters_are_the_filter_fields():
     assert set(TenderFiltersSerializer().fields) == {f.name for f in fields(TenderFilters) if f.name != "extra"}
+
+
+def test_matches_are_documented_as_cursor_pages(db, tmp_path):
+    target = tmp_path / "schema.yaml"
+    call_command("spectacular", "--file", str(target))
+    matches = yaml.safe_load(target.read_text(encoding="utf-8"))["paths"]["/api/v1/matches/"]["get"]
+    names = {p["name"] for p in matches["parameters"]}
+    assert {"cursor", "page_size", "since", "saved_search"} <= names and "page" not in names
+    page = matches["responses"]["200"]["content"]["application/json"]["schema"]
+    assert page["$ref"].endswith("/PaginatedTenderMatchList")

@@ -51,12 +51,12 @@ def test_rejected_tenders_leave_the_week_list(alpha, alpha_client, alpha_member,
 def test_daily_counts_group_by_berlin_day(db):
     now = timezone.now()
     today = now.astimezone(BERLIN).replace(hour=12, minute=0, second=0, microsecond=0)
-    notices_ingest(records=NoticeRecordFactory.build_batch(3), now=today - timedelta(days=2))
-    notices_ingest(records=NoticeRecordFactory.build_batch(2), now=today - timedelta(days=2, hours=3))
-    notices_ingest(records=NoticeRecordFactory.build_batch(1), now=today - timedelta(days=40))
+    notices_ingest(records=NoticeRecordFactory.build_batch(3), now=today - timedelta(days=2), use_fingerprint=False)
+    notices_ingest(records=NoticeRecordFactory.build_batch(2), now=today - timedelta(days=2, hours=3), use_fingerprint=False)
+    notices_ingest(records=NoticeRecordFactory.build_batch(1), now=today - timedelta(days=40), use_fingerprint=False)
     # 00:30 Berlin time is still the previous day in UTC: it must count for the Berlin day.
     night = (today - timedelta(days=5)).replace(hour=0, minute=30)
-    notices_ingest(records=NoticeRecordFactory.build_batch(1), now=night)
+    notices_ingest(records=NoticeRecordFactory.build_batch(1), now=night, use_fingerprint=False)
     counts = tender_daily_counts(since=today - timedelta(days=29), until=now + timedelta(minutes=1))
     assert counts == {(today - timedelta(days=2)).date(): 5, night.date(): 1}
 

@@ -1,28 +1,13 @@
-"""The iCalendar writer: RFC 5545 escaping, folding at 75 octets, stable UIDs, growing SEQUENCE."""
+"""The deadline feed: RFC 5545 escaping, folding at 75 octets, stable UIDs, growing SEQUENCE (icalendar writes)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from notifications.portal.ical import CalendarEvent, calendar_text, escape_text, event_uid, fold_line, sequence_for
+from icalendar import Calendar
+
+from notifications.portal.ical import CalendarEvent, calendar_text, event_uid, sequence_for
 from sources.normalise import BERLIN
-
-
-def test_text_escaping():
-    assert escape_text("a;b,c\\d") == "a\\;b\\,c\\\\d"
-    assert escape_text("Zeile 1\r\nZeile 2\nZeile 3") == "Zeile 1\\nZeile 2\\nZeile 3"
-    assert escape_text("bell\x07 and del\x7f gone") == "bell and del gone"
-
-
-def test_folding_never_exceeds_75_octets_nor_splits_characters():
-    line = "SUMMARY:" + "Straßenbau Ü " * 20
-    folded = fold_line(line)
-    physical = folded.split("\r\n")
-    assert len(physical) > 1
-    assert all(len(part.encode("utf-8")) <= 75 for part in physical)
-    assert all(part.startswith(" ") for part in physical[1:])
-    assert "".join(part[1:] if i else part for i, part in enumerate(physical)) == line
-    assert fold_line("short") == "short"
 
 
 def test_sequence_grows_with_changed_at():
@@ -81,3 +66,38 @@ def test_moved_deadline_keeps_uid_and_raises_sequence():
     assert prop(before, "UID") == prop(after, "UID")
     assert prop(after, "DTSTART") == "20261027T110000Z"  # CET after the clock change
     assert int(prop(after, "SEQUENCE")) > int(prop(before, "SEQUENCE"))
+
+
+def test_text_is_escaped_and_control_characters_dropped():
+    now = datetime(2026, 9, 21, 6, 0, tzinfo=UTC)
+    event = _event(summary="a;b,c\\d bell\x07 and del\x7f gone", description="Zeile 1\r\nZeile 2\nZeile 3")
+    unfolded = calendar_text(name="x", events=[event], now=now).replace("\r\n ", "")
+    assert "SUMMARY:a\\;b\\,c\\\\d bell and del gone\r\n" in unfolded
+    assert "DESCRIPTION:Zeile 1\\nZeile 2\\nZeile 3\r\n" in unfolded
+    parsed = next(iter(Calendar.from_ical(unfolded).walk("VEVENT")))
+    assert str(parsed["SUMMARY"]) == "a;b,c\\d bell and del gone"
+    assert str(parsed["DESCRIPTION"]) == "Zeile 1\nZeile 2\nZeile 3"
+
+
+def test_folding_never_exceeds_75_octets_nor_splits_characters():
+    now = datetime(2026, 9, 21, 6, 0, tzinfo=UTC)
+    summary = "Straßenbau Ü " * 20
+    text = calendar_text(name="x", events=[_event(summary=summary)], now=now)
+    physical = text.split("\r\n")
+    assert all(len(part.encode("utf-8")) <= 75 for part in physical)
+    summary_lines = [i for i, part in enumerate(physical) if part.startswith("SUMMARY:")]
+    assert len(summary_lines) == 1 and physical[summary_lines[0] + 1].startswith(" ")
+    parsed = next(iter(Calendar.from_ical(text).walk("VEVENT")))
+    assert str(parsed["SUMMARY"]) == summary
+
+
+def test_a_calendar_client_reads_every_event_back():
+    now = datetime(2026, 9, 21, 6, 0, tzinfo=UTC)
+    events = [_event(uid=event_uid(n, "alpha.localhost")) for n in (1, 2, 3)]
+    parsed = Calendar.from_ical(calendar_text(name="Tender Radar – Fristen", events=events, now=now))
+    assert str(parsed["X-WR-CALNAME"]) == "Tender Radar – Fristen"
+    uids = [str(event["UID"]) for event in parsed.walk("VEVENT")]
+    assert uids == ["tender-1@alpha.localhost", "tender-2@alpha.localhost", "tender-3@alpha.localhost"]
+    first = next(iter(parsed.walk("VEVENT")))
+    assert first.decoded("DTSTART") == datetime(2026, 10, 20, 10, 0, tzinfo=UTC)
+    assert next(iter(first.walk("VALARM"))).decoded("TRIGGER") == -timedelta(days=1)

@@ -42,8 +42,8 @@ def test_create_page_prefills_filters_and_previews_30_days(alpha_client, corpus)
 
 def test_preview_counts_only_tenders_first_seen_in_the_last_30_days(db):
     now = timezone.now()
-    notices_ingest(records=[NoticeRecordFactory(title="Dachsanierung alt")], now=now - timedelta(days=45))
-    notices_ingest(records=[NoticeRecordFactory(title="Dachsanierung neu")], now=now - timedelta(days=3))
+    notices_ingest(records=[NoticeRecordFactory(title="Dachsanierung alt")], now=now - timedelta(days=45), use_fingerprint=False)
+    notices_ingest(records=[NoticeRecordFactory(title="Dachsanierung neu")], now=now - timedelta(days=3), use_fingerprint=False)
     preview = saved_search_preview(filters=TenderFilters(q="Dachsanierung"), now=now)
     assert preview.count == 1
     assert [t.title for t in preview.sample] == ["Dachsanierung neu"]

@@ -22,7 +22,7 @@ MATCHED_AT = datetime(2026, 9, 2, 8, 30, tzinfo=BERLIN)
 
 def ingest_tenders(count: int = 1, **overrides) -> list[Tender]:
     """Real ingest into the public schema (tenders are shared facts)."""
-    delta = notices_ingest(records=[NoticeRecordFactory(**overrides) for _ in range(count)])
+    delta = notices_ingest(records=[NoticeRecordFactory(**overrides) for _ in range(count)], use_fingerprint=False)
     return list(Tender.objects.filter(pk__in=delta.created).order_by("pk"))
 
 

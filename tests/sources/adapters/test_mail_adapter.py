@@ -26,6 +26,31 @@ def test_registered_and_fetch_yields_nothing():
     assert list(MailAdapter().fetch(config=config, fetcher=None, now=datetime.now(UTC))) == []
 
 
+def test_notices_take_the_key_of_the_source_that_polls_their_host():
+    """The adapter reads no Source rows: the caller hands it the mapping (``SourceConfig.host_sources``)."""
+    path = MAIL / "tender24_daily_alert_iso-8859-1_qp.eml"
+    seeded = SourceConfig(key="mail", adapter="mail", settings={})
+    (batch,) = MailAdapter().parse_files(config=seeded, paths=[path])
+    assert _source_of(batch, TENDER24_OID) == "tender24"
+    renamed = SourceConfig(key="mail", adapter="mail", settings={}, host_sources={"tender24.de": "tender24-neu"})
+    (batch,) = MailAdapter().parse_files(config=renamed, paths=[path])
+    assert _source_of(batch, TENDER24_OID) == "tender24-neu"
+
+
+def _source_of(batch, notice_id: str) -> str:
+    (record,) = [record for record in batch.records if record.source_notice_id == notice_id]
+    return record.source
+
+
+def test_a_source_row_naming_a_host_claims_its_mail_notices(db):
+    Source.objects.create(
+        key="tender24-neu", name="Tender24 (neu)", adapter="netserver", settings={"base_url": "https://www.tender24.de"}
+    )
+    Source.objects.filter(key="tender24").update(settings={})
+    _ingest(MAIL / "tender24_daily_alert_iso-8859-1_qp.eml")
+    assert TenderSource.objects.filter(source="tender24-neu", source_notice_id=TENDER24_OID).exists()
+
+
 def test_ingest_command_reads_an_eml_file(db):
     out = StringIO()
     call_command("ingest", "mail", "--file", str(MAIL / "tender24_daily_alert_iso-8859-1_qp.eml"), stdout=out)
@@ -53,7 +78,7 @@ def test_a_folder_of_mails_reports_unparsed_and_ignored_as_problems(db):
 def test_mail_notices_link_to_the_doe_tenders_of_the_same_procedures(db):
     netserver_doe = eforms_record()
     cosinex_doe = eforms_record(LEGACY_EFORMS)
-    notices_ingest(records=[netserver_doe, cosinex_doe])
+    notices_ingest(records=[netserver_doe, cosinex_doe], use_fingerprint=False)
     before = Tender.objects.count()
     _ingest(MAIL / "tender24_daily_alert_iso-8859-1_qp.eml")
     _ingest(MAIL / "dtvp_alert_html_only.eml")
@@ -72,7 +97,7 @@ def test_the_portal_record_supersedes_the_mail_record_of_the_same_notice(db):
     mail_version = TenderVersion.objects.get(source="dtvp", source_notice_id="CXP4Y9PRGS5")
     assert mail_version.version == "00"
     portal = eforms_record(LEGACY_EFORMS, source="dtvp").replace(source_notice_id="CXP4Y9PRGS5", version="01")
-    notices_ingest(records=[portal])
+    notices_ingest(records=[portal], use_fingerprint=False)
     tender = TenderSource.objects.get(source="dtvp", source_notice_id="CXP4Y9PRGS5").tender
     assert tender.title == portal.title and tender.buyer_name == portal.buyer_name
     # A later alert about the same notice is stored but does not override the portal's record.

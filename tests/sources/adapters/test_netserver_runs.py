@@ -37,7 +37,7 @@ def poll(source: Source) -> FetchRun:
 def test_the_notice_a_doe_notice_links_by_tender_oid_merges_into_the_same_tender(tender24) -> None:
     doe = eforms_record()
     assert f"netserver:{MICADO}" in doe.portal_references
-    created = notices_ingest(records=[doe]).created
+    created = notices_ingest(records=[doe], use_fingerprint=False).created
     run = poll(tender24)
     assert run.status == FetchRunStatus.SUCCEEDED, run.error
     netserver = TenderSource.objects.get(source="tender24", source_notice_id=MICADO)

@@ -244,7 +244,7 @@ def test_an_unchanged_feed_without_validators_is_not_parsed_again(rss_source, fe
 def test_feed_item_joins_the_doe_tender_of_the_same_netserver_procedure(rss_source, feed_server):
     doe = eforms_record()
     assert f"netserver:{NETSERVER_OID}" in doe.portal_references
-    notices_ingest(records=[doe])
+    notices_ingest(records=[doe], use_fingerprint=False)
     doe_tender = TenderSource.objects.get(source="doe").tender_id
     _serve_feed(feed_server)
     source_poll(source_id=rss_source.pk, fetcher_factory=_no_sleep_fetcher)

@@ -190,19 +190,21 @@ def test_fingerprint_rule_only_runs_when_enabled(use_fingerprint, expected_tende
 
 @pytest.mark.django_db
 def test_fingerprint_gate_follows_the_number_of_active_sources():
+    """The caller decides the rule from the Source table (``sources.selectors``); the ingest never reads it."""
     from sources.models import Source
+    from sources.selectors import fingerprint_rule_enabled
 
     Source.objects.update(is_active=False)
     Source.objects.filter(key="tender24").update(is_active=True)
     first = NoticeRecordFactory(source="tender24", title="Reinigung Rathaus und Bürgerbüro 2027")
     second = NoticeRecordFactory(source="service-bund", title="Reinigung Rathaus und Bürgerbüro 2027")
-    notices_ingest(records=[first], now=NOW)
-    notices_ingest(records=[second], now=NOW)
+    notices_ingest(records=[first], now=NOW, use_fingerprint=fingerprint_rule_enabled())
+    notices_ingest(records=[second], now=NOW, use_fingerprint=fingerprint_rule_enabled())
     assert Tender.objects.count() == 2  # one active source: the rule stays off
 
     Source.objects.filter(key="service-bund").update(is_active=True)
     third = NoticeRecordFactory(source="vergabe-landbw", title="Reinigung Rathaus und Bürgerbüro 2027")
-    notices_ingest(records=[third], now=NOW)
+    notices_ingest(records=[third], now=NOW, use_fingerprint=fingerprint_rule_enabled())
     assert Tender.objects.count() == 2
     assert TenderSource.objects.get(source="vergabe-landbw").merge_rule == MergeRule.FINGERPRINT
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sources.parsers.links import (
+from sources.links import (
     portal_references_from_urls,
     records_links_checked,
     safe_link,

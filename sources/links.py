@@ -1,0 +1,129 @@
+"""Links in foreign notices: which are safe to keep, and the exact cross-portal ids they carry.
+
+Every link a foreign notice brings ends up as an ``href`` somewhere (portal, alert mail,
+admin), so only ``http``/``https`` links with a host are kept (``safe_link``); anything else
+(``javascript:``, ``data:``, ``vbscript:``, relative or host-less links, control characters
+that browsers strip before reading the scheme) is dropped at the ingest boundary
+(``records_links_checked``) with a problem the caller records on its run.
+
+A DÖE/TED notice that links to the portal where the procedure runs identifies
+that portal's record exactly; the merge rules use these ids instead of fuzzy
+title matching. Everything here is pure and shared by every parser and adapter
+that sees URLs (eForms, OCDS, TED, portal pages, RSS, mails), so a link means the
+same wherever it is found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)
+_COSINEX_ID = re.compile(r"CX[0-9A-Z]{6,}")
+_NETSERVER_KEYS = {"tenderoid", "toid"}
+_NETSERVER_OID = re.compile(r"\d+-\w*Tender-[\w-]+")
+_SAFE_ID = re.compile(r"[\w.-]+")
+
+
+SAFE_SCHEMES = ("http", "https")
+LINK_FIELDS = ("url", "documents_url")  # the record fields rendered as links
+
+
+def safe_link(url: object) -> str:
+    """``url`` (outer whitespace removed) when it is an http(s) link with a host, else ""."""
+    if not isinstance(url, str):
+        return ""
+    candidate = url.strip()
+    if not candidate or not candidate.isprintable():  # control characters browsers would strip or act on
+        return ""
+    try:
+        parts = urlsplit(candidate)
+        host = parts.hostname
+    except ValueError:
+        return ""
+    return candidate if parts.scheme.lower() in SAFE_SCHEMES and host else ""
+
+
+@dataclass(frozen=True)
+class LinksChecked:
+    records: tuple  # NoticeRecord values, unsafe links emptied
+    problems: tuple[str, ...]
+
+
+def records_links_checked(records: Iterable) -> LinksChecked:
+    """The records with every unsafe ``url``/``documents_url`` emptied, and one problem per dropped link."""
+    checked, problems = [], []
+    for record in records:
+        changes = {}
+        for name in LINK_FIELDS:
+            value = getattr(record, name)
+            if value and not safe_link(value):
+                changes[name] = ""
+                problems.append(
+                    f"{record.source}:{record.source_notice_id}: {name} {value[:120]!r} is no http(s) link "
+                    "with a host; dropped"
+                )
+        checked.append(record.replace(**changes) if changes else record)
+    return LinksChecked(records=tuple(checked), problems=tuple(problems))
+
+
+def portal_references_from_urls(urls: Iterable[str | None]) -> tuple[str, ...]:
+    """``"netserver:<TenderOID>"`` / ``"cosinex:<CX id>"`` for every portal link, deduplicated, in order.
+
+    NetServer (Vergabe@Net): query parameter ``TenderOID`` or ``TOID`` (any case) on a
+    ``/NetServer/`` path, or on any path when the value has NetServer's
+    ``<digits>-…Tender-…`` shape. cosinex (DTVP and the Vergabemarktplätze): a path
+    segment or query value that is ``CX`` followed by at least six of [0-9A-Z].
+    ``&amp;`` left over from HTML is tolerated; unparsable strings are skipped.
+    """
+    refs: list[str] = []
+    for url in urls:
+        if url:
+            refs.extend(_references_in_url(url))
+    return tuple(dict.fromkeys(refs))
+
+
+def urls_in_text(text: str) -> list[str]:
+    """Every http(s) or www. link in a text, without trailing punctuation."""
+    return [match.rstrip(".,;:)]}") for match in _URL.findall(text)]
+
+
+def urls_in_json(node: Any, depth: int = 0) -> list[str]:
+    """Every link in any string of a JSON document (documents, contact points, free text), in order."""
+    if depth > 40:  # hostile nesting
+        return []
+    if isinstance(node, str):
+        # Most strings hold no link; the substring tests are far cheaper than the pattern.
+        return urls_in_text(node) if "://" in node or "www." in node.lower() else []
+    if isinstance(node, dict):
+        return [url for value in node.values() for url in urls_in_json(value, depth + 1)]
+    if isinstance(node, list):
+        return [url for value in node for url in urls_in_json(value, depth + 1)]
+    return []
+
+
+def _references_in_url(url: str) -> list[str]:
+    # Nearly every link names neither portal; substring tests spare those the URL parse
+    # ("%" keeps percent-encoded keys and values on the exact path).
+    lowered = url.lower()
+    if "CX" not in url and "toid" not in lowered and "tenderoid" not in lowered and "%" not in url:
+        return []
+    try:
+        parts = urlsplit(url.strip().replace("&amp;", "&"))
+        query = parse_qsl(parts.query)
+    except ValueError:
+        return []
+    on_netserver = "/netserver" in parts.path.lower()
+    refs = [
+        f"netserver:{value}"
+        for key, value in query
+        if key.lower() in _NETSERVER_KEYS
+        and _SAFE_ID.fullmatch(value)
+        and (on_netserver or _NETSERVER_OID.fullmatch(value))
+    ]
+    candidates = [*parts.path.split("/"), *(value for _, value in query)]
+    refs.extend(f"cosinex:{c}" for c in candidates if _COSINEX_ID.fullmatch(c))
+    return refs

@@ -1,0 +1,167 @@
+"""The import contracts of ``.importlinter`` hold, and each would fail on the violation it names.
+
+``lint-imports`` runs in a subprocess: it builds the import graph from the files (grimp), so it
+sees this checkout whatever Django has imported in the test process.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.config.architecture import BASE_DIR
+from tests.config.import_contracts import imported_names, orm_uses
+
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+PACKAGES = ("accounts", "config", "notifications", "sources", "tenders")
+
+
+def _lint(cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--config", str(cwd / ".importlinter")],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(cwd), "COLUMNS": "200"},
+    )
+
+
+def _verdicts(stdout: str) -> dict[str, str]:
+    """Contract name -> KEPT / BROKEN from lint-imports' summary."""
+    verdicts = {}
+    for line in stdout.splitlines():
+        for verdict in ("KEPT", "BROKEN"):
+            marker = f" {verdict}"
+            if marker in line and not line.startswith(("-", " ")):
+                verdicts[line.split(marker)[0].strip()] = verdict
+    return verdicts
+
+
+def test_every_contract_holds():
+    result = _lint(BASE_DIR)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "BROKEN" not in result.stdout
+    assert len(_verdicts(result.stdout)) >= 10
+
+
+@pytest.fixture(scope="module")
+def broken_checkout(tmp_path_factory) -> subprocess.CompletedProcess:
+    """A copy of the code with the violations the contracts exist for put back in, linted once."""
+    root = tmp_path_factory.mktemp("checkout")
+    ignore = shutil.ignore_patterns("__pycache__", "migrations", "demo_data", "data")
+    for package in PACKAGES:
+        shutil.copytree(BASE_DIR / package, root / package, ignore=ignore)
+    shutil.copy(BASE_DIR / ".importlinter", root / ".importlinter")
+    (root / "tests" / "config").mkdir(parents=True)
+    (root / "tests" / "__init__.py").write_text("")
+    (root / "tests" / "config" / "__init__.py").write_text("")
+    shutil.copy(BASE_DIR / "tests/config/import_contracts.py", root / "tests/config/import_contracts.py")
+
+    def append(relative: str, text: str) -> None:
+        path = root / relative
+        path.write_text(path.read_text(encoding="utf-8") + "\n" + text + "\n", encoding="utf-8")
+
+    # The three broken rules issue 16 found, as they were:
+    append("sources/adapters/mail/hosts.py", "def _rows():\n    from sources.models import Source\n    return Source")
+    append("tenders/merging/identity.py", "from sources.parsers.eforms import parse_eforms_notice  # noqa")
+    append("tenders/services/ingest.py", "def _gate():\n    from sources.models import Source\n    return Source")
+    # And one of each other kind:
+    append("tenders/selectors.py", "from notifications.models import SavedSearch  # noqa")
+    append("sources/normalise.py", "from django.utils import timezone  # noqa")
+    append("sources/adapters/rss.py", "from django.db import connection  # noqa")
+    append("notifications/alerts/rendering.py", "from notifications.models import Delivery  # noqa")
+    append(
+        "notifications/webhooks/views.py",
+        "def _peek():\n    from notifications.models import Webhook\n    return Webhook.objects.all()",
+    )
+    append("notifications/api/views.py", "from django.db import transaction  # noqa")
+    return _lint(root)
+
+
+@pytest.mark.parametrize(
+    "contract",
+    [
+        "Adapters never touch models, services, selectors or tasks",  # mail/hosts.py read Source
+        "Merging and resolution know NoticeRecords, not the parsers or adapters that made them",
+        "The tender ingest does not read source configuration (the caller passes what it needs)",
+        "Shared apps (public schema) never import the tenant app",
+        "Pure cores (records, parsers, normalisation, links, vocabulary, merging, resolution) import no Django and "
+        "no app layer",
+        "Adapters never touch the ORM",
+        "Mail rendering and filter parsing import no models, services or selectors",
+        "Views, API views, tasks and commands reach data only through services and selectors",
+        "Views, API views, tasks and commands build no queries and open no transactions",
+    ],
+)
+def test_each_contract_fails_on_its_violation(broken_checkout, contract):
+    assert broken_checkout.returncode != 0
+    assert _verdicts(broken_checkout.stdout).get(contract) == "BROKEN", broken_checkout.stdout
+
+
+def test_the_violations_are_named_with_their_lines(broken_checkout):
+    out = broken_checkout.stdout
+    assert "sources.adapters.mail.hosts -> sources.models" in out
+    assert "tenders.merging.identity -> sources.parsers.eforms" in out
+    assert "tenders.services.ingest -> sources.models" in out
+    assert "sources.adapters.rss:" in out and "from django.db import connection" in out
+    assert "notifications.webhooks.views:" in out and ".objects" in out
+
+
+def test_an_ignore_that_matches_nothing_fails(tmp_path):
+    for package in ("sources",):
+        shutil.copytree(BASE_DIR / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "tests" / "config").mkdir(parents=True)
+    (tmp_path / "tests" / "__init__.py").write_text("")
+    (tmp_path / "tests" / "config" / "__init__.py").write_text("")
+    shutil.copy(BASE_DIR / "tests/config/import_contracts.py", tmp_path / "tests/config/import_contracts.py")
+    (tmp_path / ".importlinter").write_text(
+        "[importlinter]\nroot_packages =\n    sources\ninclude_external_packages = True\n"
+        "contract_types =\n    forbidden_submodules: tests.config.import_contracts.ForbiddenSubmodulesContract\n\n"
+        "[importlinter:contract:stale]\nname = Records import no ORM\ntype = forbidden_submodules\n"
+        "source_modules =\n    sources.records\nforbidden_modules =\n    django.db\n"
+        "ignore_imports =\n    sources.records -> django.db.models\n"
+    )
+    result = _lint(tmp_path)
+    assert result.returncode != 0
+    assert "sources.records -> django.db.models matches no import any more" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("from django.db import connection", ["django.db", "django.db.connection"]),
+        ("from django import db", ["django", "django.db"]),
+        ("import django.db.models as m, os", ["django.db.models", "os"]),
+        ("from django.db.models import (", ["django.db.models"]),
+        ("from django.utils import timezone  # why", ["django.utils", "django.utils.timezone"]),
+        ("x = 1", []),
+    ],
+)
+def test_imported_names(line, names):
+    assert imported_names(line) == names
+
+
+def test_orm_uses_finds_managers_writes_and_transactions():
+    source = (
+        "from django.db import transaction, connection\n"
+        "def view(request, pk):\n"
+        "    hook = Webhook.objects.get(pk=pk)\n"
+        "    hook.save()\n"
+        "    with transaction.atomic():\n"
+        "        pass\n"
+        "    with connection.cursor() as c:\n"
+        "        pass\n"
+        "    return connection.schema_name, Model._default_manager\n"
+    )
+    assert orm_uses(source) == [
+        (3, ".objects"),
+        (4, ".save()"),
+        (5, "transaction.atomic"),
+        (7, "connection.cursor"),
+        (9, "._default_manager"),
+    ]
