@@ -1,4 +1,6 @@
-"""Matching throughput: 10,000 saved searches of 100 tenants against one delta of 5,000 new tenders.
+"""Matching throughput (with ``--tenants``: the hand-off under a burst, see ``bench.matching_burst``).
+
+Without ``--tenants``: 10,000 saved searches of 100 tenants against one delta of 5,000 new tenders.
 
 Setup choice: the bench database is recreated on every run, and creating 100 django-tenants
 schemas (migrations or ``clone_schema``) costs about three seconds each, five minutes before
@@ -172,7 +174,12 @@ def _baseline(delta: list[int]) -> tuple[float, int]:
     return per_pair * TENANTS * SEARCHES_PER_TENANT * len(delta), len(found)
 
 
-def run(*, n: int | None) -> None:
+def run(*, n: int | None, tenants: int | None = None, searches: int | None = None) -> None:
+    if tenants is not None:  # the hand-off under a burst, over real tenant schemas
+        from bench.matching_burst import run as burst_run
+
+        burst_run(n=n, tenants=tenants, searches=searches)
+        return
     from notifications.alerts import matching
 
     delta_size = n or 5000

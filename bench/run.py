@@ -1,4 +1,4 @@
-"""Benchmarks: ``python bench/run.py <name> [--n N]``. Each ends with one ``RESULT <name> key=value …`` line.
+"""Benchmarks: ``python bench/run.py <name> [--n N] [--tenants T] [--searches S]``. Each ends with one ``RESULT <name> key=value …`` line.
 
 They run against a separate database (``<name>_bench``) on the configured
 server (DATABASE_URL, or the embedded one), never against product data.
@@ -19,6 +19,7 @@ BENCHMARKS = {
     "matching": "bench.matching",
     "market": "bench.market",
     "relevance": "bench.relevance",
+    "migrate": "bench.migrate",
 }
 
 
@@ -56,7 +57,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("name", choices=sorted(BENCHMARKS))
     parser.add_argument("--n", type=int, default=None, help="problem size (benchmark-specific default)")
+    parser.add_argument("--tenants", type=int, default=None, help="number of tenants (matching, migrate)")
+    parser.add_argument("--searches", type=int, default=None, help="saved searches per tenant (matching)")
     args = parser.parse_args()
+    sizes = {key: value for key, value in (("tenants", args.tenants), ("searches", args.searches)) if value is not None}
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
@@ -70,7 +74,7 @@ def main() -> None:
     django.setup()
     call_command("migrate_schemas", shared=True, interactive=False, verbosity=0)
     module = importlib.import_module(BENCHMARKS[args.name])
-    module.run(n=args.n)
+    module.run(n=args.n, **sizes)
 
 
 if __name__ == "__main__":
