@@ -16,7 +16,7 @@ from sources.registry import register
 
 from .crawl import NetServerCrawl
 from .options import KNOWN_HOSTS, KNOWN_SETTINGS, check_netserver_settings
-from .parse import DetailFacts, ResultRow, notice_record, parse_detail_page, parse_result_page
+from .parse import DetailFacts, ResultRow, notice_record, parse_detail_page, parse_result_page, refused_link_problems
 
 __all__ = ["NetServerAdapter"]
 
@@ -101,6 +101,7 @@ class _SavedPages:
                 rows.setdefault(row.oid, row)
             return
         facts = parse_detail_page(page, page_url=base_url)
+        self.problems.extend(refused_link_problems(page, page_url=base_url, where=str(path)))
         if facts is not None:
             details.setdefault(facts.oid, facts)
             return

@@ -31,7 +31,7 @@ from sources.records import NoticeRecord
 
 from . import selectors
 from .options import detail_url, search_url
-from .parse import DetailFacts, ResultRow, notice_record, parse_detail_page, parse_result_page
+from .parse import DetailFacts, ResultRow, notice_record, parse_detail_page, parse_result_page, refused_link_problems
 
 # Errors that say "stop talking to this portal now", whatever page they came from.
 _FATAL = (Blocked, DisallowedHost, RetryAfterTooLong)
@@ -228,6 +228,8 @@ class NetServerCrawl:
             requested_url=url, final_url=result.final_url, text=page.text, expected_marker=selectors.DETAIL_MARKER
         )
         facts = None if wall else parse_detail_page(page, page_url=url)
+        if not wall:
+            work.problems.extend(refused_link_problems(page, page_url=url, where=url))
         if wall or facts is None or facts.oid != row.oid:
             fetcher_forget(self.fetcher, url)
             why = f"blocked by a {wall} wall at {result.final_url}" if wall else "not the notice's detail page"

@@ -362,6 +362,16 @@ class DetailFacts:
     legal_framework: str = ""  # as shown ("VgV", "UVgO", …)
 
 
+def refused_link_problems(page: HtmlPage, *, page_url: str, where: str) -> list[str]:
+    """A problem per documents link of a detail page that is not http(s) (javascript:, data:, …)."""
+    hrefs = [(a.get("href") or "").strip() for a in page.soup.select(selectors.DOCUMENTS_LINK)]
+    return [
+        f"{where}: documents link dropped (only http/https links are kept): {href[:120]}"
+        for href in hrefs
+        if href and href[0] != "#" and not absolute_url(page_url, href)
+    ]
+
+
 def parse_detail_page(page: HtmlPage, *, page_url: str) -> DetailFacts | None:
     """The facts of a detail page, or None when it has no notice rows or names no TOID/TenderOID.
 
