@@ -11,7 +11,7 @@ Shape of the data, chosen to resemble the German market rather than to flatter t
   largest wins about 3,500 contracts);
 * about a third of the tenders awarded (deadline past), 1-3 lots each, a winner per lot, some lots
   without award; values, number of bids, award dates;
-* CPV codes from the real CPV list (``/work/shared/fixtures/cpv``, else a built-in sample) with a
+* CPV codes from the real CPV list the project ships (``tenders.vocabulary.cpv``) with a
   skew toward common classes; Länder weighted roughly by population; four years of publications.
 
 Each case calls the portal's own selector (``tenders.market``) after one warm-up and is timed on the
@@ -23,7 +23,6 @@ transaction that is rolled back (what the pages would cost without it).
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import multiprocessing
@@ -32,7 +31,6 @@ import statistics
 import time
 from datetime import datetime, timedelta
 from decimal import Decimal
-from pathlib import Path
 
 from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
@@ -43,11 +41,11 @@ from tenders.bulk import copy_rows
 from tenders.market import buyer_market, similar_awarded, supplier_market
 from tenders.merging.compiling import supplier_key
 from tenders.models import Tender
+from tenders.vocabulary.cpv import vocabulary
 
 RUNS = 7
 BASELINE_RUNS = 2
 TABLE = "tenders_tender"
-CPV_FILE = Path("/work/shared/fixtures/cpv/cpv_labels.csv")
 DEDICATED = {
     "buyer": "tender_buyer_published_idx",
     "supplier": "tender_supplier_keys_gin",
@@ -83,9 +81,6 @@ _TRADES = ["Bau", "Hochbau", "Tiefbau", "Elektrotechnik", "Haustechnik", "Dachde
            "Sicherheitsdienst", "IT-Systemhaus", "Ingenieurbüro", "Garten- und Landschaftsbau", "Fahrzeugbau",
            "Medizintechnik", "Druckerei", "Beratung", "Malerbetrieb", "Straßenbau", "Catering"]  # fmt: skip
 _LEGAL_FORMS = ["GmbH", "GmbH & Co. KG", "AG", "KG", "e.K."]
-_FALLBACK_CPV = ["45000000", "45210000", "45233140", "45261210", "45310000", "45421132", "71000000", "71321000",
-                 "72000000", "79713000", "90910000", "90919200", "33600000", "34144210", "38000000", "55524000",
-                 "77310000", "90620000", "30200000", "48000000"]  # fmt: skip
 
 
 def _zipf_cum_weights(count: int, *, exponent: float, offset: float) -> list[float]:
@@ -97,10 +92,7 @@ def _zipf_cum_weights(count: int, *, exponent: float, offset: float) -> list[flo
 
 
 def _cpv_codes() -> list[str]:
-    if not CPV_FILE.exists():
-        return _FALLBACK_CPV
-    with CPV_FILE.open(encoding="utf-8") as handle:
-        return [row["code"][:8] for row in csv.DictReader(handle)]
+    return list(vocabulary())
 
 
 class World:

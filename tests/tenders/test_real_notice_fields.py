@@ -2,7 +2,7 @@
 (the polling path: adapter, DÖE join, ingest, compile), field by field in the exported shape.
 
 Expected values are read off the notices themselves (XML / JSON in tests/data, copies of
-/work/shared/fixtures); a comment names the element where the value is not obvious.
+shared/fixtures); a comment names the element where the value is not obvious.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Write the CONSTRUCTED NetServer layout variants in ``variants/`` (see README.md there).
 
 Run from the repository root: ``.venv/bin/python tests/data/portals/netserver/build_variants.py``.
-Built from the facts in ``/work/shared/fixtures/portals/README.md``, section "What other public
+Built from the facts in ``shared/fixtures/portals/README.md``, section "What other public
 clients report about the live pages": the five-cell table (vergabe.landbw.de), the six-cell
 table without header classes (vergabe.autobahn.de), the card layout (vergabe.hessen.de), a
 detail page wrapped in ``#printarea`` with eForms-numbered labels whose documents link carries
