@@ -106,7 +106,7 @@ def test_without_a_local_outbox_the_page_does_not_exist(alpha_client, settings):
 
 def test_demo_services_refuse_any_tenant_but_the_demo(alpha, settings):
     settings.DEMO_ENABLED = True
-    with schema_context(alpha.schema_name), pytest.raises(ImproperlyConfigured):
+    with schema_context(alpha.schema_name), pytest.raises(ImproperlyConfigured, match="only in the demo tenant"):
         demo_services.demo_initial_alerts_deliver(owner_email=alpha.member_email, tender_ids=[1])
     connection.set_schema_to_public()
 
@@ -114,7 +114,7 @@ def test_demo_services_refuse_any_tenant_but_the_demo(alpha, settings):
 def test_demo_services_refuse_when_the_settings_do_not_enable_the_demo(alpha, settings, monkeypatch):
     settings.DEMO_ENABLED = False
     monkeypatch.setattr(demo_services, "DEMO_SCHEMA", alpha.schema_name)
-    with schema_context(alpha.schema_name), pytest.raises(ImproperlyConfigured):
+    with schema_context(alpha.schema_name), pytest.raises(ImproperlyConfigured, match="DEMO_ENABLED"):
         demo_services.demo_searches_ensure(owner_email=alpha.member_email, active_since=timezone.now())
 
 
