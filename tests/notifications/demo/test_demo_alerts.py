@@ -146,3 +146,17 @@ def test_production_never_has_the_demo_nor_the_local_outbox():
         timeout=60,
     )
     assert refused.returncode != 0 and "local settings only" in refused.stderr
+
+
+def test_the_outbox_shows_a_mails_utc_date_in_local_time(alpha, alpha_client, settings, tmp_path):
+    """Django dates its mails "-0000" (UTC, no local offset); the page shows them in Berlin time like every other."""
+    settings.LOCAL_OUTBOX_DIR = tmp_path / "outbox"
+    box = mailbox.Maildir(str(settings.LOCAL_OUTBOX_DIR), create=True)
+    for date, subject in (("Tue, 01 Dec 2026 16:05:37 -0000", "Winter"), ("Tue, 15 Sep 2026 09:30:00 +0200", "Sommer")):
+        box.add(
+            f"From: radar@alpha.example\nTo: {alpha.member_email}\nDate: {date}\nSubject: {subject}\n\nText\n".encode()
+        )
+    assert [mail.subject for mail in outbox_mails(recipients=[alpha.member_email])] == ["Winter", "Sommer"]
+    page = alpha_client.get("/postausgang/").content.decode()
+    assert "01.12.2026 17:05" in page and "16:05" not in page
+    assert "15.09.2026 09:30" in page
