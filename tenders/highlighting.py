@@ -97,10 +97,12 @@ class Highlighter:
         """``text`` in pieces, each word marked as hit or not; joined, the pieces are ``text`` again."""
         if not self.lexemes:
             return ((text, False),) if text else ()
+        self.prepare([text])  # a text nobody prepared costs one query, not one per word
         return _merged((piece, piece[0].isalpha() and self.is_hit(piece)) for piece in _PIECES.findall(text or ""))
 
     def snippet(self, text: str, *, size: int = SNIPPET_WORDS) -> tuple[Segment, ...]:
         """About ``size`` words of ``text`` around its first hit, with "…" where it was cut; () without a hit."""
+        self.prepare([text or ""])
         pieces = _PIECES.findall(text or "")
         first = next((i for i, p in enumerate(pieces) if p[0].isalpha() and self.is_hit(p)), None)
         if first is None:
