@@ -129,26 +129,20 @@ def alert_filters(filters: TenderFilters) -> TenderFilters:
     return replace(filters, status=(TenderStatus.ACTIVE.value,))
 
 
+def _raw_values(params, name: str) -> list[str]:
+    """Every value of ``name`` as typed, from a QueryDict or a dict of lists (or of single values)."""
+    values = params.getlist(name) if hasattr(params, "getlist") else _as_list(params.get(name))
+    return [str(value) for value in values]
+
+
 def _getlist(params, name: str) -> list[str]:
-    if hasattr(params, "getlist"):
-        values = params.getlist(name)
-    else:
-        raw = params.get(name, [])
-        values = raw if isinstance(raw, list) else [raw]
-    out = []
-    for value in values:
-        out.extend(part.strip() for part in str(value).split(",") if part.strip())
-    return out
+    """The values of ``name``, comma-separated ones split apart, trimmed, empty ones dropped."""
+    return [part.strip() for value in _raw_values(params, name) for part in value.split(",") if part.strip()]
 
 
 def _first(params, name: str) -> str:
     values = _getlist(params, name)
     return values[0] if values else ""
-
-
-def _raw_values(params, name: str) -> list[str]:
-    values = params.getlist(name) if hasattr(params, "getlist") else _as_list(params.get(name))
-    return [str(value) for value in values]
 
 
 def _input_problems(params) -> dict[str, str]:
@@ -244,8 +238,8 @@ def _as_list(value) -> list:
 
 def _first_raw(params, name: str) -> str:
     """The first value as typed (no comma splitting: "1.000.000,00" is one number)."""
-    values = params.getlist(name) if hasattr(params, "getlist") else _as_list(params.get(name))
-    return str(values[0]).strip() if values else ""
+    values = _raw_values(params, name)
+    return values[0].strip() if values else ""
 
 
 def _decimal(params, name: str, errors: dict) -> Decimal | None:
