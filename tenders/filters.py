@@ -30,6 +30,7 @@ from tenders.filter_limits import (
     values_problem,
 )
 from tenders.fulltext import search_query, websearch_text  # noqa: F401  (re-exported)
+from tenders.vocabulary.cpv import cpv_prefix
 
 STATUSES = tuple(status.value for status in TenderStatus)
 ORDERS = ("relevance", "deadline", "published")
@@ -283,12 +284,6 @@ def _date(params, name: str, errors: dict) -> date | None:
 
 
 # --- the builder -------------------------------------------------------------------------------------
-
-
-def cpv_prefix(code: str) -> str:
-    """CPV is hierarchical by trailing zeros: 45000000 is division 45, 45200000 group 452."""
-    stripped = code.rstrip("0")
-    return stripped if len(stripped) >= 2 else code[:2]
 
 
 def _cpv_q(codes: tuple[str, ...]) -> Q:
