@@ -171,3 +171,15 @@ def test_the_queued_run_is_the_one_the_task_fills_in(db):
     assert run.status == "failed" and run.finished_at is not None
     assert source_poll_now_task(source.pk, run_id=run.pk) == run.pk  # a redelivered task does not run it again
     assert FetchRun.objects.filter(source=source).count() == 1
+
+
+def test_a_source_already_running_gets_a_skipped_run_and_no_task(db, django_capture_on_commit_callbacks):
+    from sources.services import source_poll_now_enqueue
+
+    source = Source.objects.get(key="doe")
+    with django_capture_on_commit_callbacks() as sent:
+        (first,) = source_poll_now_enqueue(source_ids=[source.pk])
+        (second,) = source_poll_now_enqueue(source_ids=[source.pk])
+    assert first.status == "running"
+    assert second.status == "skipped" and second.error_reason == "overlap" and str(first.pk) in second.error
+    assert len(sent) == 1  # only the run that holds the source is polled
