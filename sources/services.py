@@ -151,10 +151,11 @@ def _run_batches(
     source: Source, run: FetchRun, batches: Iterable[FetchedBatch], *, persist_cursor: bool, on_batch=None
 ) -> IngestDelta:
     total = IngestDelta()
+    use_fingerprint = fingerprint_rule_enabled()  # once per run, not once per page
     for batch in batches:
         batch = _links_checked(batch)
         with transaction.atomic():
-            delta = notices_ingest(records=batch.records, use_fingerprint=fingerprint_rule_enabled())
+            delta = notices_ingest(records=batch.records, use_fingerprint=use_fingerprint)
             _apply_batch(run, batch, delta)
             if persist_cursor and batch.cursor is not None:
                 source.cursor = dict(batch.cursor)
