@@ -23,8 +23,14 @@ logger = logging.getLogger(__name__)
 
 RESENDABLE = (DeliveryStatus.UNCERTAIN, DeliveryStatus.FAILED)
 
+
+class RecipientInactive(OutboxDecisionRefused):
+    """The mail's recipient was deactivated in the team: nothing is sent to them again, not even on request."""
+
+
 __all__ = [
     "OutboxDecisionRefused",
+    "RecipientInactive",
     "delivery_mark_delivered",
     "delivery_resend",
     "webhook_event_mark_delivered",
@@ -45,10 +51,13 @@ def _delivered_note(actor: AbstractBaseUser) -> str:
 
 
 def delivery_resend(*, delivery_id: int, actor: AbstractBaseUser) -> Delivery:
-    """Send an uncertain or failed mail again now; raises OutboxDecisionRefused for any other state."""
+    """Send an uncertain or failed mail again now; raises OutboxDecisionRefused for any other state and
+    RecipientInactive when its recipient was deactivated (a dropped mail stays dropped)."""
     from notifications.alerts.deliveries import deliveries_send_soon
 
     with transaction.atomic():
+        if Delivery.objects.filter(pk=delivery_id, user__is_active=False).exists():
+            raise RecipientInactive(delivery_id)
         delivery = outbox_resend(
             Delivery, row_id=delivery_id, now=timezone.now(), note=_resend_note(actor), from_states=RESENDABLE
         )

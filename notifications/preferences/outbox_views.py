@@ -13,6 +13,7 @@ from accounts.views import TenantAdminRequiredMixin
 from notifications.models import Delivery, WebhookEvent
 from notifications.outbox_decisions import (
     OutboxDecisionRefused,
+    RecipientInactive,
     delivery_mark_delivered,
     delivery_resend,
     webhook_event_mark_delivered,
@@ -31,6 +32,8 @@ class _DecisionView(TenantAdminRequiredMixin, View):
             self.decide(pk, request.user)
         except (Delivery.DoesNotExist, WebhookEvent.DoesNotExist) as exc:
             raise Http404 from exc
+        except RecipientInactive:
+            messages.error(request, _("Nicht gesendet: Der Empfänger wurde im Team deaktiviert."))
         except OutboxDecisionRefused:
             messages.error(request, _("Der Eintrag hat inzwischen einen anderen Status; bitte die Liste neu prüfen."))
         else:

@@ -14,10 +14,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.services import user_deactivate
-from notifications.models import ApiKey, Delivery, DeliveryStatus
+from notifications.alerts.deliveries import deliveries_drop_for_inactive_recipients
+from notifications.models import ApiKey
 from notifications.preferences.services import user_preference_calendar_token_revoke
-
-DROPPED_REASON = "Nicht gesendet: Empfänger wurde im Team deaktiviert."
 
 
 def team_member_deactivate(*, user_id: int) -> AbstractBaseUser:
@@ -28,7 +27,5 @@ def team_member_deactivate(*, user_id: int) -> AbstractBaseUser:
         user = user_deactivate(user_id=user_id)
         ApiKey.objects.filter(created_by_id=user.pk, revoked_at__isnull=True).update(revoked_at=now)
         user_preference_calendar_token_revoke(user=user)
-        Delivery.objects.filter(user_id=user.pk, status=DeliveryStatus.PENDING).update(
-            status=DeliveryStatus.FAILED, last_error=DROPPED_REASON
-        )
+        deliveries_drop_for_inactive_recipients(user_id=user.pk)
     return user
