@@ -25,7 +25,8 @@ RESENDABLE = (DeliveryStatus.UNCERTAIN, DeliveryStatus.FAILED)
 
 
 class RecipientInactive(OutboxDecisionRefused):
-    """The mail's recipient was deactivated in the team: nothing is sent to them again, not even on request."""
+    """The receiving end is off: a mail's recipient was deactivated in the team, or an event's webhook is
+    switched off. Nothing is sent there again, not even on request."""
 
 
 __all__ = [
@@ -71,8 +72,11 @@ def delivery_mark_delivered(*, delivery_id: int, actor: AbstractBaseUser) -> Del
 
 
 def webhook_event_resend(*, event_id: int, actor: AbstractBaseUser) -> WebhookEvent:
-    """Send an uncertain or failed webhook event again now (the partner de-duplicates by its delivery id)."""
+    """Send an uncertain or failed webhook event again now (the partner de-duplicates by its delivery id);
+    raises RecipientInactive while its webhook is switched off (the event would wait unsent for ever)."""
     with transaction.atomic():
+        if WebhookEvent.objects.filter(pk=event_id, webhook__is_active=False).exists():
+            raise RecipientInactive(event_id)
         event = outbox_resend(
             WebhookEvent, row_id=event_id, now=timezone.now(), note=_resend_note(actor), from_states=RESENDABLE
         )

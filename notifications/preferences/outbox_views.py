@@ -23,6 +23,7 @@ from notifications.outbox_decisions import (
 
 class _DecisionView(TenantAdminRequiredMixin, View):
     done_message = ""
+    inactive_message = ""
 
     def decide(self, pk: int, actor) -> None:
         raise NotImplementedError
@@ -33,7 +34,7 @@ class _DecisionView(TenantAdminRequiredMixin, View):
         except (Delivery.DoesNotExist, WebhookEvent.DoesNotExist) as exc:
             raise Http404 from exc
         except RecipientInactive:
-            messages.error(request, _("Nicht gesendet: Der Empfänger wurde im Team deaktiviert."))
+            messages.error(request, self.inactive_message)
         except OutboxDecisionRefused:
             messages.error(request, _("Der Eintrag hat inzwischen einen anderen Status; bitte die Liste neu prüfen."))
         else:
@@ -43,6 +44,7 @@ class _DecisionView(TenantAdminRequiredMixin, View):
 
 class DeliveryResendView(_DecisionView):
     done_message = gettext_lazy("Die E-Mail wird erneut gesendet.")
+    inactive_message = gettext_lazy("Nicht gesendet: Der Empfänger wurde im Team deaktiviert.")
 
     def decide(self, pk: int, actor) -> None:
         delivery_resend(delivery_id=pk, actor=actor)
@@ -57,6 +59,7 @@ class DeliveryMarkDeliveredView(_DecisionView):
 
 class WebhookEventResendView(_DecisionView):
     done_message = gettext_lazy("Das Webhook-Ereignis wird erneut gesendet.")
+    inactive_message = gettext_lazy("Nicht gesendet: Der Webhook ist deaktiviert.")
 
     def decide(self, pk: int, actor) -> None:
         webhook_event_resend(event_id=pk, actor=actor)
