@@ -25,19 +25,18 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 import random
 import statistics
 import time
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from django.db import connection, connections, transaction
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from bench.loading import copy_part, part_bounds, tenders_bulk_load
 from sources.normalise import BERLIN, BUNDESLAENDER
-from tenders.bulk import copy_rows
 from tenders.market import buyer_market, similar_awarded, supplier_market
 from tenders.merging.compiling import supplier_key
 from tenders.models import Tender
@@ -184,38 +183,14 @@ def _rows(start: int, count: int, *, now: datetime, seed: int, n: int):
 
 def _load_part(args) -> int:
     start, count, now, seed, n = args
-    connections.close_all()  # a forked child must not share the parent's socket
-    copy_rows(
-        table=TABLE, columns=COLUMNS, rows=_rows(start, count, now=now, seed=seed, n=n), json_columns=JSON_COLUMNS
-    )
-    connections.close_all()
-    return count
+    rows = _rows(start, count, now=now, seed=seed, n=n)
+    return copy_part(columns=COLUMNS, json_columns=JSON_COLUMNS, rows=rows, count=count)
 
 
 def load(n: int, *, now: datetime, seed: int = 42, workers: int = 2) -> None:
-    started = time.perf_counter()
-    with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE tenders_tenderversion, tenders_tendersource, tenders_tender RESTART IDENTITY CASCADE")
-        cursor.execute(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s AND indexname NOT LIKE '%%pkey'", [TABLE]
-        )
-        indexes = cursor.fetchall()
-        for name, _definition in indexes:
-            cursor.execute(f'DROP INDEX IF EXISTS "{name}"')
-    chunk = -(-n // (workers * 4))
-    parts = [(s, min(chunk, n - s), now, seed, n) for s in range(0, n, chunk)]
-    connections.close_all()
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        assert sum(pool.map(_load_part, parts)) == n
-    copied = time.perf_counter() - started
-    with connection.cursor() as cursor:
-        cursor.execute("SET maintenance_work_mem = '1GB'")
-        for _name, definition in indexes:
-            cursor.execute(definition)
-        cursor.execute(f"VACUUM ANALYZE {TABLE}")
-    print(
-        f"load: {n:,} rows copied in {copied:.0f}s, indexes + VACUUM ANALYZE {time.perf_counter() - started - copied:.0f}s"
-    )
+    parts = [(start, count, now, seed, n) for start, count in part_bounds(n, workers)]
+    copied, indexed = tenders_bulk_load(parts, _load_part, rows=n, workers=workers, vacuum=True)
+    print(f"load: {n:,} rows copied in {copied:.0f}s, indexes + VACUUM ANALYZE {indexed:.0f}s")
 
 
 # --- cases -------------------------------------------------------------------------------------------------

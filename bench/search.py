@@ -15,21 +15,20 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 import random
 import statistics
 import time
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from django.db import connection, connections
+from django.db import connection
 from django.db.models import F, Q
 from django.http import QueryDict
 from django.utils import timezone
 
+from bench.loading import copy_part, part_bounds, tenders_bulk_load
 from bench.notices import _BUYERS, _PLACES, _PROCEDURES, _TOWNS, _WORKS
 from sources.normalise import BERLIN, BUNDESLAENDER
-from tenders.bulk import copy_rows
 from tenders.cpv import cpv_labels_for
 from tenders.filters import filters_q, parse_filters
 from tenders.merging.compiling import search_parts_for, title_parts_for
@@ -45,17 +44,6 @@ COLUMNS = (
     "country", "estimated_value", "currency", "published_at", "submission_deadline", "lots", "documents_url",
     "portal_references", "suppliers", "content_hash", "first_seen_at", "last_seen_at", "changed_at",
 )  # fmt: skip
-
-
-def _other_columns() -> list[tuple[str, object, bool]]:
-    """(column, default, is JSON) of the tender columns the generator leaves to their model defaults."""
-    from django.db import models
-
-    return [
-        (f.column, f.get_default(), isinstance(f, models.JSONField))
-        for f in Tender._meta.concrete_fields
-        if f.column not in COLUMNS and f.column != "id" and not f.generated
-    ]
 
 
 # Words with a known share of rows, so "rare" and "medium" mean something at any N.
@@ -135,43 +123,16 @@ def _rows(start: int, count: int, *, now: datetime, seed: int):
 
 def _load_part(args) -> int:
     start, count, now, seed = args
-    connections.close_all()  # a forked child must not share the parent's socket
-    others = _other_columns()
-    defaults = tuple(default for _column, default, _json in others)
-    copy_rows(
-        table=TABLE,
-        columns=[*COLUMNS, *(column for column, _default, _json in others)],
-        rows=((*row, *defaults) for row in _rows(start, count, now=now, seed=seed)),
-        json_columns=("lots", *(column for column, _default, is_json in others if is_json)),
-    )
-    connections.close_all()
-    return count
+    rows = _rows(start, count, now=now, seed=seed)
+    return copy_part(columns=COLUMNS, json_columns=("lots",), rows=rows, count=count)
 
 
 def load(n: int, *, now: datetime, seed: int = 42, workers: int = 2) -> float:
     """Empty the tender tables and COPY n rows; secondary indexes are rebuilt once at the end."""
-    start = time.perf_counter()
-    with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE tenders_tenderversion, tenders_tendersource, tenders_tender RESTART IDENTITY CASCADE")
-        cursor.execute(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s AND indexname NOT LIKE '%%pkey'", [TABLE]
-        )
-        indexes = cursor.fetchall()
-        for name, _definition in indexes:
-            cursor.execute(f'DROP INDEX IF EXISTS "{name}"')
-    chunk = -(-n // (workers * 4))
-    parts = [(s, min(chunk, n - s), now, seed) for s in range(0, n, chunk)]
-    connections.close_all()
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        assert sum(pool.map(_load_part, parts)) == n
-    copied = time.perf_counter() - start
-    with connection.cursor() as cursor:
-        cursor.execute("SET maintenance_work_mem = '1GB'")
-        for _name, definition in indexes:
-            cursor.execute(definition)
-        cursor.execute(f"ANALYZE {TABLE}")
-    print(f"load: {n:,} rows copied in {copied:.1f}s, indexes + ANALYZE {time.perf_counter() - start - copied:.1f}s")
-    return time.perf_counter() - start
+    parts = [(start, count, now, seed) for start, count in part_bounds(n, workers)]
+    copied, indexed = tenders_bulk_load(parts, _load_part, rows=n, workers=workers)
+    print(f"load: {n:,} rows copied in {copied:.1f}s, indexes + ANALYZE {indexed:.1f}s")
+    return copied + indexed
 
 
 # --- queries ---------------------------------------------------------------------------------------------

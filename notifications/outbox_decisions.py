@@ -23,8 +23,15 @@ logger = logging.getLogger(__name__)
 
 RESENDABLE = (DeliveryStatus.UNCERTAIN, DeliveryStatus.FAILED)
 
+
+class RecipientInactive(OutboxDecisionRefused):
+    """The receiving end is off: a mail's recipient was deactivated in the team, or an event's webhook is
+    switched off. Nothing is sent there again, not even on request."""
+
+
 __all__ = [
     "OutboxDecisionRefused",
+    "RecipientInactive",
     "delivery_mark_delivered",
     "delivery_resend",
     "webhook_event_mark_delivered",
@@ -45,10 +52,13 @@ def _delivered_note(actor: AbstractBaseUser) -> str:
 
 
 def delivery_resend(*, delivery_id: int, actor: AbstractBaseUser) -> Delivery:
-    """Send an uncertain or failed mail again now; raises OutboxDecisionRefused for any other state."""
+    """Send an uncertain or failed mail again now; raises OutboxDecisionRefused for any other state and
+    RecipientInactive when its recipient was deactivated (a dropped mail stays dropped)."""
     from notifications.alerts.deliveries import deliveries_send_soon
 
     with transaction.atomic():
+        if Delivery.objects.filter(pk=delivery_id, user__is_active=False).exists():
+            raise RecipientInactive(delivery_id)
         delivery = outbox_resend(
             Delivery, row_id=delivery_id, now=timezone.now(), note=_resend_note(actor), from_states=RESENDABLE
         )
@@ -62,8 +72,11 @@ def delivery_mark_delivered(*, delivery_id: int, actor: AbstractBaseUser) -> Del
 
 
 def webhook_event_resend(*, event_id: int, actor: AbstractBaseUser) -> WebhookEvent:
-    """Send an uncertain or failed webhook event again now (the partner de-duplicates by its delivery id)."""
+    """Send an uncertain or failed webhook event again now (the partner de-duplicates by its delivery id);
+    raises RecipientInactive while its webhook is switched off (the event would wait unsent for ever)."""
     with transaction.atomic():
+        if WebhookEvent.objects.filter(pk=event_id, webhook__is_active=False).exists():
+            raise RecipientInactive(event_id)
         event = outbox_resend(
             WebhookEvent, row_id=event_id, now=timezone.now(), note=_resend_note(actor), from_states=RESENDABLE
         )

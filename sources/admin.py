@@ -36,6 +36,10 @@ def _run_url(run: FetchRun) -> str:
     return reverse("admin:sources_fetchrun_change", args=[run.pk])
 
 
+def _run_links(runs: list[FetchRun]):
+    return format_html_join(", ", '<a href="{}">{}</a>', ((_run_url(run), run.source) for run in runs))
+
+
 class SourceForm(forms.ModelForm):
     adapter = forms.ChoiceField(choices=())
 
@@ -83,7 +87,7 @@ class SourceAdmin(admin.ModelAdmin):
         # Colours live in static/css/admin.css: the Content-Security-Policy blocks style attributes.
         tone = status if status in ("succeeded", "partial", "failed", "blocked") else "none"
         extra = " · wenig Treffer" if obj.last_run_low_yield else ""
-        label = FetchRunStatus(status).label if status in FetchRunStatus.values else status
+        label = _state(obj.last_run_status)
         if obj.last_run_error_reason in STATE_LABELS:
             label, extra = STATE_LABELS[obj.last_run_error_reason], ""
         return format_html(
@@ -134,8 +138,15 @@ class SourceAdmin(admin.ModelAdmin):
     @admin.action(description="Jetzt abrufen")
     def fetch_now(self, request, queryset):
         runs = source_poll_now_enqueue(source_ids=list(queryset.values_list("pk", flat=True)))
-        links = format_html_join(", ", '<a href="{}">{}</a>', ((_run_url(run), run.source) for run in runs))
-        self.message_user(request, format_html("{} Abruf(e) eingeplant: {}", len(runs), links), messages.SUCCESS)
+        queued = [run for run in runs if run.status != FetchRunStatus.SKIPPED]
+        busy = [run for run in runs if run.status == FetchRunStatus.SKIPPED]
+        self.message_user(
+            request, format_html("{} Abruf(e) eingeplant: {}", len(queued), _run_links(queued)), messages.SUCCESS
+        )
+        if busy:
+            self.message_user(
+                request, format_html("Läuft bereits, nicht erneut eingeplant: {}", _run_links(busy)), messages.WARNING
+            )
 
     def fetch_now_view(self, request, object_id: int):
         """The "fetch now" button on a source's page (POST only)."""
@@ -143,6 +154,11 @@ class SourceAdmin(admin.ModelAdmin):
         if source is None or not self.has_change_permission(request, source):
             raise Http404
         runs = source_poll_now_enqueue(source_ids=[source.pk])
+        if runs and runs[0].status == FetchRunStatus.SKIPPED:
+            self.message_user(
+                request, f"{source} wird gerade abgerufen; kein weiterer Abruf eingeplant.", messages.WARNING
+            )
+            return redirect(_run_url(runs[0]))
         if runs:
             self.message_user(
                 request,
@@ -205,13 +221,16 @@ class FetchRunAdmin(admin.ModelAdmin):
     exclude = ("sample_page",)
     readonly_fields = [f.name for f in FetchRun._meta.fields if f.name != "sample_page"] + ["sample_page_preview"]
 
+    class Media:
+        css = {"all": ["css/admin.css"]}
+
     @admin.display(description="Beispielseite (Anfang, als Text)")
     def sample_page_preview(self, obj):
         if not obj.sample_page:
             return "—"
         # Portal markup is foreign input: shown as escaped text only, never rendered.
         text = decode_bytes(bytes(obj.sample_page[:50_000])).text
-        return format_html("<pre style='white-space:pre-wrap;max-height:40em;overflow:auto'>{}</pre>", text)
+        return format_html("<pre class='sample-page'>{}</pre>", text)
 
     def has_add_permission(self, request):
         return False

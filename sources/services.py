@@ -34,8 +34,8 @@ from sources.conditional import ConditionalFetcher
 from sources.conditional_store import conditional_cache_load, conditional_cache_save
 from sources.denylist import SourceDenied, ensure_not_denied
 from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
+from sources.links import records_links_checked
 from sources.models import FetchRun, FetchRunStatus, Heartbeat, Source
-from sources.parsers.links import records_links_checked
 from sources.registry import get_adapter
 from sources.selectors import fingerprint_rule_enabled, host_sources_current
 from tenders.handoff import delta_hand_off
@@ -151,10 +151,11 @@ def _run_batches(
     source: Source, run: FetchRun, batches: Iterable[FetchedBatch], *, persist_cursor: bool, on_batch=None
 ) -> IngestDelta:
     total = IngestDelta()
+    use_fingerprint = fingerprint_rule_enabled()  # once per run, not once per page
     for batch in batches:
         batch = _links_checked(batch)
         with transaction.atomic():
-            delta = notices_ingest(records=batch.records, use_fingerprint=fingerprint_rule_enabled())
+            delta = notices_ingest(records=batch.records, use_fingerprint=use_fingerprint)
             _apply_batch(run, batch, delta)
             if persist_cursor and batch.cursor is not None:
                 source.cursor = dict(batch.cursor)
@@ -286,7 +287,9 @@ def source_ingest_files(*, source_key: str, paths: list[Path], on_batch=None) ->
 def source_poll_now_enqueue(*, source_ids: list[int]) -> list[FetchRun]:
     """Poll these sources now (the active ones); returns their runs, recorded at once so the console can link them.
 
-    Each run is written in this transaction and its task is sent after commit with the run's id.
+    Each run is written in this transaction and its task is sent after commit with the run's id,
+    so a rolled-back request never starts a run. A source already running gets a ``skipped`` run
+    (the console links it, it says why) and no task.
     """
     from sources.tasks import source_poll_now_task
 
@@ -294,23 +297,12 @@ def source_poll_now_enqueue(*, source_ids: list[int]) -> list[FetchRun]:
     for source in Source.objects.filter(pk__in=source_ids, is_active=True).order_by("pk"):
         run = _start_run(source, trigger="manual")
         runs.append(run)
+        if run.status == FetchRunStatus.SKIPPED:
+            continue
         transaction.on_commit(
             lambda source_id=source.pk, run_id=run.pk: source_poll_now_task.delay(source_id, run_id=run_id)
         )
     return runs
-
-
-def source_polls_enqueue(*, source_ids: list[int]) -> list[int]:
-    """Poll these sources now (the active ones among them); returns the ids that were queued.
-
-    Sent after commit, so a rolled-back request never starts a run; each task records its own FetchRun.
-    """
-    from sources.tasks import source_poll_now_task
-
-    active = list(Source.objects.filter(pk__in=source_ids, is_active=True).order_by("pk").values_list("pk", flat=True))
-    for source_id in active:
-        transaction.on_commit(lambda source_id=source_id: source_poll_now_task.delay(source_id))
-    return active
 
 
 def fetch_runs_fail_stuck(*, now: datetime | None = None) -> int:

@@ -30,6 +30,7 @@ from tenders.filter_limits import (
     values_problem,
 )
 from tenders.fulltext import search_query, websearch_text  # noqa: F401  (re-exported)
+from tenders.vocabulary.cpv import cpv_prefix
 
 STATUSES = tuple(status.value for status in TenderStatus)
 ORDERS = ("relevance", "deadline", "published")
@@ -129,26 +130,20 @@ def alert_filters(filters: TenderFilters) -> TenderFilters:
     return replace(filters, status=(TenderStatus.ACTIVE.value,))
 
 
+def _raw_values(params, name: str) -> list[str]:
+    """Every value of ``name`` as typed, from a QueryDict or a dict of lists (or of single values)."""
+    values = params.getlist(name) if hasattr(params, "getlist") else _as_list(params.get(name))
+    return [str(value) for value in values]
+
+
 def _getlist(params, name: str) -> list[str]:
-    if hasattr(params, "getlist"):
-        values = params.getlist(name)
-    else:
-        raw = params.get(name, [])
-        values = raw if isinstance(raw, list) else [raw]
-    out = []
-    for value in values:
-        out.extend(part.strip() for part in str(value).split(",") if part.strip())
-    return out
+    """The values of ``name``, comma-separated ones split apart, trimmed, empty ones dropped."""
+    return [part.strip() for value in _raw_values(params, name) for part in value.split(",") if part.strip()]
 
 
 def _first(params, name: str) -> str:
     values = _getlist(params, name)
     return values[0] if values else ""
-
-
-def _raw_values(params, name: str) -> list[str]:
-    values = params.getlist(name) if hasattr(params, "getlist") else _as_list(params.get(name))
-    return [str(value) for value in values]
 
 
 def _input_problems(params) -> dict[str, str]:
@@ -244,8 +239,8 @@ def _as_list(value) -> list:
 
 def _first_raw(params, name: str) -> str:
     """The first value as typed (no comma splitting: "1.000.000,00" is one number)."""
-    values = params.getlist(name) if hasattr(params, "getlist") else _as_list(params.get(name))
-    return str(values[0]).strip() if values else ""
+    values = _raw_values(params, name)
+    return values[0].strip() if values else ""
 
 
 def _decimal(params, name: str, errors: dict) -> Decimal | None:
@@ -289,12 +284,6 @@ def _date(params, name: str, errors: dict) -> date | None:
 
 
 # --- the builder -------------------------------------------------------------------------------------
-
-
-def cpv_prefix(code: str) -> str:
-    """CPV is hierarchical by trailing zeros: 45000000 is division 45, 45200000 group 452."""
-    stripped = code.rstrip("0")
-    return stripped if len(stripped) >= 2 else code[:2]
 
 
 def _cpv_q(codes: tuple[str, ...]) -> Q:

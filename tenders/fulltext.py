@@ -21,6 +21,11 @@ _UMLAUT_SPELLINGS = (("ae", "ä"), ("oe", "ö"), ("ue", "ü"), ("ss", "ß"))
 _TOKENS = re.compile(r'-?"[^"]*"|\S+')
 
 
+def query_tokens(q: str) -> list[str]:
+    """The tokens of a keyword query as websearch reads them: ``"phrases"``, ``-exclusions``, ``or`` and words."""
+    return _TOKENS.findall(q or "")
+
+
 def _umlaut_variants(word: str) -> list[str]:
     """ "Muell" also finds "Müll": the German stemmer folds ü to u, but not ue."""
     variants = [word]
@@ -38,7 +43,7 @@ def websearch_text(q: str) -> str:
     tsquery word by word instead, so that a word's spellings group correctly.
     """
     out = []
-    for token in _TOKENS.findall(q):
+    for token in query_tokens(q):
         if token.startswith(('"', '-"', "-")) or token.lower() == "or":
             out.append(token)
             continue
@@ -68,7 +73,7 @@ def search_query(q: str) -> SearchQuery:
     """The tsquery for the keywords ``q`` (see the module docstring)."""
     groups: list[list[SearchQuery]] = []
     join_next = False
-    for token in _TOKENS.findall(q):
+    for token in query_tokens(q):
         if token.lower() == "or":
             join_next = bool(groups)
             continue

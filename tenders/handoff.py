@@ -66,12 +66,11 @@ def delta_hand_off(delta: IngestDelta, *, now: datetime | None = None) -> Tender
     return row
 
 
-def _pending_for(tenant_ref) -> Exists:
-    """Deltas written at or after the tenant was created that it has not completed."""
-    return Exists(
-        TenderDelta.objects.filter(completed_at__isnull=True, created_at__gte=OuterRef("created_at")).exclude(
-            Exists(TenderDeltaCompletion.objects.filter(delta=OuterRef("pk"), tenant=tenant_ref))
-        )
+def _pending_deltas(*, tenant, tenant_created_at):
+    """Deltas written at or after the tenant was created that it has not completed (values or outer references)."""
+    done = TenderDeltaCompletion.objects.filter(delta=OuterRef("pk"), tenant=tenant)
+    return TenderDelta.objects.filter(completed_at__isnull=True, created_at__gte=tenant_created_at).exclude(
+        Exists(done)
     )
 
 
@@ -88,8 +87,8 @@ def deltas_mark_completed(*, now: datetime) -> int:
 
 def tenants_with_pending_deltas() -> list[str]:
     """Schemas of active tenants with at least one delta to match (one query)."""
-    pending = _pending_for(OuterRef(OuterRef("pk")))
-    return list(tenant_list_active().filter(pending).values_list("schema_name", flat=True))
+    pending = _pending_deltas(tenant=OuterRef(OuterRef("pk")), tenant_created_at=OuterRef("created_at"))
+    return list(tenant_list_active().filter(Exists(pending)).values_list("schema_name", flat=True))
 
 
 @dataclass
@@ -131,10 +130,8 @@ class PendingDelta:
 
 def deltas_pending(*, tenant_id: int, tenant_created_at: datetime, limit: int) -> list[PendingDelta]:
     """The oldest deltas this tenant has not completed, written at or after it was created."""
-    done = TenderDeltaCompletion.objects.filter(delta=OuterRef("pk"), tenant_id=tenant_id)
     rows = (
-        TenderDelta.objects.filter(completed_at__isnull=True, created_at__gte=tenant_created_at)
-        .exclude(Exists(done))
+        _pending_deltas(tenant=tenant_id, tenant_created_at=tenant_created_at)
         .order_by("id")
         .values_list("id", "created_ids", "changed")[:limit]
     )

@@ -20,13 +20,12 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from tenders.fulltext import word_alternatives
+from tenders.fulltext import query_tokens, word_alternatives
 from tenders.vocabulary.compounds import compound_parts, words
 from tenders.vocabulary.cpv import cpv_label
 
 Segment = tuple[str, bool]
 _PIECES = re.compile(r"[^\W\d_]+|[\W\d_]+")
-_QUERY_TOKENS = re.compile(r'-?"[^"]*"|\S+')
 _FOLD = str.maketrans({"ä": "a", "ö": "o", "ü": "u", "ß": "ss"})
 SNIPPET_WORDS = 30
 
@@ -58,7 +57,7 @@ class Highlighter:
     """Marks the words a keyword query hits; ``prepare`` the texts of a page once, then ask per text."""
 
     def __init__(self, q: str):
-        positive = [t for t in _QUERY_TOKENS.findall(q or "") if not t.startswith("-") and t.lower() != "or"]
+        positive = [t for t in query_tokens(q) if not t.startswith("-") and t.lower() != "or"]
         query_words = {
             word
             for token in positive
@@ -98,10 +97,12 @@ class Highlighter:
         """``text`` in pieces, each word marked as hit or not; joined, the pieces are ``text`` again."""
         if not self.lexemes:
             return ((text, False),) if text else ()
+        self.prepare([text])  # a text nobody prepared costs one query, not one per word
         return _merged((piece, piece[0].isalpha() and self.is_hit(piece)) for piece in _PIECES.findall(text or ""))
 
     def snippet(self, text: str, *, size: int = SNIPPET_WORDS) -> tuple[Segment, ...]:
         """About ``size`` words of ``text`` around its first hit, with "…" where it was cut; () without a hit."""
+        self.prepare([text or ""])
         pieces = _PIECES.findall(text or "")
         first = next((i for i, p in enumerate(pieces) if p[0].isalpha() and self.is_hit(p)), None)
         if first is None:

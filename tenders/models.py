@@ -267,7 +267,7 @@ class TenderVersion(models.Model):
 class TenderDelta(models.Model):
     """What one ingest batch created and changed, kept until every tenant has matched it (the hand-off).
 
-    Written in the same transaction as the batch (``tenders.handoff.delta_record``), so a committed
+    Written in the same transaction as the batch (``tenders.handoff.delta_hand_off``), so a committed
     batch always has its delta and a rolled-back one never has. ``completed_at`` is set once every
     tenant that existed when the delta was written has a ``TenderDeltaCompletion``.
     """

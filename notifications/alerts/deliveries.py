@@ -37,6 +37,8 @@ logger = logging.getLogger(__name__)
 SEND_TASK_NAME = "notifications.send_due_deliveries"
 RETRY_BASE_SECONDS = 60
 RETRY_CAP_SECONDS = 4 * 3600
+# A person deactivated in the team gets no more mail: what still waits for them is kept in the log as failed.
+RECIPIENT_INACTIVE_REASON = "Nicht gesendet: Empfänger wurde im Team deaktiviert."
 _ALLOWED_HEADERS = {"List-Unsubscribe", "List-Unsubscribe-Post", "Auto-Submitted", "Reply-To"}
 
 
@@ -116,6 +118,18 @@ def deliveries_send_soon() -> None:
     transaction.on_commit(_sender_kick)
 
 
+def deliveries_drop_for_inactive_recipients(*, user_id: int | None = None) -> int:
+    """Waiting mails to a deactivated person (``user_id``: only theirs) become failed with the reason.
+
+    Run by the deactivation itself and again by every sender run, so a mail that was in flight when
+    the person left and came back to ``pending`` (a temporary failure) does not go out later either.
+    """
+    rows = Delivery.objects.filter(status=DeliveryStatus.PENDING, user__is_active=False)
+    if user_id is not None:
+        rows = rows.filter(user_id=user_id)
+    return rows.update(status=DeliveryStatus.FAILED, last_error=RECIPIENT_INACTIVE_REASON)
+
+
 def deliveries_mark_uncertain(*, now: datetime | None = None) -> int:
     """Rows stuck in ``sending`` (a worker died mid-send) become uncertain; never resent automatically."""
     now = now or timezone.now()
@@ -181,6 +195,7 @@ def deliveries_send_due(
 ) -> SendSummary:
     """Send this tenant's due mails, one claimed row at a time; every outcome is recorded on its row."""
     summary = SendSummary(marked_uncertain=deliveries_mark_uncertain())
+    deliveries_drop_for_inactive_recipients()
     try:
         route = mail_route()
     except SendError as exc:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from csp.decorators import csp
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
@@ -24,18 +23,18 @@ MAIL_FRAME_POLICY = {
 }
 
 
-def _company_mails():
+def _own_mails(request):
     if local_outbox_dir() is None:
         raise Http404("no local outbox in these settings")
-    # Mails to anyone of this company (the schema's users), never another tenant's.
-    addresses = get_user_model().objects.filter(is_active=True).values_list("email", flat=True)
-    return outbox_mails(recipients=addresses)
+    # The signed-in person's own mail only: a colleague's alert names their (maybe private) profile,
+    # and another tenant's users are not in this schema at all.
+    return outbox_mails(recipients=[request.user.email] if request.user.email else [])
 
 
 @login_required
 @require_GET
 def local_outbox(request):
-    mails = _company_mails()
+    mails = _own_mails(request)
     selected_key = request.GET.get("mail", "")
     selected = next((m for m in mails if m.key == selected_key), mails[0] if mails else None)
     return render(request, "portal/local_outbox.html", {"mails": mails, "selected": selected})
@@ -46,7 +45,7 @@ def local_outbox(request):
 @xframe_options_sameorigin
 @csp(MAIL_FRAME_POLICY)
 def local_outbox_mail_html(request, key: str):
-    mail = next((m for m in _company_mails() if m.key == key and m.html), None)
+    mail = next((m for m in _own_mails(request) if m.key == key and m.html), None)
     if mail is None:
         raise Http404("no such mail")
     return HttpResponse(mail.html, content_type="text/html; charset=utf-8")

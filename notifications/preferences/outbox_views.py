@@ -13,6 +13,7 @@ from accounts.views import TenantAdminRequiredMixin
 from notifications.models import Delivery, WebhookEvent
 from notifications.outbox_decisions import (
     OutboxDecisionRefused,
+    RecipientInactive,
     delivery_mark_delivered,
     delivery_resend,
     webhook_event_mark_delivered,
@@ -22,6 +23,7 @@ from notifications.outbox_decisions import (
 
 class _DecisionView(TenantAdminRequiredMixin, View):
     done_message = ""
+    inactive_message = ""
 
     def decide(self, pk: int, actor) -> None:
         raise NotImplementedError
@@ -31,6 +33,8 @@ class _DecisionView(TenantAdminRequiredMixin, View):
             self.decide(pk, request.user)
         except (Delivery.DoesNotExist, WebhookEvent.DoesNotExist) as exc:
             raise Http404 from exc
+        except RecipientInactive:
+            messages.error(request, self.inactive_message)
         except OutboxDecisionRefused:
             messages.error(request, _("Der Eintrag hat inzwischen einen anderen Status; bitte die Liste neu prüfen."))
         else:
@@ -40,6 +44,7 @@ class _DecisionView(TenantAdminRequiredMixin, View):
 
 class DeliveryResendView(_DecisionView):
     done_message = gettext_lazy("Die E-Mail wird erneut gesendet.")
+    inactive_message = gettext_lazy("Nicht gesendet: Der Empfänger wurde im Team deaktiviert.")
 
     def decide(self, pk: int, actor) -> None:
         delivery_resend(delivery_id=pk, actor=actor)
@@ -54,6 +59,7 @@ class DeliveryMarkDeliveredView(_DecisionView):
 
 class WebhookEventResendView(_DecisionView):
     done_message = gettext_lazy("Das Webhook-Ereignis wird erneut gesendet.")
+    inactive_message = gettext_lazy("Nicht gesendet: Der Webhook ist deaktiviert.")
 
     def decide(self, pk: int, actor) -> None:
         webhook_event_resend(event_id=pk, actor=actor)

@@ -9,6 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, QuerySet
 
 from notifications.models import Delivery, DeliveryStatus, MailboxSettings, SavedSearch, SmtpSettings, WebhookEvent
+from notifications.portal.selectors import saved_search_name_visible
 
 
 def smtp_settings_get() -> SmtpSettings | None:
@@ -77,7 +78,7 @@ def saved_search_list_failing(*, viewer: AbstractBaseUser) -> list[FailingProfil
     return [
         FailingProfile(
             saved_search_id=row.pk,
-            name=row.name if row.is_shared or row.owner_id == viewer.pk else "",
+            name=row.name if saved_search_name_visible(saved_search=row, viewer=viewer) else "",
             owner_email=row.owner.email,
             reason=row.failing_reason,
             failing_since=row.failing_since,

@@ -19,8 +19,9 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from notifications.models import (
     DeliveryStatus,
@@ -72,16 +73,50 @@ def webhook_create(*, saved_search: SavedSearch, url: str, created_by: AbstractB
     return WebhookCreated(webhook=webhook, secret=secret)
 
 
-def webhook_set_active(*, webhook: Webhook, is_active: bool) -> Webhook:
-    """Switch a webhook on or off. Switching off also drops its unsent events: off means "stop sending"."""
+SWITCHED_OFF_REASON = "Webhook deaktiviert – nicht gesendet"
+CREATOR_LEFT_REASON = (
+    "Webhook deaktiviert, weil die Person, die ihn angelegt hat, im Team deaktiviert wurde – nicht gesendet"
+)
+
+
+def _webhooks_switch_off(webhooks: QuerySet[Webhook], *, reason: str) -> int:
+    """Off means "stop sending": the webhooks' unsent events are dropped (kept as failed, with ``reason``)."""
     with transaction.atomic():
-        Webhook.objects.filter(pk=webhook.pk).update(is_active=is_active)
-        if not is_active:
-            WebhookEvent.objects.filter(webhook=webhook, status=DeliveryStatus.PENDING).update(
-                status=DeliveryStatus.FAILED, last_error="Webhook deaktiviert – nicht gesendet"
-            )
+        ids = list(webhooks.select_for_update().values_list("pk", flat=True))
+        Webhook.objects.filter(pk__in=ids).update(is_active=False)
+        WebhookEvent.objects.filter(webhook_id__in=ids, status=DeliveryStatus.PENDING).update(
+            status=DeliveryStatus.FAILED, last_error=reason
+        )
+    return len(ids)
+
+
+def webhook_set_active(*, webhook: Webhook, is_active: bool) -> Webhook:
+    """Switch a webhook on or off. Switching off also drops its unsent events.
+
+    A webhook acts for the person who connected it (like their API key), so one whose creator was
+    deactivated cannot be switched on again: raises ``ValidationError``; a current admin connects it anew.
+    """
+    if not is_active:
+        _webhooks_switch_off(Webhook.objects.filter(pk=webhook.pk), reason=SWITCHED_OFF_REASON)
+    elif Webhook.objects.filter(pk=webhook.pk, created_by__is_active=False).exists():
+        raise ValidationError(
+            _(
+                "Dieser Webhook wurde von einer Person angelegt, die nicht mehr im Team aktiv ist. "
+                "Bitte legen Sie ihn neu an."
+            ),
+            code="creator_inactive",
+        )
+    else:
+        Webhook.objects.filter(pk=webhook.pk).update(is_active=True)
     webhook.is_active = is_active
     return webhook
+
+
+def webhooks_switch_off_created_by(*, user_id: int) -> int:
+    """A person leaves the team: every webhook they connected stops (part of ``team_member_deactivate``)."""
+    return _webhooks_switch_off(
+        Webhook.objects.filter(created_by_id=user_id, is_active=True), reason=CREATOR_LEFT_REASON
+    )
 
 
 def webhook_delete(*, webhook: Webhook) -> None:

@@ -65,8 +65,12 @@ class WebhookActiveView(TenantAdminRequiredMixin, View):
     def post(self, request, pk: int):
         webhook = get_object_or_404(webhook_list(), pk=pk)
         is_active = request.POST.get("is_active") == "1"
-        webhook_set_active(webhook=webhook, is_active=is_active)
-        messages.success(request, _("Webhook aktiviert.") if is_active else _("Webhook deaktiviert."))
+        try:
+            webhook_set_active(webhook=webhook, is_active=is_active)
+        except ValidationError as exc:
+            messages.error(request, exc.messages[0])
+        else:
+            messages.success(request, _("Webhook aktiviert.") if is_active else _("Webhook deaktiviert."))
         return redirect("settings:webhook-detail", pk=webhook.pk)
 
 

@@ -207,7 +207,7 @@ def _record(entry: Mapping[str, Any], *, source: str, base_url: str) -> tuple[No
             bundesland=bundesland,
             published_at=published_at,
             submission_deadline=deadline.value,
-            url=link,  # checked at the ingest boundary (sources.parsers.links), which records a dropped link
+            url=link,  # checked at the ingest boundary (sources.links), which records a dropped link
             portal_references=portal_references_from_urls([link, guid, *description_links]),
             payload={"rss": {"guid": guid, "fields": fields}},
         ),

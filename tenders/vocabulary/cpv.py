@@ -23,6 +23,13 @@ _DATA = Path(__file__).resolve().parent / "data"
 LEVELS = ("division", "group", "class", "category")
 
 
+def cpv_prefix(code: str) -> str:
+    """The digits that place a code in the tree: CPV is hierarchical by trailing zeros (``45000000`` is
+    division 45, ``45210000`` class 4521; a division keeps its two digits)."""
+    stripped = code.rstrip("0")
+    return stripped if len(stripped) >= 2 else code[:2]
+
+
 @dataclass(frozen=True)
 class CpvCode:
     code: str  # 8 digits, no check digit
@@ -32,8 +39,7 @@ class CpvCode:
     @property
     def significant(self) -> str:
         """The digits that place the code in the tree (``45210000`` → ``4521``; a division keeps two)."""
-        stripped = self.code.rstrip("0")
-        return stripped if len(stripped) >= 2 else self.code[:2]
+        return cpv_prefix(self.code)
 
     @property
     def level(self) -> str:

@@ -171,3 +171,31 @@ def test_the_queued_run_is_the_one_the_task_fills_in(db):
     assert run.status == "failed" and run.finished_at is not None
     assert source_poll_now_task(source.pk, run_id=run.pk) == run.pk  # a redelivered task does not run it again
     assert FetchRun.objects.filter(source=source).count() == 1
+
+
+def test_a_source_already_running_gets_a_skipped_run_and_no_task(db, django_capture_on_commit_callbacks):
+    from sources.services import source_poll_now_enqueue
+
+    source = Source.objects.get(key="doe")
+    with django_capture_on_commit_callbacks() as sent:
+        (first,) = source_poll_now_enqueue(source_ids=[source.pk])
+        (second,) = source_poll_now_enqueue(source_ids=[source.pk])
+    assert first.status == "running"
+    assert second.status == "skipped" and second.error_reason == "overlap" and str(first.pk) in second.error
+    assert len(sent) == 1  # only the run that holds the source is polled
+
+
+def test_fetch_now_on_a_running_source_says_so_and_queues_nothing(operator_client, django_capture_on_commit_callbacks):
+    source = Source.objects.get(key="doe")
+    running = FetchRun.objects.create(source=source, started_at=timezone.now(), trigger="schedule")
+    with django_capture_on_commit_callbacks(execute=False) as sent:
+        button = operator_client.post(f"/admin/sources/source/{source.pk}/jetzt-abrufen/", follow=True)
+        action = operator_client.post(
+            "/admin/sources/source/", {"action": "fetch_now", "_selected_action": [source.pk]}, follow=True
+        )
+    assert sent == []
+    skipped = FetchRun.objects.filter(source=source, status="skipped").order_by("pk")
+    assert skipped.count() == 2 and all(str(running.pk) in run.error for run in skipped)
+    assert "wird gerade abgerufen; kein weiterer Abruf eingeplant" in button.content.decode()
+    page = action.content.decode()
+    assert "0 Abruf(e) eingeplant" in page and "Läuft bereits, nicht erneut eingeplant" in page

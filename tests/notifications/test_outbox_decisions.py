@@ -5,13 +5,15 @@ from __future__ import annotations
 import logging
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
-from notifications.alerts.deliveries import deliveries_mark_uncertain
+from notifications.alerts.deliveries import RECIPIENT_INACTIVE_REASON, deliveries_mark_uncertain, deliveries_send_due
 from notifications.models import Delivery, DeliveryStatus, WebhookEvent
 from notifications.outbox_decisions import (
     OutboxDecisionRefused,
+    RecipientInactive,
     delivery_mark_delivered,
     delivery_resend,
     webhook_event_mark_delivered,
@@ -110,3 +112,35 @@ def test_rows_turning_uncertain_are_logged_with_their_count(alpha, caplog):
     messages = [r.getMessage() for r in caplog.records if r.name == "notifications.outbox"]
     assert any("tenant alpha: 2 delivery rows stuck in sending" in m and "are now uncertain" in m for m in messages)
     assert any("tenant alpha: 1 webhook event rows stuck in sending" in m for m in messages)
+
+
+def test_a_mail_dropped_for_a_deactivated_recipient_is_not_sent_again_on_request(alpha, alpha_admin_client):
+    with schema_context(alpha.schema_name):
+        member = user(alpha.member_email)
+    pending = delivery_in(alpha.schema_name, status="pending", email=alpha.member_email)
+    uncertain = delivery_in(alpha.schema_name, status="uncertain", email=alpha.member_email)
+    alpha_admin_client.post(f"/konto/team/{member.pk}/deaktivieren/")
+    with schema_context(alpha.schema_name):
+        admin = user(alpha.admin_email)
+        assert Delivery.objects.get(pk=pending.pk).status == DeliveryStatus.FAILED  # dropped at deactivation
+        for row in (pending, uncertain):
+            with pytest.raises(RecipientInactive):
+                delivery_resend(delivery_id=row.pk, actor=admin)
+
+    answer = alpha_admin_client.post(f"/einstellungen/zustellungen/{pending.pk}/erneut-senden/", follow=True)
+
+    assert "Der Empfänger wurde im Team deaktiviert." in answer.content.decode()
+    with schema_context(alpha.schema_name):
+        statuses = dict(Delivery.objects.filter(pk__in=[pending.pk, uncertain.pk]).values_list("pk", "status"))
+    assert statuses == {pending.pk: DeliveryStatus.FAILED, uncertain.pk: DeliveryStatus.UNCERTAIN}
+
+
+def test_a_mail_back_in_the_queue_after_its_recipient_left_is_dropped_by_the_sender(alpha):
+    # In flight when the person was deactivated, then back to pending after a temporary failure.
+    row = delivery_in(alpha.schema_name, status="pending", email=alpha.member_email)
+    with schema_context(alpha.schema_name):
+        get_user_model().objects.filter(username=alpha.member_email).update(is_active=False)
+        summary = deliveries_send_due()
+        row.refresh_from_db()
+    assert (row.status, row.last_error) == (DeliveryStatus.FAILED, RECIPIENT_INACTIVE_REASON)
+    assert summary.sent == 0

@@ -8,10 +8,10 @@ from django.test import Client
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
+from notifications.alerts.deliveries import RECIPIENT_INACTIVE_REASON
 from notifications.api.services import api_key_create
 from notifications.models import ApiKey, Delivery, DeliveryStatus, UserPreference
 from notifications.preferences.services import user_preference_calendar_token_rotate
-from notifications.team.services import DROPPED_REASON
 from tests.fixtures.tenants import TENANT_PASSWORD
 
 
@@ -53,7 +53,7 @@ def test_deactivating_ends_session_api_key_calendar_and_pending_mail_at_once(alp
         assert ApiKey.objects.get(created_by=member).revoked_at is not None
         assert UserPreference.objects.get(user=member).calendar_token_hash is None
         dropped = Delivery.objects.get(pk=pending.pk)
-        assert (dropped.status, dropped.last_error) == (DeliveryStatus.FAILED, DROPPED_REASON)
+        assert (dropped.status, dropped.last_error) == (DeliveryStatus.FAILED, RECIPIENT_INACTIVE_REASON)
         assert not [s for s in Session.objects.all() if s.get_decoded().get("_auth_user_id") == str(member.pk)]
 
 

@@ -56,3 +56,13 @@ def test_cpv_labels_are_exact_and_marked_when_hit():
         ("45000000", "Bauarbeiten", False),
     ]
     assert not has_hit(highlight.title)
+
+
+def test_a_text_nobody_prepared_costs_one_query_not_one_per_word(django_assert_num_queries):
+    highlighter = Highlighter("Reinigung")
+    text = "Gebäudereinigung, Unterhaltsreinigung, Glasreinigung und Reinigungsdienste"
+    with django_assert_num_queries(1):
+        assert len([piece for piece, hit in highlighter.segments(text) if hit]) == 4
+    snippet_only = Highlighter("Reinigung")
+    with django_assert_num_queries(1):
+        assert has_hit(snippet_only.snippet("Fensterreinigung, Grundreinigung und Sonderreinigung"))

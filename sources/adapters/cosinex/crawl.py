@@ -29,45 +29,21 @@ from their rows too). Either way the list page is forgotten, so the next run tri
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from sources.adapters.base import FetchedBatch
 from sources.adapters.html import parse_html
+from sources.adapters.paging import FATAL, PageWork, walk_pages
 from sources.adapters.yields import LayoutChanged, SamplePage
 from sources.conditional import ConditionalFetcher, fetcher_forget, fetcher_knows
-from sources.fetching import (
-    Blocked,
-    BlockedByRobots,
-    DisallowedHost,
-    Fetcher,
-    FetchError,
-    FetchResult,
-    RetryAfterTooLong,
-    detect_wall,
-    raise_for_wall,
-)
+from sources.fetching import Blocked, BlockedByRobots, Fetcher, FetchError, FetchResult, detect_wall, raise_for_wall
 from sources.records import NoticeRecord
 
 from . import selectors
 from .options import category_url, list_url, project_url
 from .parse import ListRow, ProjectPage, notice_record, parse_list_page, parse_project_page
-
-_FATAL = (Blocked, DisallowedHost, RetryAfterTooLong)
-MAX_FAILED_PAGES_IN_ROW = 2
-
-
-@dataclass
-class _PageWork:
-    records: list[NoticeRecord] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    bytes: int = 0
-    requests: int = 0
-    not_modified: int = 0
-    pending: int = 0  # rows deferred to a later run (detail budget)
-    complete: bool = True
 
 
 class CosinexCrawl:
@@ -104,7 +80,7 @@ class CosinexCrawl:
                 for batch in self._walk(lambda page, code=code: category_url(self.base_url, code, page), label=scope):
                     read_any = True
                     yield batch
-            except _FATAL:
+            except FATAL:
                 raise
             except FetchError as exc:  # only the category's first page raises
                 failed = exc
@@ -120,54 +96,18 @@ class CosinexCrawl:
 
         The pager has no ``href`` (onclick/setTargetAndSubmit), so page n is asked by its URL.
         """
-        failures_in_row = 0
-        last_read = ""  # forgotten when the walk leaves a gap after it, so the next run walks on from there
-        walked: set[str] = set()  # rows of this list: a page repeating them means paging needs a session
         self.page_count = None
-        max_pages = self.settings["max_pages"]
-        for page in range(1, max_pages + 1):
-            url = page_url(page)
-            scope = f"{label} page {page}".strip()
-            if self.bytes_used >= self.settings["max_bytes"]:
-                fetcher_forget(self.fetcher, last_read)
-                yield FetchedBatch(missing=(self._cap(scope, "max_bytes"),), scope=scope)
-                return
-            try:
-                result = self.fetcher.get(url)
-            except _FATAL:
-                raise
-            except FetchError as exc:
-                if page == 1:
-                    raise  # nothing of this list could be read: never "zero notices"
-                fetcher_forget(self.fetcher, last_read)
-                failures_in_row += 1
-                missing = [f"{url}: {exc.reason}: {exc}"]
-                stop = failures_in_row >= MAX_FAILED_PAGES_IN_ROW
-                if stop:
-                    missing.append(f"{label or 'list'}: stopped after {failures_in_row} failing list pages in a row")
-                yield FetchedBatch(missing=tuple(missing), requests=1, scope=scope)
-                if stop or (self.page_count is not None and page >= self.page_count):
-                    return
-                continue
-            failures_in_row = 0
-            batch, last = self._page(result, url, scope, walked)
-            if result.not_modified and not result.body:
-                # As after the last complete run; that run read the next page only if there was one.
-                last = not fetcher_knows(self.fetcher, page_url(page + 1))
-            last_read = url
-            if not last and page == max_pages:
-                cap = self._cap(f"{label} page {page + 1}".strip(), "max_pages")
-                batch = replace(batch, missing=(*batch.missing, cap))
-                fetcher_forget(self.fetcher, url)
-            yield batch
-            if last:
-                return
+        yield from walk_pages(
+            _ListPages(self, page_url, label),
+            fetcher=self.fetcher,
+            first=1,
+            max_pages=self.settings["max_pages"],
+            out_of_bytes=lambda: self.bytes_used >= self.settings["max_bytes"],
+        )
 
     def _page(self, result: FetchResult, url: str, scope: str, walked: set[str]) -> tuple[FetchedBatch, bool]:
-        """(batch, is the last page); for a 304 without body the caller decides whether it was the last."""
+        """(batch, is the last page) of a list page that was read (not a bare 304)."""
         self.bytes_used += len(result.body)
-        if result.not_modified and not result.body:
-            return FetchedBatch(requests=1, not_modified=1, scope=scope), False
         page = parse_html(result.body, content_type=result.content_type, label=url)
         raise_for_wall(result, expected_marker=selectors.RESULT_MARKER, text=page.text)
         parsed = parse_list_page(page, base_url=self.base_url, page_url=result.final_url, label=url)
@@ -178,7 +118,7 @@ class CosinexCrawl:
         if page_yield.all_rejected:
             raise LayoutChanged(result.final_url, page_yield=page_yield, sample=sample)
         self.page_count = parsed.page_count
-        work = _PageWork(problems=list(parsed.problems), bytes=len(result.body), requests=1)
+        work = PageWork(problems=list(parsed.problems), bytes=len(result.body), requests=1)
         last = parsed.page_count is None or _page_number(url) >= parsed.page_count
         if parsed.rows and all(row.project_id in walked for row in parsed.rows):
             # Paging that needs a session answers page 1 again; the rest cannot be read this way.
@@ -197,25 +137,16 @@ class CosinexCrawl:
             self._rows(fresh, work)
         if not work.complete:
             fetcher_forget(self.fetcher, url)
-        batch = FetchedBatch(
-            records=tuple(work.records),
-            problems=tuple(work.problems),
-            missing=tuple(work.missing),
-            bytes=work.bytes,
-            requests=work.requests,
-            not_modified=work.not_modified,
-            scope=scope,
-            yields=(replace(page_yield, details_pending=work.pending),),
-            sample=sample if page_yield.rejected_count else None,
-        )
-        return batch, last
+        work.yields.append(replace(page_yield, details_pending=work.pending))
+        work.sample = sample if page_yield.rejected_count else None
+        return work.batch(scope), last
 
     def _cap(self, where: str, cap: str) -> str:
         return f"stopped at {cap}={self.settings[cap]}; {where} and later were not fetched this run"
 
     # -- project pages ------------------------------------------------------------------------
 
-    def _rows(self, rows: list[ListRow], work: _PageWork) -> None:
+    def _rows(self, rows: list[ListRow], work: PageWork) -> None:
         """Records of a page's new rows, in page order; ``pid`` rows through their project pages."""
         read_projects = self.settings["max_details"] > 0  # 0: rows only, by configuration
         records: dict[str, NoticeRecord | None] = {
@@ -245,12 +176,12 @@ class CosinexCrawl:
                 "their rows are recorded when a later run reads them"
             )
 
-    def _project(self, row: ListRow, url: str, known: bool, work: _PageWork) -> NoticeRecord | None:
+    def _project(self, row: ListRow, url: str, known: bool, work: PageWork) -> NoticeRecord | None:
         self.details_left -= 1
         self.known_details_left -= known
         try:
             result = self.fetcher.get(url)
-        except _FATAL:
+        except FATAL:
             raise
         except BlockedByRobots as exc:
             self.details_unavailable = f"robots.txt forbids project pages: {exc.reason}"
@@ -281,13 +212,46 @@ class CosinexCrawl:
             work.problems.append(page.problem)
         return self._record(row, project)
 
-    def _without_project(self, row: ListRow, known: bool, work: _PageWork) -> NoticeRecord | None:
+    def _without_project(self, row: ListRow, known: bool, work: PageWork) -> NoticeRecord | None:
         """A project seen for the first time is recorded from its row; a known one keeps its stored details."""
         work.complete = False
         return None if known else self._record(row)
 
     def _record(self, row: ListRow, project: ProjectPage | None = None) -> NoticeRecord:
         return notice_record(source=self.source, base_url=self.base_url, row=row, project=project)
+
+
+class _ListPages:
+    """One cosinex list (newest, or one CPV category), paged by page number."""
+
+    def __init__(self, crawl: CosinexCrawl, page_url: Callable[[int], str], label: str) -> None:
+        self.crawl = crawl
+        self.page_url = page_url
+        self.label = label
+        self.walked: set[str] = set()  # rows of this list: a page repeating them means paging needs a session
+
+    def url(self, position: int) -> str:
+        return self.page_url(position)
+
+    def scope(self, position: int) -> str:
+        return f"{self.label} page {position}".strip()
+
+    def following(self, position: int) -> int:
+        return position + 1
+
+    def after_failure(self, position: int) -> int | None:
+        page_count = self.crawl.page_count
+        return None if page_count is not None and position >= page_count else position + 1
+
+    def read(self, result: FetchResult, url: str, position: int) -> tuple[FetchedBatch, int | None]:
+        batch, last = self.crawl._page(result, url, self.scope(position), self.walked)
+        return batch, None if last else position + 1
+
+    def cap_message(self, position: int, cap: str) -> str:
+        return self.crawl._cap(self.scope(position), cap)
+
+    def stopped_message(self, failures: int) -> str:
+        return f"{self.label or 'list'}: stopped after {failures} failing list pages in a row"
 
 
 def _page_number(url: str) -> int:

@@ -8,61 +8,20 @@ lists what is online now, newest first, and the ingest upserts.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from sources.adapters.base import FetchedBatch
 from sources.adapters.html import parse_html
-from sources.adapters.yields import LayoutChanged, PageYield, SamplePage
+from sources.adapters.paging import FATAL, PageWork, walk_pages
+from sources.adapters.yields import LayoutChanged, SamplePage
 from sources.conditional import ConditionalFetcher, fetcher_forget, fetcher_knows
-from sources.fetching import (
-    Blocked,
-    BlockedByRobots,
-    DisallowedHost,
-    Fetcher,
-    FetchError,
-    FetchResult,
-    RetryAfterTooLong,
-    detect_wall,
-    raise_for_wall,
-)
+from sources.fetching import BlockedByRobots, Fetcher, FetchError, FetchResult, detect_wall, raise_for_wall
 from sources.records import NoticeRecord
 
 from . import selectors
 from .options import detail_url, search_url
 from .parse import DetailFacts, ResultRow, notice_record, parse_detail_page, parse_result_page, refused_link_problems
-
-# Errors that say "stop talking to this portal now", whatever page they came from.
-_FATAL = (Blocked, DisallowedHost, RetryAfterTooLong)
-# Two result pages failing in a row: the portal is struggling; stop the category.
-MAX_FAILED_PAGES_IN_ROW = 2
-
-
-@dataclass
-class _PageWork:
-    records: list[NoticeRecord] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    bytes: int = 0
-    requests: int = 0
-    not_modified: int = 0
-    complete: bool = True
-    yields: list[PageYield] = field(default_factory=list)
-    sample: SamplePage | None = None
-
-    def batch(self, scope: str) -> FetchedBatch:
-        return FetchedBatch(
-            records=tuple(self.records),
-            problems=tuple(self.problems),
-            missing=tuple(self.missing),
-            bytes=self.bytes,
-            requests=self.requests,
-            not_modified=self.not_modified,
-            scope=scope,
-            yields=tuple(self.yields),
-            sample=self.sample,
-        )
 
 
 class NetServerCrawl:
@@ -80,69 +39,17 @@ class NetServerCrawl:
 
     def run(self) -> Iterator[FetchedBatch]:
         for category in self.settings["categories"]:
-            yield from self._category(category)
+            yield from walk_pages(
+                _CategoryPages(self, category),
+                fetcher=self.fetcher,
+                first=0,
+                max_pages=self.settings["max_pages"],
+                out_of_bytes=lambda: self.bytes_used >= self.settings["max_bytes"],
+            )
 
     # -- result pages -------------------------------------------------------------------------
 
-    def _category(self, category: str) -> Iterator[FetchedBatch]:
-        page_size, max_pages = self.settings["page_size"], self.settings["max_pages"]
-        start, failures_in_row, step_reported = 0, 0, False
-        last_read = ""  # forgotten when the walk leaves a gap after it, so the next run walks on from there
-        for page_number in range(1, max_pages + 1):
-            scope = f"{category} Start={start}"
-            url = search_url(self.base_url, category=category, start=start, page_size=page_size)
-            if self.bytes_used >= self.settings["max_bytes"]:
-                fetcher_forget(self.fetcher, last_read)
-                yield FetchedBatch(missing=(self._cap_message(category, start, "max_bytes"),), scope=scope)
-                return
-            try:
-                result = self.fetcher.get(url)
-            except _FATAL:
-                raise
-            except FetchError as exc:
-                if page_number == 1:
-                    raise  # nothing of this category could be read: a failed run, never "zero notices"
-                fetcher_forget(self.fetcher, last_read)
-                failures_in_row += 1
-                missing = [f"{url}: {exc.reason}: {exc}"]
-                if failures_in_row >= MAX_FAILED_PAGES_IN_ROW:
-                    missing.append(f"{category}: stopped after {failures_in_row} failing result pages in a row")
-                yield FetchedBatch(missing=tuple(missing), requests=1, scope=scope)
-                if failures_in_row >= MAX_FAILED_PAGES_IN_ROW:
-                    return
-                start += page_size
-                continue
-            failures_in_row = 0
-            self.bytes_used += len(result.body)
-            work = _PageWork(bytes=len(result.body), requests=1)
-            if result.not_modified and not result.body:
-                # 304: as after the last complete run, nothing new behind it. That run read the next
-                # offset only if there was one, so an unknown next page means the list ended here.
-                work.not_modified = 1
-                next_start: int | None = start + page_size
-                next_url = search_url(self.base_url, category=category, start=start + page_size, page_size=page_size)
-                if not fetcher_knows(self.fetcher, next_url):
-                    next_start = None
-            else:
-                next_start = self._result_page(result, url, category, work)
-                if next_start is not None and next_start - start != page_size and not step_reported:
-                    step_reported = True
-                    work.problems.append(
-                        f"{category}: the portal pages by {next_start - start} rows, not page_size={page_size}; "
-                        f"set page_size to {next_start - start} so unchanged pages are skipped correctly"
-                    )
-                if not work.complete:
-                    fetcher_forget(self.fetcher, url)
-            last_read = url
-            if next_start is not None and page_number == max_pages:
-                work.missing.append(self._cap_message(category, next_start, "max_pages"))
-                fetcher_forget(self.fetcher, url)
-            yield work.batch(scope)
-            if next_start is None:
-                return
-            start = next_start
-
-    def _result_page(self, result: FetchResult, url: str, category: str, work: _PageWork) -> int | None:
+    def _result_page(self, result: FetchResult, url: str, category: str, work: PageWork) -> int | None:
         page = parse_html(result.body, content_type=result.content_type, label=url)
         raise_for_wall(result, expected_marker=selectors.RESULT_MARKER, text=page.text)
         parsed = parse_result_page(page, category=category, label=url)
@@ -164,15 +71,9 @@ class NetServerCrawl:
             self._rows(parsed.rows, work)
         return parsed.next_start(_start_of(url))
 
-    def _cap_message(self, category: str, start: int, cap: str) -> str:
-        return (
-            f"{category}: stopped at {cap}={self.settings[cap]}; result pages from Start={start} on were not "
-            f"fetched this run. Raise {cap} if this repeats."
-        )
-
     # -- detail pages -------------------------------------------------------------------------
 
-    def _rows(self, rows: tuple[ResultRow, ...], work: _PageWork) -> None:
+    def _rows(self, rows: tuple[ResultRow, ...], work: PageWork) -> None:
         fresh = [row for row in rows if row.oid not in self.seen]
         self.seen.update(row.oid for row in fresh)
         if self.settings["max_details"] == 0:  # list only, by configuration
@@ -202,11 +103,11 @@ class NetServerCrawl:
             return f"max_bytes={self.settings['max_bytes']} reached"
         return ""
 
-    def _detail(self, row: ResultRow, url: str, known: bool, work: _PageWork) -> None:
+    def _detail(self, row: ResultRow, url: str, known: bool, work: PageWork) -> None:
         self.details_left -= 1
         try:
             result = self.fetcher.get(url)
-        except _FATAL:
+        except FATAL:
             raise
         except BlockedByRobots as exc:
             self.details_unavailable = f"robots.txt forbids detail pages: {exc.reason}"
@@ -240,7 +141,7 @@ class NetServerCrawl:
             work.problems.append(page.problem)
         work.records.append(self._record(row, facts, url))
 
-    def _without_detail(self, row: ResultRow, known: bool, work: _PageWork) -> None:
+    def _without_detail(self, row: ResultRow, known: bool, work: PageWork) -> None:
         """A notice seen for the first time is recorded from its row; a known one keeps its stored details."""
         work.complete = False
         if not known:
@@ -248,6 +149,52 @@ class NetServerCrawl:
 
     def _record(self, row: ResultRow, facts: DetailFacts | None = None, url: str = "") -> NoticeRecord:
         return notice_record(source=self.source, base_url=self.base_url, row=row, detail=facts, url=url)
+
+
+class _CategoryPages:
+    """The result list of one category, paged by row offset (``Start=``)."""
+
+    def __init__(self, crawl: NetServerCrawl, category: str) -> None:
+        self.crawl = crawl
+        self.category = category
+        self.page_size: int = crawl.settings["page_size"]
+        self.step_reported = False
+
+    def url(self, position: int) -> str:
+        return search_url(self.crawl.base_url, category=self.category, start=position, page_size=self.page_size)
+
+    def scope(self, position: int) -> str:
+        return f"{self.category} Start={position}"
+
+    def following(self, position: int) -> int:
+        return position + self.page_size
+
+    def after_failure(self, position: int) -> int:
+        return position + self.page_size
+
+    def read(self, result: FetchResult, url: str, position: int) -> tuple[FetchedBatch, int | None]:
+        self.crawl.bytes_used += len(result.body)
+        work = PageWork(bytes=len(result.body), requests=1)
+        next_start = self.crawl._result_page(result, url, self.category, work)
+        step = None if next_start is None else next_start - position
+        if step is not None and step != self.page_size and not self.step_reported:
+            self.step_reported = True
+            work.problems.append(
+                f"{self.category}: the portal pages by {step} rows, not page_size={self.page_size}; "
+                f"set page_size to {step} so unchanged pages are skipped correctly"
+            )
+        if not work.complete:
+            fetcher_forget(self.crawl.fetcher, url)
+        return work.batch(self.scope(position)), next_start
+
+    def cap_message(self, position: int, cap: str) -> str:
+        return (
+            f"{self.category}: stopped at {cap}={self.crawl.settings[cap]}; result pages from Start={position} on "
+            f"were not fetched this run. Raise {cap} if this repeats."
+        )
+
+    def stopped_message(self, failures: int) -> str:
+        return f"{self.category}: stopped after {failures} failing result pages in a row"
 
 
 def _start_of(url: str) -> int:

@@ -77,7 +77,9 @@ def test_running_the_demo_twice_adds_nothing(demo_in_alpha):
         assert SavedSearch.objects.count() == 3 and Delivery.objects.count() == 3
 
 
-def test_the_outbox_page_shows_the_mails_as_the_recipient_sees_them(demo_in_alpha, alpha_client, beta_client):
+def test_the_outbox_page_shows_the_mails_as_the_recipient_sees_them(
+    demo_in_alpha, alpha_client, alpha_admin_client, beta_client
+):
     alpha, port = demo_in_alpha
     _run_demo(alpha, port)
     page = alpha_client.get("/postausgang/").content.decode()
@@ -93,6 +95,9 @@ def test_the_outbox_page_shows_the_mails_as_the_recipient_sees_them(demo_in_alph
     policy = content["Content-Security-Policy"]
     assert "default-src 'none'" in policy and "style-src 'unsafe-inline'" in policy and "script-src" not in policy
     assert content["X-Frame-Options"] == "SAMEORIGIN"
+    # A colleague, even the admin, sees none of them: an alert's subject names the recipient's profile.
+    assert "Noch keine Mails" in alpha_admin_client.get("/postausgang/").content.decode()
+    assert alpha_admin_client.get(content_url).status_code == 404
     # Another company sees none of alpha's mails.
     assert "Noch keine Mails" in beta_client.get("/postausgang/").content.decode()
     assert beta_client.get(content_url).status_code == 404

@@ -9,7 +9,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 
 from notifications.models import DeliveryStatus, SavedSearch, Webhook, WebhookEvent
+from notifications.outbox_decisions import RecipientInactive, webhook_event_resend
+from notifications.team.services import team_member_deactivate
 from notifications.webhooks.services import (
+    CREATOR_LEFT_REASON,
     webhook_create,
     webhook_delete,
     webhook_events_for_changes,
@@ -167,3 +170,28 @@ def test_a_profile_made_private_stops_feeding_webhooks_others_connected(scene, a
     assert webhook_events_for_matches(match_ids=[second.pk]) == 0
     own = scene.match(ingest_tenders(1)[0])  # the admin's own profile still feeds the admin's webhook
     assert webhook_events_for_matches(match_ids=[own.pk]) == 1
+
+
+def test_webhooks_a_deactivated_person_connected_stop_and_stay_off(scene, alpha):
+    member = get_user_model().objects.get(username=alpha.member_email)
+    own = SavedSearch.objects.create(owner=member, name="Meins", filters={}, active_since=scene.search.active_since)
+    theirs = webhook_create(saved_search=own, url="http://127.0.0.1:9/theirs", created_by=member).webhook
+    waiting = scene.match(ingest_tenders(1)[0], search=own)
+    assert webhook_events_for_matches(match_ids=[waiting.pk]) == 1
+
+    team_member_deactivate(user_id=member.pk)
+
+    theirs.refresh_from_db()
+    assert not theirs.is_active
+    dropped = WebhookEvent.objects.get(webhook=theirs)
+    assert (dropped.status, dropped.last_error) == (DeliveryStatus.FAILED, CREATOR_LEFT_REASON)
+    later = scene.match(ingest_tenders(1)[0], search=own)
+    assert webhook_events_for_matches(match_ids=[later.pk]) == 0
+    with pytest.raises(ValidationError) as refused:
+        webhook_set_active(webhook=theirs, is_active=True)
+    assert refused.value.code == "creator_inactive"
+    admin = get_user_model().objects.get(username=alpha.admin_email)
+    with pytest.raises(RecipientInactive):
+        webhook_event_resend(event_id=dropped.pk, actor=admin)
+    assert WebhookEvent.objects.get(pk=dropped.pk).status == DeliveryStatus.FAILED
+    assert Webhook.objects.get(pk=scene.webhook.pk).is_active  # the admin's own webhook runs on

@@ -153,3 +153,19 @@ def test_anonymous_visitors_are_sent_to_sign_in(alpha):
 
     response = Client(HTTP_HOST=alpha.host).get("/einstellungen/webhooks/")
     assert response.status_code == 302 and "/konto/anmelden/" in response["Location"]
+
+
+def test_a_webhook_of_a_deactivated_person_is_off_and_cannot_be_switched_on(alpha, alpha_admin_client):
+    profile = _search(alpha, owner_email=alpha.member_email, name="Meins")
+    with schema_context(alpha.schema_name):
+        member = get_user_model().objects.get(username=alpha.member_email)
+        webhook = Webhook.objects.create(
+            saved_search=profile, url="https://partner.example/hook", secret="whsec_x", created_by=member
+        )
+    alpha_admin_client.post(f"/konto/team/{member.pk}/deaktivieren/")
+    assert _webhooks(alpha)[0].is_active is False
+
+    answer = alpha_admin_client.post(f"/einstellungen/webhooks/{webhook.pk}/aktiv/", {"is_active": "1"}, follow=True)
+
+    assert "nicht mehr im Team aktiv" in answer.content.decode()
+    assert _webhooks(alpha)[0].is_active is False

@@ -317,6 +317,16 @@ def test_a_failing_result_page_goes_to_missing_and_the_walk_goes_on(site, fetche
     assert len(missing) == 1 and "Start=2" in missing[0] and "retries_exhausted" in missing[0]
 
 
+def test_two_failing_result_pages_in_a_row_stop_the_category(site, fetcher) -> None:
+    site.answer("search", "2", lambda request: Response("down", status=500))
+    site.answer("search", "4", lambda request: Response("down", status=500))
+    batches = fetch(site, fetcher)
+    assert site.requested("search") == ["0", "2", "2", "4", "4"]  # one retry each; Start=6 is never asked
+    missing = [m for b in batches for m in b.missing]
+    assert missing[-1] == "InvitationToTender: stopped after 2 failing result pages in a row"
+    assert list(by_id(batches)) == [MICADO, GOEPPINGEN]
+
+
 def test_a_failing_first_page_fails_the_run(site, fetcher) -> None:
     site.answer("search", "0", lambda request: Response("down", status=503))
     with pytest.raises(FetchError) as caught:
