@@ -11,7 +11,7 @@ import email.policy
 import mailbox
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
 
@@ -42,6 +42,10 @@ def _parse(key: str, raw: bytes) -> OutboxMail:
         sent_at = parsedate_to_datetime(message["Date"]) if message["Date"] else None
     except (TypeError, ValueError):
         sent_at = None
+    if sent_at is not None and sent_at.tzinfo is None:
+        # "-0000" (what Django writes unless EMAIL_USE_LOCALTIME) is UTC with no local offset given (RFC 5322 3.3);
+        # left naive, the page would show it as local time, an hour or two early.
+        sent_at = sent_at.replace(tzinfo=UTC)
     recipients = tuple(address.lower() for _name, address in getaddresses(message.get_all("To", [])) if address)
     return OutboxMail(
         key=key,
@@ -70,6 +74,6 @@ def outbox_mails(*, recipients: Iterable[str]) -> list[OutboxMail]:
         mail = _parse(key, raw)
         if wanted & set(mail.recipients):
             mails.append(mail)
-    epoch = datetime.min
-    mails.sort(key=lambda m: (m.sent_at.replace(tzinfo=None) if m.sent_at else epoch, m.key), reverse=True)
+    epoch = datetime.min.replace(tzinfo=UTC)
+    mails.sort(key=lambda m: (m.sent_at or epoch, m.key), reverse=True)
     return mails

@@ -7,10 +7,11 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
-from notifications.models import DeliveryStatus
+from notifications.models import DeliveryKind, DeliveryStatus
 from notifications.operator.selectors import OPEN_STATUSES, deliveries_across_tenants, delivery_counts_across_tenants
 
 STATUS_LABELS = dict(DeliveryStatus.choices)
+KIND_LABELS = dict(DeliveryKind.choices)  # a webhook row's kind is its event name, shown as it is
 
 
 def operator_deliveries(request):
@@ -24,7 +25,14 @@ def operator_deliveries(request):
     context = {
         **admin.site.each_context(request),
         "title": "Zustellungen aller Mandanten",
-        "rows": [(row, STATUS_LABELS.get(row.status, row.status), row.age(now)) for row in rows],
+        "rows": [
+            (
+                row,
+                STATUS_LABELS.get(row.status, row.status),
+                KIND_LABELS.get(row.kind, row.kind) if row.channel == "mail" else row.kind,
+            )
+            for row in rows
+        ],
         "counts": [
             (schema, [per_status.get(status, 0) for status in OPEN_STATUSES])
             for schema, per_status in sorted(counts.items())

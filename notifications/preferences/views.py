@@ -10,6 +10,7 @@ from django.core.paginator import Paginator
 from django.db import connection
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views import View
@@ -158,7 +159,9 @@ class SmtpTestView(TenantAdminRequiredMixin, View):
             messages.error(request, _("Ihr Konto hat keine E-Mail-Adresse."))
         else:
             smtp_test_request(user_id=request.user.pk, to=request.user.email)
-            messages.info(request, _("Testmail an %(email)s wird gesendet …") % {"email": request.user.email})
+            # No flash message: it would keep saying "wird gesendet" above the form after the status box below,
+            # which polls, has turned to the outcome. The page opens at that box instead.
+            return redirect(reverse("settings:smtp") + "#smtp-test-status")
         return redirect("settings:smtp")
 
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from django.apps import apps
 from django.contrib import admin
+from django.utils import timezone
 
 from sources.demo import demo_sample_load
 from sources.models import FetchRun, Source
@@ -72,5 +73,9 @@ def test_console_pages_show_no_english_labels_and_local_times(operator_client):
     assert "Abruf DÖE – Bekanntmachungsservice (oeffentlichevergabe.de) am 15.09.2026 09:05 – fehlgeschlagen" in detail, (
         title.group(1) if title else detail[:500]
     )
+    other = Source.objects.exclude(key="doe").order_by("key").first()
+    FetchRun.objects.create(source=other, started_at=timezone.now(), status="failed", error="HTTP 503")
     listing = operator_client.get("/admin/sources/source/").content.decode()
-    assert "erfolgreich" in listing or "fehlgeschlagen" in listing
+    # The state column speaks German: "doe"'s newest run is the demo sample's, the other source's failed just now.
+    states = dict(re.findall(r'run-status-(\w+)" title="[^"]*">([^<]*)<', listing))
+    assert (states.get("succeeded"), states.get("failed")) == ("erfolgreich", "fehlgeschlagen"), states

@@ -111,7 +111,7 @@ def test_without_a_local_outbox_the_page_does_not_exist(alpha_client, settings):
 
 def test_demo_services_refuse_any_tenant_but_the_demo(alpha, settings):
     settings.DEMO_ENABLED = True
-    with schema_context(alpha.schema_name), pytest.raises(ImproperlyConfigured):
+    with schema_context(alpha.schema_name), pytest.raises(ImproperlyConfigured, match="only in the demo tenant"):
         demo_services.demo_initial_alerts_deliver(owner_email=alpha.member_email, tender_ids=[1])
     connection.set_schema_to_public()
 
@@ -119,7 +119,7 @@ def test_demo_services_refuse_any_tenant_but_the_demo(alpha, settings):
 def test_demo_services_refuse_when_the_settings_do_not_enable_the_demo(alpha, settings, monkeypatch):
     settings.DEMO_ENABLED = False
     monkeypatch.setattr(demo_services, "DEMO_SCHEMA", alpha.schema_name)
-    with schema_context(alpha.schema_name), pytest.raises(ImproperlyConfigured):
+    with schema_context(alpha.schema_name), pytest.raises(ImproperlyConfigured, match="DEMO_ENABLED"):
         demo_services.demo_searches_ensure(owner_email=alpha.member_email, active_since=timezone.now())
 
 
@@ -151,3 +151,17 @@ def test_production_never_has_the_demo_nor_the_local_outbox():
         timeout=60,
     )
     assert refused.returncode != 0 and "local settings only" in refused.stderr
+
+
+def test_the_outbox_shows_a_mails_utc_date_in_local_time(alpha, alpha_client, settings, tmp_path):
+    """Django dates its mails "-0000" (UTC, no local offset); the page shows them in Berlin time like every other."""
+    settings.LOCAL_OUTBOX_DIR = tmp_path / "outbox"
+    box = mailbox.Maildir(str(settings.LOCAL_OUTBOX_DIR), create=True)
+    for date, subject in (("Tue, 01 Dec 2026 16:05:37 -0000", "Winter"), ("Tue, 15 Sep 2026 09:30:00 +0200", "Sommer")):
+        box.add(
+            f"From: radar@alpha.example\nTo: {alpha.member_email}\nDate: {date}\nSubject: {subject}\n\nText\n".encode()
+        )
+    assert [mail.subject for mail in outbox_mails(recipients=[alpha.member_email])] == ["Winter", "Sommer"]
+    page = alpha_client.get("/postausgang/").content.decode()
+    assert "01.12.2026 17:05" in page and "16:05" not in page
+    assert "15.09.2026 09:30" in page

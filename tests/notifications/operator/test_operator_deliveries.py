@@ -38,10 +38,14 @@ def test_open_rows_of_every_tenant_with_state_tenant_age_and_last_error(alpha, b
     for text in ("Alpha Bau GmbH", "Beta IT AG", "Versand unterbrochen", "550 Postfach voll", "unklar – bitte prüfen"):
         assert text in page
     assert "3\xa0Tage" in page or "3 Tage" in page  # the age
-    assert "<form" not in page.split('data-testid="operator-deliveries"')[1]  # read-only
+    listing = page.split('data-testid="operator-deliveries"')[1]
+    assert "<form" not in listing  # read-only
+    assert "E-Mail · Sofortmeldung" in listing and "· instant" not in listing  # the kind in German
+    assert "style=" not in page.split('id="content"')[1]  # the Content-Security-Policy drops style attributes
 
     failed_only = operator_client.get(PAGE, {"status": "failed"}).content.decode()
     assert failed_only.count('data-status="') == 1 and "550 Postfach voll" in failed_only
+    assert '<a href="?status=failed" class="selected-filter" aria-current="page">' in failed_only
 
 
 def test_the_admin_index_links_to_it(operator_client):

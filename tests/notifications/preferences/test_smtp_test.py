@@ -40,8 +40,11 @@ def test_test_mail_is_queued_and_its_success_shown(committed_tenants, celery_wor
     alpha, _beta = committed_tenants
     _save_server(alpha, smtp_server.host, smtp_server.port)
     client = _admin_client(alpha)
-    page = client.post("/einstellungen/smtp/testmail/", follow=True).content.decode()
-    assert "wird gesendet" in page and 'hx-trigger="every 2s"' in page  # the request returns before the mail
+    response = client.post("/einstellungen/smtp/testmail/", follow=True)
+    assert response.redirect_chain[-1][0] == "/einstellungen/smtp/#smtp-test-status"  # opens at the live box
+    page = response.content.decode()
+    assert 'hx-trigger="every 2s"' in page  # the request returns before the mail
+    assert page.count("wird gesendet") == 1  # only in the box that turns into the outcome, no stale flash
     assert "Testmail an admin@alpha.example gesendet" in _status_until_done(client)
     assert len(smtp_server.messages) == 1 and smtp_server.messages[0]["To"] == alpha.admin_email
     assert "Testmail an admin@alpha.example gesendet" in client.get("/einstellungen/smtp/").content.decode()

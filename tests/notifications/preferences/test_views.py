@@ -297,8 +297,12 @@ def test_delivery_log_filters_by_status_and_shows_reasons(alpha, alpha_admin_cli
     _deliveries(alpha, 2, status="failed", error="550 Postfach <voll>")
     _deliveries(alpha, 1, status="uncertain", error="Verbindung abgebrochen")
 
+    with schema_context(alpha.schema_name):
+        Delivery.objects.filter(status="uncertain").update(attempts=1)
     everything = alpha_admin_client.get("/einstellungen/zustellungen/").content.decode()
     assert everything.count('data-status="') == 6
+    # The attempts say what they count: on a phone the cells stack without their column headings.
+    assert (everything.count("<td>0 Versuche</td>"), everything.count("<td>1 Versuch</td>")) == (5, 1)
 
     failed = alpha_admin_client.get("/einstellungen/zustellungen/", {"status": "failed"}).content.decode()
     assert failed.count('data-status="failed"') == 2 and 'data-status="sent"' not in failed
