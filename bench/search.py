@@ -32,7 +32,7 @@ from sources.normalise import BERLIN, BUNDESLAENDER
 from tenders.cpv import cpv_labels_for
 from tenders.filters import filters_q, parse_filters
 from tenders.merging.compiling import search_parts_for, title_parts_for
-from tenders.models import Tender
+from tenders.models import SynonymGroup, Tender
 from tenders.pagination import EstimatedCountPaginator
 from tenders.search import tender_search
 
@@ -276,11 +276,19 @@ def run(*, n: int | None) -> None:
     for label, (ms, count, shown) in pages.items():
         print(f"  {label:28} {ms:8.1f} ms  {shown}{count:,} matches")
 
+    # The thesaurus rewrite (tenders.fulltext.SynonymRewrite) runs once per statement: its cost is the
+    # difference to the same queries with an empty thesaurus (the bench database is disposable).
+    SynonymGroup.objects.all().delete()
+    plain = measure(portal_query, now=now)
+    _print("the same without synonyms (empty thesaurus):", plain)
+    plain_result = summary(plain)
+    print(f"synonym rewrite: p95 {summary(search)['p95']:.1f} ms with, {plain_result['p95']:.1f} ms without")
+
     result = summary(search)
     relevance_p95 = percentile([s for r in relevance.values() for s in r["samples"]], 0.95)
     ilike_samples = [s for r in ilike.values() if r["kind"] != "filter" for s in r["samples"]]
     print(
         f"RESULT search p50_ms={result['p50']:.1f} p95_ms={result['p95']:.1f} "
         f"rare_p95_ms={result['rare_p95']:.1f} ilike_p95_ms={percentile(ilike_samples, 0.95):.1f} "
-        f"relevance_p95_ms={relevance_p95:.1f}"
+        f"relevance_p95_ms={relevance_p95:.1f} no_synonyms_p95_ms={plain_result['p95']:.1f}"
     )

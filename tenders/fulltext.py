@@ -5,6 +5,12 @@ and ``or`` keep their meaning, and malformed input never raises) together with
 its other spellings: umlauts written out ("Muell" also finds "Müll") and, for
 a compound, its parts ("Reinigungsdienste" also finds "Reinigung" and "Dienste"
 in one tender). Words are ANDed; ``or`` between two words ORs them.
+
+Synonyms (``tenders.models.SynonymGroup``, the procurement thesaurus) are applied in
+SQL: each plain word's tsquery goes through ``ts_rewrite`` over the synonym table
+(``SynonymRewrite``). The statement's text does not change when operators edit the
+thesaurus, so cached SQL (saved-search matching) sees an edit at once. Phrases and
+exclusions stay exactly as typed, as with the other expansions.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from functools import reduce
 from operator import and_, or_
 
 from django.contrib.postgres.search import SearchQuery
+from django.db.models import Func, Value
 
 from tenders.vocabulary.compounds import compound_split
 
@@ -52,21 +59,74 @@ def websearch_text(q: str) -> str:
     return " ".join(out)
 
 
-def word_alternatives(token: str) -> list[str]:
+def word_alternatives(token: str, *, parts: bool = True) -> list[str]:
     """The websearch texts one plain query word stands for: itself, its umlaut spellings, its compound parts."""
     alternatives = _umlaut_variants(token)
     for variant in list(alternatives):
         pieces = re.findall(r"[^\W\d_]+|\d+", variant)
         if len(pieces) > 1 and "-" in variant:  # "IT-Dienstleistungen" also as "IT Dienstleistungen", not only a phrase
             alternatives.append(" ".join(pieces))
-        parts = compound_split(variant) if variant.isalpha() else ()
-        if parts:
-            alternatives.append(" ".join(parts))
+        split = compound_split(variant) if parts and variant.isalpha() else ()
+        if split:
+            alternatives.append(" ".join(split))
     return list(dict.fromkeys(alternatives))
 
 
 def _websearch(text: str) -> SearchQuery:
     return SearchQuery(text, config="german", search_type="websearch")
+
+
+# ts_rewrite applies its rows one after the other to the query as rewritten so far, so a group
+# rewritten word by word would expand its own substitutes again (k words -> k² terms). Two stages
+# avoid that: a group word becomes itself or the group's marker (a lexeme no document holds: the
+# parser never keeps "§" in a word), then each marker becomes the group's words, which are not
+# rewritten again. A word stands in one group only (tenders.services.synonyms checks).
+SYNONYM_REWRITE_SQL = """
+SELECT target, substitute FROM (
+    SELECT 1 AS stage, g.id, websearch_to_tsquery('german', w) AS target,
+           websearch_to_tsquery('german', w) || ('''§' || g.id || '''')::tsquery AS substitute
+    FROM tenders_synonymgroup g, unnest(g.words) AS w
+    UNION ALL
+    SELECT 2, g.id, ('''§' || g.id || '''')::tsquery, g.substitute FROM tenders_synonymgroup g
+) AS rules ORDER BY stage, id
+"""
+# Synonyms find the words a tender states (title, buyer, title parts: A, B; description: C), not
+# weight D (labels of its CPV codes, parts of long compounds): a synonym of a word in a CPV label
+# reaching the labels of neighbouring codes chains two loose links and mostly finds noise. The
+# typed word itself keeps every weight.
+SYNONYM_WEIGHTS = "ABC"
+
+
+class SynonymRewrite(SearchQuery):
+    """``query`` with thesaurus words replaced by their groups' alternatives.
+
+    ts_rewrite reading a table is volatile: called in a WHERE clause it would run per row and
+    keep the GIN index out. As a sub-select PostgreSQL runs it once per statement (an InitPlan)
+    and scans the index with its result.
+    """
+
+    # A SearchQuery, so lookups and SearchRank take it as the tsquery it is (they wrap anything else).
+    function = "ts_rewrite"
+    template = "(SELECT %(function)s(%(expressions)s))"
+
+    def __init__(self, query: SearchQuery):
+        self.config, self.invert = None, False
+        Func.__init__(self, query, Value(SYNONYM_REWRITE_SQL))
+
+
+def _tsquery_operand(word: str) -> str:
+    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "':" + SYNONYM_WEIGHTS
+
+
+def synonym_rewrite_text(words: list[str] | tuple[str, ...]) -> str:
+    """``to_tsquery`` text finding each of ``words`` and its spellings.
+
+    Not their compound parts: the parts of a typed word still apply (the word's other alternatives
+    are not rewritten), but a synonym's parts ("Sicherheit" and "Dienst" of "Sicherheitsdienst")
+    would find much the typed word does not mean.
+    """
+    alternatives = dict.fromkeys(alt for word in words for alt in word_alternatives(word, parts=False))
+    return " | ".join("(" + " & ".join(map(_tsquery_operand, alt.split())) + ")" for alt in alternatives)
 
 
 def search_query(q: str) -> SearchQuery:
@@ -80,7 +140,7 @@ def search_query(q: str) -> SearchQuery:
         if token.startswith(('"', "-")):
             query = _websearch(token)  # phrases and exclusions exactly as typed
         else:
-            query = reduce(or_, (_websearch(text) for text in word_alternatives(token)))
+            query = SynonymRewrite(reduce(or_, (_websearch(text) for text in word_alternatives(token))))
         if join_next:
             groups[-1].append(query)
         else:
