@@ -6,10 +6,13 @@ its other spellings: umlauts written out ("Muell" also finds "Müll") and, for
 a compound, its parts ("Reinigungsdienste" also finds "Reinigung" and "Dienste"
 in one tender). Words are ANDed; ``or`` between two words ORs them.
 
-Synonyms (``tenders.models.SynonymGroup``, the procurement thesaurus) are applied in
-SQL: each plain word's tsquery goes through ``ts_rewrite`` over the synonym table
-(``SynonymRewrite``). The statement's text does not change when operators edit the
-thesaurus, so cached SQL (saved-search matching) sees an edit at once. Phrases and
+Synonyms (``tenders.models.SynonymGroup``, the procurement thesaurus) are applied by
+PostgreSQL: each plain word's tsquery goes through ``ts_rewrite`` over the synonym table
+(``SynonymRewrite``), and the rewritten tsquery is read back once and put into the search
+as a constant, so the planner estimates its selectivity from the statistics as for any
+typed word (an expression it cannot evaluate at planning gets a default selectivity and
+sent a rare word down the deadline index of a million rows). SQL compiled from keywords
+therefore depends on the thesaurus: cache it by ``thesaurus_version()``. Phrases and
 exclusions stay exactly as typed, as with the other expansions.
 """
 
@@ -20,7 +23,9 @@ from functools import reduce
 from operator import and_, or_
 
 from django.contrib.postgres.search import SearchQuery
+from django.db import connection
 from django.db.models import Func, Value
+from django.db.models.sql import Query
 
 from tenders.vocabulary.compounds import compound_split
 
@@ -98,16 +103,11 @@ SYNONYM_WEIGHTS = "ABC"
 
 
 class SynonymRewrite(SearchQuery):
-    """``query`` with thesaurus words replaced by their groups' alternatives.
-
-    ts_rewrite reading a table is volatile: called in a WHERE clause it would run per row and
-    keep the GIN index out. As a sub-select PostgreSQL runs it once per statement (an InitPlan)
-    and scans the index with its result.
-    """
+    """``query`` with thesaurus words replaced by their groups' words (evaluated by ``search_query``)."""
 
     # A SearchQuery, so lookups and SearchRank take it as the tsquery it is (they wrap anything else).
     function = "ts_rewrite"
-    template = "(SELECT %(function)s(%(expressions)s))"
+    template = "%(function)s(%(expressions)s)"
 
     def __init__(self, query: SearchQuery):
         self.config, self.invert = None, False
@@ -129,8 +129,36 @@ def synonym_rewrite_text(words: list[str] | tuple[str, ...]) -> str:
     return " | ".join("(" + " & ".join(map(_tsquery_operand, alt.split())) + ")" for alt in alternatives)
 
 
+class TsQueryConstant(SearchQuery):
+    """A tsquery PostgreSQL has built already, as a constant (lexemes are not normalised again)."""
+
+    template = "%(expressions)s::tsquery"
+
+    def __init__(self, text: str):
+        self.config, self.invert = None, False
+        Func.__init__(self, Value(text))
+
+
+def _evaluated(query: SearchQuery) -> TsQueryConstant:
+    compiler = Query(None).get_compiler(connection=connection)
+    sql, params = compiler.compile(query.resolve_expression(compiler.query))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT ({sql})::text", params)
+        return TsQueryConstant(cursor.fetchone()[0])
+
+
+def thesaurus_version() -> str:
+    """Changes whenever the thesaurus does: the key for caching SQL compiled from keywords."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT md5(coalesce(string_agg(id || ':' || words::text || rewrite, ',' ORDER BY id), ''))"
+            " FROM tenders_synonymgroup"
+        )
+        return cursor.fetchone()[0]
+
+
 def search_query(q: str) -> SearchQuery:
-    """The tsquery for the keywords ``q`` (see the module docstring)."""
+    """The tsquery for the keywords ``q`` (see the module docstring); reads the thesaurus."""
     groups: list[list[SearchQuery]] = []
     join_next = False
     for token in query_tokens(q):
@@ -148,4 +176,4 @@ def search_query(q: str) -> SearchQuery:
         join_next = False
     if not groups:
         return _websearch(q)
-    return reduce(and_, (reduce(or_, group) for group in groups))
+    return _evaluated(reduce(and_, (reduce(or_, group) for group in groups)))
