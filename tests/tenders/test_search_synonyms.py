@@ -145,3 +145,18 @@ def test_the_planner_sees_the_rewritten_query_as_a_constant(ids):
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "Bitmap Index Scan on tender_search_gin" in plan
     assert "''abfallentsorg'':ABC" in plan  # the synonym, in the constant the index is scanned with
+
+
+def test_operators_edit_the_thesaurus_in_the_admin(public_client, ids):
+    from tests.fixtures.tenants import operator_sign_in
+
+    operator_sign_in(public_client)
+    add = "/admin/tenders/synonymgroup/add/"
+    refused = public_client.post(add, {"words": "Kehricht, Abfälle", "narrower": "", "basis": "Test"})
+    assert refused.status_code == 200 and "Schon in einer anderen Gruppe: Abfälle" in refused.content.decode()
+    response = public_client.post(add, {"words": "Kehricht", "narrower": "Bioabfall", "basis": "Test"})
+    assert response.status_code == 302
+    group = SynonymGroup.objects.get(words=["Kehricht"])
+    assert group.rewrite == synonym_rewrite_text(["Kehricht", "Bioabfall"])
+    assert found(ids, "Kehricht") == {"rest"}
+    assert "Kehricht" in public_client.get("/admin/tenders/synonymgroup/").content.decode()
