@@ -7,5 +7,6 @@
 - ``postcodes``: German postcode -> Bundesland (from GeoNames, see ``data/README.md``);
 - ``provenance``: platform source or alert mail (mail records only fill gaps when merging);
 - ``cpv``: the CPV 2008 vocabulary (9,454 codes, labels, hierarchy, search; see ``data/README.md``);
-- ``compounds``: German compound splitting for the search index.
+- ``compounds``: German compound splitting for the search index;
+- ``synonyms``: the procurement thesaurus file (``data/synonyms.txt``) and its rules.
 """
