@@ -35,7 +35,7 @@ from sources.conditional_store import conditional_cache_load, conditional_cache_
 from sources.denylist import SourceDenied, ensure_not_denied
 from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
 from sources.links import records_links_checked
-from sources.models import FetchRun, FetchRunStatus, Heartbeat, Source
+from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus, Heartbeat, Source
 from sources.registry import get_adapter
 from sources.selectors import fingerprint_rule_enabled, host_sources_current
 from tenders.handoff import delta_hand_off
@@ -46,6 +46,8 @@ logger = logging.getLogger(__name__)
 # A run that yields less than this share of its recent median is flagged (breakage alarm).
 LOW_YIELD_SHARE = 0.2
 LOW_YIELD_HISTORY = 10
+# Triggers whose runs are judged by the alarm: periodic polls and periodic mailbox checks.
+LOW_YIELD_TRIGGERS = ("schedule", MAILBOX_TRIGGER)
 YIELD_REPORT_PAGES = 200  # per run; a run reads at most max_pages per category
 
 
@@ -82,7 +84,12 @@ def _start_run(source: Source, *, trigger: str, scope: str = "") -> FetchRun:
         with transaction.atomic():
             return FetchRun.objects.create(source=source, started_at=now, trigger=trigger, scope=scope)
     except IntegrityError:  # fetchrun_one_running_per_source: another run holds the cursor
-        running = FetchRun.objects.filter(source=source, status=FetchRunStatus.RUNNING).values_list("pk", flat=True)
+        running = FetchRun.objects.filter(source=source, status=FetchRunStatus.RUNNING)
+        if trigger == MAILBOX_TRIGGER:
+            running = running.filter(trigger=trigger, scope=scope)
+        else:
+            running = running.exclude(trigger=MAILBOX_TRIGGER)
+        running = running.values_list("pk", flat=True)
         return FetchRun.objects.create(
             source=source,
             started_at=now,
@@ -123,20 +130,27 @@ def _apply_yields(run: FetchRun, yields: tuple[PageYield, ...], sample: SamplePa
         run.sample_page_url = sample.url
 
 
-def _low_yield(source: Source, fetched: int, *, not_modified: int = 0) -> bool:
-    """Breakage alarm. A run with pages answered "not modified" re-read only what changed, so its row
-    count says nothing about the portal: it is not judged and does not count in the median."""
-    if not_modified:
+def _low_yield(source: Source, run: FetchRun) -> bool:
+    """Breakage alarm: far fewer notices than the recent median of the same kind of run.
+
+    A run with pages answered "not modified" re-read only what changed, and a mailbox check without
+    new mail read nothing: their counts say nothing about the portal, so they are not judged and do
+    not count in the median. Each tenant's mailbox (the run's scope) is judged against its own checks.
+    """
+    if run.trigger not in LOW_YIELD_TRIGGERS or run.not_modified:
         return False
-    history = list(
-        FetchRun.objects.filter(source=source, status=FetchRunStatus.SUCCEEDED, trigger="schedule", not_modified=0)
-        .order_by("-started_at")
-        .values_list("fetched", flat=True)[:LOW_YIELD_HISTORY]
+    history = FetchRun.objects.filter(
+        source=source, status=FetchRunStatus.SUCCEEDED, trigger=run.trigger, not_modified=0
     )
-    if len(history) < 3:
+    if run.trigger == MAILBOX_TRIGGER:
+        if not run.requests:
+            return False
+        history = history.filter(scope=run.scope, requests__gt=0)
+    fetched = list(history.order_by("-started_at").values_list("fetched", flat=True)[:LOW_YIELD_HISTORY])
+    if len(fetched) < 3:
         return False
-    median = statistics.median(history)
-    return median > 0 and fetched < median * LOW_YIELD_SHARE
+    median = statistics.median(fetched)
+    return median > 0 and run.fetched < median * LOW_YIELD_SHARE
 
 
 def _finish(run: FetchRun, *, status: str, reason: str = "", error: str = "") -> None:
@@ -148,8 +162,15 @@ def _finish(run: FetchRun, *, status: str, reason: str = "", error: str = "") ->
 
 
 def _run_batches(
-    source: Source, run: FetchRun, batches: Iterable[FetchedBatch], *, persist_cursor: bool, on_batch=None
+    source: Source,
+    run: FetchRun,
+    batches: Iterable[FetchedBatch],
+    *,
+    persist_cursor: bool,
+    on_batch=None,
+    within_batch: Callable[[FetchedBatch, IngestDelta], None] | None = None,
 ) -> IngestDelta:
+    """Each batch in its own transaction; ``within_batch`` writes what must commit with its notices (mail rows)."""
     total = IngestDelta()
     use_fingerprint = fingerprint_rule_enabled()  # once per run, not once per page
     for batch in batches:
@@ -157,6 +178,8 @@ def _run_batches(
         with transaction.atomic():
             delta = notices_ingest(records=batch.records, use_fingerprint=use_fingerprint)
             _apply_batch(run, batch, delta)
+            if within_batch:
+                within_batch(batch, delta)
             if persist_cursor and batch.cursor is not None:
                 source.cursor = dict(batch.cursor)
                 Source.objects.filter(pk=source.pk).update(cursor=source.cursor)
@@ -212,7 +235,7 @@ def _execute(source: Source, run: FetchRun, produce: Callable[[], Iterable[Fetch
         _finish(run, status=FetchRunStatus.BLOCKED, reason=LayoutChanged.reason, error=drift)
         return RunOutcome(run=run, delta=delta)
     status = FetchRunStatus.PARTIAL if (run.missing or run.failed) else FetchRunStatus.SUCCEEDED
-    if run.trigger == "schedule" and _low_yield(source, run.fetched, not_modified=run.not_modified):
+    if _low_yield(source, run):
         run.low_yield = True
     _finish(run, status=status)
     return RunOutcome(run=run, delta=delta)
