@@ -46,6 +46,8 @@ from django.db import connection
 from django.utils import timezone
 from django_tenants.utils import get_public_schema_name
 
+from accounts.fanout import tenants_fan_out
+from accounts.selectors import tenant_list_active
 from notifications.inbox.imap import FetchedMail, MailboxReader
 from notifications.inbox.selectors import (
     inbound_mail_known_keys,
@@ -123,19 +125,10 @@ def mailbox_check(
 
 def mailbox_check_fan_out(*, rng: random.Random | None = None) -> list[str]:
     """From the public schema: one check task per tenant with an active mailbox, at jittered times."""
-    from accounts.selectors import tenant_list_active
-    from config.celery import app
-
-    rng = rng or random.Random()
-    schemas = list(tenant_list_active().values_list("schema_name", flat=True))
-    due = tenant_schemas_with_active_mailbox(schemas=schemas)
-    for schema in due:
-        app.send_task(
-            CHECK_TASK_NAME,
-            countdown=rng.uniform(0, FAN_OUT_JITTER_SECONDS),
-            headers={"_schema_name": schema},
-        )
-    return due
+    schemas = tenant_schemas_with_active_mailbox(schemas=tenant_list_active().values_list("schema_name", flat=True))
+    return tenants_fan_out(
+        task_name=CHECK_TASK_NAME, schemas=schemas, jitter_seconds=FAN_OUT_JITTER_SECONDS, rng=rng
+    ).sent
 
 
 # --- one check ----------------------------------------------------------------------------------
