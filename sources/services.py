@@ -34,6 +34,7 @@ from sources.conditional import ConditionalFetcher
 from sources.conditional_store import conditional_cache_load, conditional_cache_save
 from sources.denylist import SourceDenied, ensure_not_denied
 from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
+from sources.fetching.backoff import BackoffPolicy
 from sources.links import records_links_checked
 from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus, Heartbeat, Source
 from sources.registry import get_adapter
@@ -67,6 +68,7 @@ def source_config(source: Source, *, cursor: Mapping[str, Any] | None = None, **
 
 
 def fetch_policy_for(source: Source, adapter_class) -> FetchPolicy:
+    backoff = BackoffPolicy.from_setting(settings.SOURCES_FETCH_BACKOFF)
     return FetchPolicy(
         user_agent=settings.SOURCES_USER_AGENT,
         allowed_hosts=adapter_class.allowed_hosts(source_config(source)),
@@ -74,6 +76,11 @@ def fetch_policy_for(source: Source, adapter_class) -> FetchPolicy:
         jitter_seconds=min(1.0, source.politeness_seconds / 2),
         allow_loopback=settings.SOURCES_ALLOW_LOOPBACK,
         max_body_bytes=adapter_class.max_body_bytes,
+        max_retries=backoff.max_attempts - 1,
+        backoff_base=backoff.base_seconds,
+        backoff_cap=backoff.cap_seconds,
+        backoff_factor=backoff.factor,
+        backoff_jitter=backoff.jitter,
     )
 
 
