@@ -20,6 +20,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
@@ -336,10 +337,20 @@ def source_poll_now_enqueue(*, source_ids: list[int]) -> list[FetchRun]:
 
 
 def fetch_runs_fail_stuck(*, now: datetime | None = None) -> int:
-    """Runs still "running" beyond ``SOURCES_RUN_STUCK_SECONDS`` died with their process: record them as failed."""
+    """Runs still "running" beyond their limit died with their process: record them as failed.
+
+    Source runs get ``SOURCES_RUN_STUCK_SECONDS``; mailbox checks, which run on the notify queue with
+    its much shorter time limit, ``SOURCES_MAILBOX_RUN_STUCK_SECONDS`` - until then the tenant's next
+    checks are skipped (one running run per mailbox).
+    """
     now = now or timezone.now()
-    stuck_before = now - timedelta(seconds=settings.SOURCES_RUN_STUCK_SECONDS)
-    count = FetchRun.objects.filter(status=FetchRunStatus.RUNNING, started_at__lt=stuck_before).update(
+    source_run_stuck = ~Q(trigger=MAILBOX_TRIGGER) & Q(
+        started_at__lt=now - timedelta(seconds=settings.SOURCES_RUN_STUCK_SECONDS)
+    )
+    mailbox_run_stuck = Q(trigger=MAILBOX_TRIGGER) & Q(
+        started_at__lt=now - timedelta(seconds=settings.SOURCES_MAILBOX_RUN_STUCK_SECONDS)
+    )
+    count = FetchRun.objects.filter(source_run_stuck | mailbox_run_stuck, status=FetchRunStatus.RUNNING).update(
         status=FetchRunStatus.FAILED,
         finished_at=now,
         error_reason="stuck",

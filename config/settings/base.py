@@ -388,6 +388,10 @@ PLATFORM_PERIODIC_TASKS["tenders: dispatch pending deltas"] = {
 # A run still "running" after this long died with its process (the ingest queue's hard time limit, or a
 # killed manage.py): the sweep records it as failed, so the source can run again.
 SOURCES_RUN_STUCK_SECONDS = env_int("SOURCES_RUN_STUCK_SECONDS", CELERY_QUEUE_TIME_LIMITS["ingest"][1] + 900)
+# A tenant's mailbox check runs on the notify queue: stuck after that queue's hard limit and a margin.
+SOURCES_MAILBOX_RUN_STUCK_SECONDS = env_int(
+    "SOURCES_MAILBOX_RUN_STUCK_SECONDS", CELERY_QUEUE_TIME_LIMITS["notify"][1] + 300
+)
 PLATFORM_PERIODIC_TASKS["sources: fail stuck runs"] = {
     "task": "sources.fail_stuck_runs",
     "minutes": 5,

@@ -107,3 +107,19 @@ def test_the_low_yield_alarm_judges_each_mailbox_against_its_own_checks_with_new
     # A check without new mail says nothing about the portal; beta's normal is its own.
     assert _run("alpha").run.low_yield is False
     assert _run("beta", [_newsletter()]).run.low_yield is False
+
+
+@pytest.mark.django_db
+def test_a_dead_mailbox_check_is_failed_after_the_notify_queue_limit_not_the_ingest_one(settings):
+    from sources.services import fetch_runs_fail_stuck
+
+    settings.SOURCES_RUN_STUCK_SECONDS, settings.SOURCES_MAILBOX_RUN_STUCK_SECONDS = 7200, 600
+    now = timezone.now()
+    mail = Source.objects.get(key="mail")
+    check = FetchRun.objects.create(source=mail, started_at=now - timedelta(seconds=601), trigger="mailbox", scope="a")
+    poll = FetchRun.objects.create(source=Source.objects.get(key="doe"), started_at=now - timedelta(seconds=601))
+    assert fetch_runs_fail_stuck(now=now) == 1
+    check.refresh_from_db()
+    poll.refresh_from_db()
+    assert (check.status, check.error_reason, poll.status) == ("failed", "stuck", "running")
+    assert _run("a", [_newsletter()]).run.status == FetchRunStatus.SUCCEEDED  # the mailbox is checked again
