@@ -93,22 +93,21 @@ class _Chunks:
         self.tenant_schema = tenant_schema
         self.trust = trust
         self.now = now
-        self.host_sources = host_sources_current()
-        self.portal_domains = portal_domains_current()
         self.statuses: Counter[str] = Counter({PARSED: 0, UNPARSED: 0, IGNORED: 0, QUARANTINED: 0})
         self.notices = 0
         self.tenders: tuple[int, ...] = ()
         self._rows: list[InboundMail] = []
 
     def batches(self, chunks: Iterable[Sequence[MailMessage]]) -> Iterable[FetchedBatch]:
+        # Read inside the run (this generator runs in the run loop): a failure here fails the run.
+        host_sources, portal_domains = host_sources_current(), portal_domains_current()
         for mails in chunks:
             verdicts = [
-                mail_judge(mail, host_sources=self.host_sources, trust=self.trust, portal_domains=self.portal_domains)
+                mail_judge(mail, host_sources=host_sources, trust=self.trust, portal_domains=portal_domains)
                 for mail in mails
             ]
             # The run loop ingests the batch and then calls ``record`` in the same transaction.
             self._rows = [self._row(mail, verdict) for mail, verdict in zip(mails, verdicts, strict=True)]
-            self.statuses.update(verdict.status for verdict in verdicts)
             yield FetchedBatch(
                 records=tuple(record for verdict in verdicts for record in verdict.ingestable),
                 problems=tuple(
@@ -123,6 +122,7 @@ class _Chunks:
 
     def record(self, batch: FetchedBatch, _delta) -> None:
         InboundMail.objects.bulk_create(self._rows, ignore_conflicts=True)
+        self.statuses.update(row.status for row in self._rows)
         self._rows = []
         self.notices += len(batch.records)
         self.tenders = tuple(dict.fromkeys((*self.tenders, *_tenders_of(batch.records))))
