@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from tenders.cpv import CPV_DIVISIONS, cpv_labels_for
-from tenders.vocabulary.cpv import cpv_children, cpv_hierarchy, cpv_label, cpv_search, vocabulary
+from tenders.vocabulary.cpv import (
+    cpv_children,
+    cpv_divisions,
+    cpv_hierarchy,
+    cpv_label,
+    cpv_labels_for,
+    cpv_search,
+    vocabulary,
+)
 
 
 def test_all_codes_with_their_exact_german_labels():
@@ -18,8 +25,8 @@ def test_all_codes_with_their_exact_german_labels():
 
 
 def test_divisions_stay_importable_from_the_old_module():
-    assert len(CPV_DIVISIONS) == 45
-    assert CPV_DIVISIONS["45"] == "Bauarbeiten"
+    assert len(cpv_divisions()) == 45
+    assert cpv_divisions()["45"] == "Bauarbeiten"
 
 
 def test_labels_for_the_vector_are_the_codes_and_their_parents_once_each_without_divisions():
