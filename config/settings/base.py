@@ -334,7 +334,7 @@ MAIL_ALLOW_LOOPBACK = False
 PORTAL_URL_FORMAT = env_str("PORTAL_URL_FORMAT", "https://{domain}")
 # Processes that parse bulk imports (DÖE exports, TED files) while one process writes; 0 = one per available core.
 SOURCES_PARSE_WORKERS = env_int("SOURCES_PARSE_WORKERS", 0)
-# Retry backoff, one formula per channel (sources.fetching.backoff.BackoffPolicy): after the n-th failed
+# Retry backoff, one formula per channel (sources.network.BackoffPolicy): after the n-th failed
 # attempt wait min(cap_seconds, base_seconds * factor ** (n - 1)), jittered ("none": exactly that; "equal":
 # half fixed, half random; "full": uniform from 0), and give up after max_attempts attempts in all.
 # The fetcher retries 429/5xx/network errors within one request: waits of up to 1, 2, 4 s, then the page fails.

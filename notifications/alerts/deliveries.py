@@ -31,7 +31,7 @@ from notifications.alerts.rendering import header_safe, render_test_mail
 from notifications.alerts.sending import MailTransport, PermanentSendError, SendError, classify, mail_route
 from notifications.models import Delivery, DeliveryStatus
 from notifications.outbox import outbox_claim_next, outbox_release_stale
-from sources.fetching.backoff import BackoffPolicy
+from sources.network import BackoffPolicy
 
 logger = logging.getLogger(__name__)
 

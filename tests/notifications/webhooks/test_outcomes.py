@@ -3,7 +3,7 @@ import random
 import pytest
 
 from notifications.webhooks.outcomes import RetryRule, outcome_for_network_error, outcome_for_response, retry_delay
-from sources.fetching.backoff import BackoffPolicy
+from sources.network import BackoffPolicy
 
 # The defaults of WEBHOOKS_BACKOFF / WEBHOOKS_RETRY_AFTER_CAP_SECONDS (test_delivery checks they are read).
 RULE = RetryRule(

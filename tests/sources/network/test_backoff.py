@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from sources.fetching.backoff import BackoffPolicy
+from sources.network import BackoffPolicy
 
 
 class _Top(random.Random):

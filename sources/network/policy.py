@@ -2,7 +2,7 @@
 
 Why a dataclass and not Django settings: this package must run (and be tested)
 without Django. The caller builds a ``FetchPolicy`` from settings and per-source
-config and hands it to :class:`~sources.fetching.client.Fetcher`.
+config and hands it to :class:`~sources.network.client.Fetcher`.
 
 Limits: ``allowed_hosts`` holds exact host names (no wildcards, no ports); an
 empty set refuses every request (fail closed) rather than allowing everything.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sources.fetching.backoff import BackoffPolicy
+from sources.network.backoff import BackoffPolicy
 
 __all__ = ["DEFAULT_USER_AGENT", "FetchPolicy", "normalise_host"]
 

@@ -6,7 +6,7 @@ and drops the waits altogether. We need the injected ``sleep`` (tests assert
 "slept >= Retry-After"), must give up *before* sleeping when Retry-After is too
 long, and mix Retry-After with backoff per response. That is a ten-line loop in
 ``client.py`` around the pure helpers below and the one backoff formula
-(``sources.fetching.backoff``), easier to read than stamina hooks.
+(``sources.network.backoff``), easier to read than stamina hooks.
 
 Limits: Retry-After is honoured only on 429/503 (RFC 9110 also allows it on 3xx,
 where it is meaningless for us); an HTTP-date is measured against the response's
