@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Left, TruncDate
@@ -304,10 +305,12 @@ def calendar_owner(*, token: str) -> UserPreference | None:
 
 
 def calendar_triage(*, user: AbstractBaseUser, now: datetime) -> QuerySet[Triage]:
-    """Triage rows whose tender deadline belongs in the user's calendar (from 30 days ago on)."""
+    """Triage rows whose tender deadline belongs in the user's calendar: every future one and those
+    passed within ``PORTAL_CALENDAR_PAST_DAYS``."""
+    since = now - timedelta(days=settings.PORTAL_CALENDAR_PAST_DAYS)
     return (
         _triage_of(user)
-        .filter(status__in=CALENDAR_STATUSES, tender__submission_deadline__gte=now - timedelta(days=30))
+        .filter(status__in=CALENDAR_STATUSES, tender__submission_deadline__gte=since)
         .select_related("tender")
         .order_by("tender__submission_deadline", "tender_id")
     )
