@@ -13,7 +13,7 @@ import ssl
 from dataclasses import asdict, dataclass
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from notifications.alerts.deliveries import smtp_send_test
@@ -49,7 +49,8 @@ def smtp_test_request(*, user_id: int, to: str) -> None:
     from notifications.tasks.smtp import smtp_test_task
 
     _store(user_id, SmtpTestOutcome(state=PENDING, to=to, at=timezone.now().isoformat()))
-    transaction.on_commit(lambda: smtp_test_task.delay(user_id, to))
+    schema_name = connection.schema_name  # the task checks it runs here (tenant-schemas-celery sets it)
+    transaction.on_commit(lambda: smtp_test_task.delay(user_id, to, schema_name))
 
 
 def german_reason(exc: BaseException) -> str:
