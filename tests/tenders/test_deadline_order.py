@@ -7,9 +7,9 @@ from datetime import datetime
 import pytest
 from django.core.paginator import Paginator
 
-from sources.normalise import BERLIN
 from tenders.filters import parse_filters
 from tenders.search import tender_search
+from tenders.vocabulary.time_zone import BERLIN
 from tests.tenders.search_corpus import ingest_corpus
 
 INGESTED = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)
