@@ -332,6 +332,9 @@ SOURCES_ALLOW_LOOPBACK = False
 MAIL_ALLOW_LOOPBACK = False
 # Links in mails and calendar feeds: the tenant's primary domain put into this pattern.
 PORTAL_URL_FORMAT = env_str("PORTAL_URL_FORMAT", "https://{domain}")
+# The deadline calendar keeps passed deadlines of tracked tenders this long, as a subscribed calendar keeps
+# past events: a bid still under evaluation is looked up by its deadline weeks or months later.
+PORTAL_CALENDAR_PAST_DAYS = env_int("PORTAL_CALENDAR_PAST_DAYS", 120)
 # Processes that parse bulk imports (DÖE exports, TED files) while one process writes; 0 = one per available core.
 SOURCES_PARSE_WORKERS = env_int("SOURCES_PARSE_WORKERS", 0)
 # Retry backoff, one formula per channel (sources.network.BackoffPolicy): after the n-th failed
