@@ -11,9 +11,9 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
-from sources.decoding import decode_bytes
 from sources.denylist import DENIED_PORTALS
 from sources.models import FetchRun, FetchRunStatus, InboundMail, Source
+from sources.network import decode_bytes
 from sources.registry import adapter_types
 from sources.schedules import schedules_sync
 from sources.selectors import run_yield, source_health_list
@@ -90,6 +90,9 @@ class SourceAdmin(admin.ModelAdmin):
         label = _state(obj.last_run_status)
         if obj.last_run_error_reason in STATE_LABELS:
             label, extra = STATE_LABELS[obj.last_run_error_reason], ""
+        if obj.failing_mailboxes:  # mail source: tenants whose latest mailbox check failed
+            extra += " · Postfach fehlerhaft: " + ", ".join(obj.failing_mailboxes)
+            tone = "failed"
         return format_html(
             '<span class="run-status run-status-{}" title="{}">{}{}</span>',
             tone,

@@ -16,7 +16,6 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from sources.normalise import BUNDESLAENDER
 from sources.records import NoticeKind
 from tenders.models import SynonymGroup, Tender, TenderSource, TenderVersion
 from tenders.pagination import EstimatedCountPaginator
@@ -24,6 +23,7 @@ from tenders.selectors import tender_admin_search
 from tenders.services import tender_split_source
 from tenders.services.synonyms import synonym_group_problems, synonym_group_save
 from tenders.templatetags.external_links import external_link_html
+from tenders.vocabulary.regions import BUNDESLAENDER
 from tenders.vocabulary.synonyms import SynonymEntry
 
 

@@ -13,13 +13,14 @@ import ssl
 from dataclasses import asdict, dataclass
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from notifications.alerts.deliveries import smtp_send_test
 from notifications.alerts.sending import SendError
 
 OUTCOME_SECONDS = 24 * 3600
+SMTP_TEST_TASK_NAME = "notifications.smtp_test"  # notifications.tasks.smtp.smtp_test_task
 PENDING, SENT, FAILED = "pending", "sent", "failed"
 
 
@@ -46,10 +47,13 @@ def smtp_test_outcome(*, user_id: int) -> SmtpTestOutcome | None:
 
 def smtp_test_request(*, user_id: int, to: str) -> None:
     """Record "pending" and queue the test mail after commit."""
-    from notifications.tasks.smtp import smtp_test_task
+    from config.celery import app
 
     _store(user_id, SmtpTestOutcome(state=PENDING, to=to, at=timezone.now().isoformat()))
-    transaction.on_commit(lambda: smtp_test_task.delay(user_id, to))
+    # By name, as every service hands work to a worker: the task module imports this one. The schema
+    # travels in the headers (tenant-schemas-celery) and as an argument: the task checks it runs there.
+    schema_name = connection.schema_name
+    transaction.on_commit(lambda: app.send_task(SMTP_TEST_TASK_NAME, args=[user_id, to, schema_name]))
 
 
 def german_reason(exc: BaseException) -> str:

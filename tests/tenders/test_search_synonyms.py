@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.db import connection
 
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters, filters_q
 from tenders.fulltext import synonym_rewrite_text
 from tenders.models import SynonymGroup, Tender

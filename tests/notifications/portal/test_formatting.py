@@ -15,8 +15,8 @@ from notifications.portal.formatting import (
     filters_summary,
     notice_kind_label,
 )
-from sources.normalise import BERLIN
 from tenders.filters import TenderFilters
+from tenders.vocabulary.time_zone import BERLIN
 
 NOW = datetime(2026, 11, 30, 22, 30, tzinfo=BERLIN)
 
@@ -72,7 +72,7 @@ def test_notice_kind_labels():
 
 def test_every_procedure_type_has_a_translatable_label_equal_to_the_shared_one():
     from notifications.portal.formatting import PROCEDURE_TYPE_LABELS, procedure_type_text
-    from sources.normalise import PROCEDURE_TYPES
+    from tenders.vocabulary.procedures import PROCEDURE_TYPES
 
     assert set(PROCEDURE_TYPE_LABELS) == set(PROCEDURE_TYPES)
     with translation.override("de"):
@@ -124,7 +124,7 @@ def test_daily_chart_keeps_small_days_visible_and_handles_no_data():
 def test_filters_summary_is_readable():
     filters = TenderFilters(
         q="Straßenbau",
-        cpv=("45",),
+        cpv=("45", "90911200", "4521"),
         bundesland=("Bayern", "Hessen"),
         status=("active",),
         published_since=date(2026, 9, 1),
@@ -133,7 +133,7 @@ def test_filters_summary_is_readable():
         summary = dict(filters_summary(filters))
     assert summary == {
         "Suchbegriffe": "Straßenbau",
-        "CPV": "45",
+        "CPV": "45 – Bauarbeiten; 90911200 – Gebäudereinigung; 4521 – Bauleistungen im Hochbau",
         "Bundesland": "Bayern, Hessen",
         "Veröffentlicht seit": "01.09.2026",
         "Status": "laufend",
