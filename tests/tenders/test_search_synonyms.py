@@ -10,7 +10,6 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.db import connection
 
-from tenders.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters, filters_q
 from tenders.fulltext import synonym_rewrite_text
 from tenders.models import SynonymGroup, Tender
@@ -18,6 +17,7 @@ from tenders.search import tender_search
 from tenders.services import notices_ingest
 from tenders.services.synonyms import synonym_group_problems, synonym_group_save, synonyms_load
 from tenders.vocabulary.synonyms import SynonymEntry, shipped_thesaurus
+from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)
