@@ -198,7 +198,9 @@ def server_ms(queryset) -> tuple[float, dict]:
     """
     if hasattr(queryset, "parts"):
         timed = [server_ms(part[queryset.start : queryset.stop]) for part in queryset.parts]
-        return sum(ms for ms, _plan in timed), {"Node Type": "Append", "Plans": [plan for _ms, plan in timed]}
+        plans = [plan for _ms, plan in timed]
+        rows = sum(plan.get("Actual Rows", 0) for plan in plans)
+        return sum(ms for ms, _plan in timed), {"Node Type": "Append", "Plans": plans, "Actual Rows": rows}
     sql, params = queryset.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", params)
