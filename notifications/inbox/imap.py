@@ -36,6 +36,7 @@ from email.parser import BytesHeaderParser
 from imapclient import IMAPClient
 from imapclient.exceptions import LoginError
 
+from config.errors import ApplicationError
 from sources.fetching import ResolutionFailed, SsrfRefused
 from sources.fetching.ssrf import resolve_and_check, system_resolver
 
@@ -46,8 +47,10 @@ BODY_CHUNK = 20  # messages per body FETCH (bounded memory)
 _MESSAGE_ID = re.compile(r"<[^<>\s]+>")
 
 
-class MailboxError(Exception):
+class MailboxError(ApplicationError):
     """A mailbox-level failure; the message is meant for the tenant's admin."""
+
+    default_code = "mailbox_failed"
 
 
 @dataclass(frozen=True)

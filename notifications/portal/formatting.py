@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from sources.normalise import BERLIN, procedure_type_label
 from sources.parsers.links import safe_link
+from tenders.filter_fields import FILTER_FIELDS
 from tenders.filters import TenderFilters
 from tenders.models import TenderStatus
 
@@ -136,19 +137,7 @@ def change_lines(changes: Mapping | None) -> list[ChangeLine]:
 
 # --- saved search summary -------------------------------------------------------------------------------------
 
-FILTER_LABELS = {
-    "q": gettext_lazy("Suchbegriffe"),
-    "cpv": gettext_lazy("CPV"),
-    "bundesland": gettext_lazy("Bundesland"),
-    "plz": gettext_lazy("PLZ beginnt mit"),
-    "value_min": gettext_lazy("Wert ab"),
-    "value_max": gettext_lazy("Wert bis"),
-    "deadline_days": gettext_lazy("Frist innerhalb (Tage)"),
-    "deadline_until": gettext_lazy("Frist bis"),
-    "published_since": gettext_lazy("Veröffentlicht seit"),
-    "status": gettext_lazy("Status"),
-    "portal": gettext_lazy("Quelle"),
-}
+FILTER_LABELS = {field.name: field.summary for field in FILTER_FIELDS}
 
 
 def filters_summary(filters: TenderFilters) -> list[tuple[str, str]]:

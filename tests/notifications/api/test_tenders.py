@@ -10,7 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from sources.normalise import BERLIN
-from tenders.filters import filters_q, parse_filters
+from tenders.filter_query import filters_q
+from tenders.filters import parse_filters
 from tenders.models import Tender
 from tenders.selectors import tender_representation, tender_with_history
 from tests.factories.records import NoticeRecordFactory
