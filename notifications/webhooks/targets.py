@@ -19,18 +19,20 @@ from urllib.parse import urlsplit
 
 from django.utils.translation import gettext as _
 
+from config.errors import ApplicationError
 from sources.fetching import ResolutionFailed, Resolver, SsrfRefused, system_resolver
 from sources.fetching.ssrf import resolve_and_check
 
 MAX_URL_LENGTH = 2000
 
 
-class WebhookTargetRefused(Exception):
+class WebhookTargetRefused(ApplicationError):
     """The URL must not be used. ``retryable`` is True only for a DNS failure (may be temporary)."""
 
+    default_code = "url"
+
     def __init__(self, message: str, *, retryable: bool = False) -> None:
-        super().__init__(message)
-        self.message = message
+        super().__init__(message, fields={"url": message})
         self.retryable = retryable
 
 
