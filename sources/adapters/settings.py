@@ -229,7 +229,7 @@ def _message(model: type[AdapterSettings], error: Mapping[str, Any], raw: Mappin
         return f"{setting} muss ein ISO-Datum (JJJJ-MM-TT) sein, nicht {value!r}."
     if field is not None and field.annotation is int:
         return f"{setting} muss eine ganze Zahl von {low} bis {high} sein, nicht {value!r}."
-    return f"{setting}: {error['msg']} ({value!r})."
+    return f"{setting}: ungültiger Wert {value!r}."
 
 
 def validated_settings(

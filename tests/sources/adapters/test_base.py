@@ -74,7 +74,7 @@ def test_settings_must_be_an_object() -> None:
             adapter.validate_settings(["api_url"])  # type: ignore[arg-type]
 
 
-def test_without_known_settings_the_settings_are_kept_as_given() -> None:
+def test_without_a_settings_model_the_settings_are_kept_as_given() -> None:
     assert _Plain.validate_settings({"anything": [1, 2]}) == {"anything": [1, 2]}
 
 
