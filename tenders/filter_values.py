@@ -12,10 +12,10 @@ import re
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
-from sources.normalise import BUNDESLAENDER, normalise_cpv
-from sources.records import TenderStatus
-from tenders.cpv import CPV_DIVISIONS
 from tenders.filter_limits import amount_problem, date_problem, normalise_whitespace
+from tenders.vocabulary.cpv import cpv_divisions, normalise_cpv
+from tenders.vocabulary.regions import BUNDESLAENDER
+from tenders.vocabulary.statuses import TenderStatus
 
 STATUSES = tuple(status.value for status in TenderStatus)
 
@@ -56,7 +56,7 @@ def cpv_codes(params, name: str, errors: dict[str, str]) -> tuple[str, ...]:
     codes = []
     for raw in split_values(params, name):
         digits = re.sub(r"[^0-9]", "", raw.split("-")[0])
-        if 2 <= len(digits) <= 8 and digits[:2] not in CPV_DIVISIONS:
+        if 2 <= len(digits) <= 8 and digits[:2] not in cpv_divisions():
             errors[name] = f"{raw!r}: {digits[:2]} ist keine CPV-Abteilung."
         elif len(digits) == 8:
             codes.append(normalise_cpv(digits))

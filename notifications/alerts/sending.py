@@ -33,8 +33,7 @@ from accounts.secrets import SecretUnreadable
 from config.errors import ApplicationError
 from notifications.models import TlsMode
 from notifications.preferences.selectors import smtp_settings_get
-from sources.fetching.errors import FetchError
-from sources.fetching.ssrf import resolve_and_check, system_resolver
+from sources.network import FetchError, resolve_and_check, system_resolver
 
 NO_SMTP_SETTINGS = "keine SMTP-Einstellungen"
 

@@ -19,10 +19,10 @@ from django.utils.translation import gettext_lazy as _
 
 from notifications.models import TriageStatus
 from notifications.portal.services import NAME_MAX_LENGTH, NOTE_MAX_LENGTH
-from sources.normalise import BUNDESLAENDER
 from tenders.filter_fields import FILTER_FIELDS, FilterField
 from tenders.filters import FilterError, TenderFilters, parse_filters
-from tenders.models import TenderStatus
+from tenders.models import TENDER_STATUS_CHOICES
+from tenders.vocabulary.regions import BUNDESLAENDER
 
 ORDER_CHOICES = [
     ("relevance", _("Relevanz")),
@@ -54,7 +54,7 @@ def _choices(vocabulary: str) -> list[tuple[str, str]]:
     if vocabulary == "bundeslaender":
         return [(name, name) for name in sorted(BUNDESLAENDER.values())]
     if vocabulary == "statuses":
-        return list(TenderStatus.choices)
+        return list(TENDER_STATUS_CHOICES)
     return []
 
 

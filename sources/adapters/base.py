@@ -25,7 +25,7 @@ from django.core.exceptions import ValidationError
 
 from sources.adapters.settings import AdapterSettings, url_hosts, validated_settings
 from sources.adapters.yields import PageYield, SamplePage
-from sources.fetching import Fetcher
+from sources.network import Fetcher
 from sources.records import NoticeRecord
 
 

@@ -20,7 +20,7 @@ from pydantic import Field
 
 from sources.adapters.base import AdapterError
 from sources.adapters.settings import AdapterSettings, Day, TextDigits, Url
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 
 DEFAULT_BASE_URL = "https://oeffentlichevergabe.de"
 EXPORT_PATH = "/api/notice-exports"

@@ -11,7 +11,7 @@ from django.utils import timezone
 from notifications.alerts.change_labels import DEADLINE, change_label
 from notifications.alerts.changes import ChangeNotice, change_notices, match_changes_insert
 from notifications.models import ChangeKind, MatchChange, TenderMatch
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 from tests.notifications.alerts.helpers import changed_notice, ingest, notice, saved_search, user
 
 OLD = "2026-10-01T12:00:00+02:00"

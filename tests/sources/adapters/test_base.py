@@ -23,7 +23,7 @@ from sources.adapters.base import (
     walk_files,
 )
 from sources.adapters.settings import AdapterSettings, TextDigits, Url
-from sources.fetching import Fetcher
+from sources.network import Fetcher
 
 
 class _Plain(Adapter):
