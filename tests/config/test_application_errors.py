@@ -15,7 +15,6 @@ from config.errors import ApplicationError, NotFound, PermissionRefused
 from config.middleware import ApplicationErrorMiddleware
 from notifications.alerts.sending import SendError
 from notifications.api.errors import api_exception_handler
-from notifications.inbox.imap import MailboxError
 from notifications.outbox import OutboxDecisionRefused
 from tenders.filters import FilterError
 
@@ -24,11 +23,10 @@ def test_the_domain_errors_are_application_errors_with_their_codes():
     assert FilterError({"plz": "PLZ-Anfang: 1 bis 5 Ziffern."}).code == "invalid_filters"
     assert FilterError({"plz": "x"}).errors == {"plz": "x"} == FilterError({"plz": "x"}).fields
     assert (SendError("abgelehnt").code, str(SendError("abgelehnt"))) == ("send_failed", "abgelehnt")
-    assert MailboxError("kaputt").code == "mailbox_failed"
     refused = OutboxDecisionRefused("sent")
     assert (refused.code, refused.extra) == ("state_changed", {"status": "sent"})
     assert refused.text.startswith("Der Eintrag hat inzwischen einen anderen Status")
-    for error in (FilterError({}), SendError(""), MailboxError(""), refused):
+    for error in (FilterError({}), SendError(""), refused):
         assert isinstance(error, ApplicationError) and error.status == 400
 
 
