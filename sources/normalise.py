@@ -12,6 +12,7 @@ import re
 import unicodedata
 from datetime import date, datetime, time
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from tenders.vocabulary.procedures import EFORMS_DE_PROCEDURE_CODES
@@ -133,6 +134,13 @@ def bundesland_for_nuts(nuts_codes: tuple[str, ...] | list[str]) -> str:
     return ""
 
 
+# Codes, postcodes and dates repeat across notices and between a notice's eForms XML and its OCDS
+# twin (parsed in the same worker): the normalised value of a text is computed once per process.
+# The caches are bounded and hold only immutable values (str, datetime).
+MEMO_SIZE = 8192
+
+
+@lru_cache(maxsize=MEMO_SIZE)
 def normalise_nuts(raw: str | None) -> str:
     code = (raw or "").strip().upper().replace(" ", "")
     return code if re.fullmatch(r"[A-Z]{2}[0-9A-Z]{0,3}", code) else ""
@@ -143,9 +151,12 @@ _CPV_RE = re.compile(r"(\d{8})(?:-\d)?")
 
 def normalise_cpv(raw: str | None) -> str:
     """ "45233140-2", "45233140", " 45233140 -2" -> "45233140"; anything else -> ""."""
-    if not raw:
-        return ""
-    compact = re.sub(r"\s+", "", str(raw))
+    return _cpv_of_text(str(raw)) if raw else ""
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _cpv_of_text(text: str) -> str:
+    compact = re.sub(r"\s+", "", text)
     match = _CPV_RE.fullmatch(compact) or _CPV_RE.match(compact)
     return match.group(1) if match else ""
 
@@ -154,6 +165,7 @@ def unique_cpv(codes) -> tuple[str, ...]:
     return tuple(dict.fromkeys(c for c in (normalise_cpv(x) for x in codes) if c))
 
 
+@lru_cache(maxsize=MEMO_SIZE)
 def normalise_postal_code(raw: str | None) -> str:
     match = re.search(r"\b(\d{5})\b", raw or "")
     return match.group(1) if match else ""
@@ -239,7 +251,11 @@ def parse_iso_datetime(raw: str | None, *, default_time: time | None = None) -> 
     """
     if not raw:
         return None
-    text = str(raw).strip()
+    return _iso_datetime(str(raw).strip(), default_time)
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _iso_datetime(text: str, default_time: time | None) -> datetime | None:
     try:
         if "T" in text:
             value = datetime.fromisoformat(text.replace("Z", "+00:00"))
