@@ -326,9 +326,12 @@ def parse_german_datetime(raw: str | None, *, default_time: time | None = None) 
     return plausible_datetime(value.replace(tzinfo=BERLIN))
 
 
+EMPTY_VALUES = (None, "", (), [])
+
+
 def first_nonempty(*values):
     for value in values:
-        if value not in (None, "", (), []):
+        if value not in EMPTY_VALUES:
             return value
     return None
 
