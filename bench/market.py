@@ -36,11 +36,12 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from bench.loading import copy_part, part_bounds, tenders_bulk_load
-from sources.normalise import BERLIN, BUNDESLAENDER
 from tenders.market import buyer_market, similar_awarded, supplier_market
 from tenders.merging.compiling import supplier_key
 from tenders.models import Tender
 from tenders.vocabulary.cpv import vocabulary
+from tenders.vocabulary.regions import BUNDESLAENDER
+from tenders.vocabulary.time_zone import BERLIN
 
 RUNS = 7
 BASELINE_RUNS = 2

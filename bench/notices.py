@@ -6,8 +6,9 @@ import random
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from sources.normalise import BERLIN, BUNDESLAENDER
 from sources.records import Lot, NoticeKind, NoticeRecord
+from tenders.vocabulary.regions import BUNDESLAENDER
+from tenders.vocabulary.time_zone import BERLIN
 
 _WORKS = [
     ("Dacharbeiten", "45261210"),

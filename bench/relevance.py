@@ -22,13 +22,13 @@ from django.db import connection
 from django.utils import timezone
 
 from bench.relevance_set import CONSTRUCTED, FIXTURES, QUERIES, REAL_NOTICES
-from sources.normalise import BERLIN
 from sources.records import NoticeKind, NoticeRecord
 from tenders.filters import TenderFilters
 from tenders.fulltext import websearch_text
 from tenders.models import TenderSource
 from tenders.search import tender_search
 from tenders.services import notices_ingest
+from tenders.vocabulary.time_zone import BERLIN
 
 TOP = 10
 

@@ -28,13 +28,14 @@ from django.utils import timezone
 
 from bench.loading import copy_part, part_bounds, tenders_bulk_load
 from bench.notices import _BUYERS, _PLACES, _PROCEDURES, _TOWNS, _WORKS
-from sources.normalise import BERLIN, BUNDESLAENDER
-from tenders.cpv import cpv_labels_for
 from tenders.filters import filters_q, parse_filters
 from tenders.merging.compiling import search_parts_for, title_parts_for
 from tenders.models import Tender
 from tenders.pagination import EstimatedCountPaginator
 from tenders.search import tender_search
+from tenders.vocabulary.cpv import cpv_labels_for
+from tenders.vocabulary.regions import BUNDESLAENDER
+from tenders.vocabulary.time_zone import BERLIN
 
 RUNS = 5
 TABLE = "tenders_tender"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from sources.normalise import MEMO_SIZE, bundesland_for_nuts, clean_text, normalise_postal_code
+from sources.normalise import MEMO_SIZE, clean_text, normalise_postal_code
 from tenders.vocabulary.postcodes import bundesland_for_postcode
+from tenders.vocabulary.regions import bundesland_for_nuts
 
 _POSTAL_IN_TOWN = re.compile(r"(?:D-?\s*)?(\d{5})\s+(\S.*)")
 _STREET = r"[A-Za-zÄÖÜäöüß][\w.\-äöüß]*(?:stra(?:ß|ss)e|str\.|weg|platz|allee|gasse|ring|damm|ufer|chaussee)"

@@ -25,12 +25,12 @@ from django.utils import timezone
 
 from sources.adapters.base import FetchedBatch
 from sources.adapters.doe.options import DEFAULT_BASE_URL
-from sources.fetching import Fetcher, FetchError, HttpStatusError
 from sources.models import FetchRun, Source
-from sources.normalise import BERLIN
+from sources.network import Fetcher, FetchError, HttpStatusError
 from sources.registry import get_adapter
 from sources.services import fetch_policy_for, source_ingest_files, source_poll
 from tenders.models import TenderSource
+from tenders.vocabulary.time_zone import BERLIN
 
 DEMO_DATA = Path(__file__).resolve().parent / "demo_data"
 # (source key, files loaded in one run), in publication order.

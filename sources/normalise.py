@@ -1,9 +1,9 @@
-"""Pure normalisation helpers shared by every adapter.
+"""Pure normalisation helpers shared by every adapter: texts, amounts, postcodes, dates.
 
-Portals disagree on almost everything: CPV codes come with or without check
-digit, procedure types in German, English or as eForms codes, dates as ISO with
-offsets or as ``dd.mm.yyyy HH:MM`` local time. These functions fold them into
-the canonical forms stored on ``Tender``.
+Portals disagree on almost everything: amounts as ``1.234,56`` or ``1234.56``, dates as ISO
+with offsets or as ``dd.mm.yyyy HH:MM`` local time. These functions fold them into the
+canonical forms stored on ``Tender``. The code lists (CPV, procedure types, NUTS and
+Bundesländer, the time zone) are shared vocabulary: ``tenders.vocabulary``.
 """
 
 from __future__ import annotations
@@ -13,156 +13,13 @@ import unicodedata
 from datetime import date, datetime, time
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
-from zoneinfo import ZoneInfo
 
-from tenders.vocabulary.procedures import EFORMS_DE_PROCEDURE_CODES
+from tenders.vocabulary.time_zone import BERLIN
 
-BERLIN = ZoneInfo("Europe/Berlin")
-
-# Canonical procedure types (eForms procurement-procedure-type, folded) with German labels.
-PROCEDURE_TYPES: dict[str, str] = {
-    "open": "Offenes Verfahren",
-    "restricted": "Nicht offenes Verfahren",
-    "negotiated_with_call": "Verhandlungsverfahren mit Teilnahmewettbewerb",
-    "negotiated_without_call": "Verhandlungsverfahren ohne Teilnahmewettbewerb",
-    "competitive_dialogue": "Wettbewerblicher Dialog",
-    "innovation_partnership": "Innovationspartnerschaft",
-    "public_tender": "Öffentliche Ausschreibung",
-    "limited_tender": "Beschränkte Ausschreibung",
-    "negotiated_award": "Verhandlungsvergabe",
-    "other": "Sonstiges Verfahren",
-}
-
-_PROCEDURE_ALIASES: dict[str, str] = {
-    # eForms codelist procurement-procedure-type
-    "open": "open",
-    "restricted": "restricted",
-    "neg-w-call": "negotiated_with_call",
-    "neg-wo-call": "negotiated_without_call",
-    "comp-dial": "competitive_dialogue",
-    "innovation": "innovation_partnership",
-    "oth-single": "other",
-    "oth-mult": "other",
-    "comp-tend": "other",
-    # OCDS method codelist (coarser)
-    "selective": "restricted",
-    "limited": "negotiated_without_call",
-    "direct": "negotiated_without_call",
-    # English names as DÖE's OCDS procurementMethodDetails carries them
-    "open procedure": "open",
-    "restricted procedure": "restricted",
-    "negotiated procedure with prior publication": "negotiated_with_call",
-    "negotiated procedure with prior publication of a call for competition": "negotiated_with_call",
-    "competitive procedure with negotiation": "negotiated_with_call",
-    "negotiated with prior publication of a call for competition / competitive with negotiation": (
-        "negotiated_with_call"
-    ),
-    "negotiated procedure without prior publication": "negotiated_without_call",
-    "negotiated without prior call for competition": "negotiated_without_call",
-    "competitive dialogue": "competitive_dialogue",
-    "innovation partnership": "innovation_partnership",
-    "public announcement": "public_tender",
-    "other single stage procedure": "other",
-    "other multiple stage procedure": "other",
-    # German names (EU and national)
-    "offenes verfahren": "open",
-    "nicht offenes verfahren": "restricted",
-    "verhandlungsverfahren mit teilnahmewettbewerb": "negotiated_with_call",
-    "verhandlungsverfahren ohne teilnahmewettbewerb": "negotiated_without_call",
-    "verhandlungsverfahren": "negotiated_with_call",
-    "wettbewerblicher dialog": "competitive_dialogue",
-    "innovationspartnerschaft": "innovation_partnership",
-    "öffentliche ausschreibung": "public_tender",
-    "beschränkte ausschreibung": "limited_tender",
-    "beschränkte ausschreibung mit teilnahmewettbewerb": "limited_tender",
-    "beschränkte ausschreibung ohne teilnahmewettbewerb": "limited_tender",
-    "verhandlungsvergabe": "negotiated_award",
-    "verhandlungsvergabe mit teilnahmewettbewerb": "negotiated_award",
-    "verhandlungsvergabe ohne teilnahmewettbewerb": "negotiated_award",
-    "freihändige vergabe": "negotiated_award",
-    # eForms-DE national codes ("de-open", "de-restricted-wo-call" …)
-    **EFORMS_DE_PROCEDURE_CODES,
-}
-
-
-def procedure_type_code(raw: str | None) -> str:
-    """Map any known spelling of a procedure type to its canonical code ("" if unknown/empty)."""
-    if not raw:
-        return ""
-    key = " ".join(raw.strip().lower().split())
-    if key in _PROCEDURE_ALIASES:
-        return _PROCEDURE_ALIASES[key]
-    for alias, code in _PROCEDURE_ALIASES.items():
-        if len(alias) > 8 and key.startswith(alias):
-            return code
-    return "other"
-
-
-def procedure_type_label(code: str) -> str:
-    return PROCEDURE_TYPES.get(code, "")
-
-
-# NUTS level 1 of Germany -> Bundesland.
-BUNDESLAENDER: dict[str, str] = {
-    "DE1": "Baden-Württemberg",
-    "DE2": "Bayern",
-    "DE3": "Berlin",
-    "DE4": "Brandenburg",
-    "DE5": "Bremen",
-    "DE6": "Hamburg",
-    "DE7": "Hessen",
-    "DE8": "Mecklenburg-Vorpommern",
-    "DE9": "Niedersachsen",
-    "DEA": "Nordrhein-Westfalen",
-    "DEB": "Rheinland-Pfalz",
-    "DEC": "Saarland",
-    "DED": "Sachsen",
-    "DEE": "Sachsen-Anhalt",
-    "DEF": "Schleswig-Holstein",
-    "DEG": "Thüringen",
-}
-
-# First digit(s) of a PLZ are not a clean Bundesland key; only NUTS is used for that.
-
-
-def bundesland_for_nuts(nuts_codes: tuple[str, ...] | list[str]) -> str:
-    """The Bundesland of the first German NUTS code, or "" (several Länder: the first wins)."""
-    for code in nuts_codes:
-        code = (code or "").strip().upper()
-        if code.startswith("DE") and len(code) >= 3 and code[:3] in BUNDESLAENDER:
-            return BUNDESLAENDER[code[:3]]
-    return ""
-
-
-# Codes, postcodes and dates repeat across notices and between a notice's eForms XML and its OCDS
-# twin (parsed in the same worker): the normalised value of a text is computed once per process.
-# The caches are bounded and hold only immutable values (str, datetime).
+# Postcodes, dates, towns and names repeat across notices and between a notice's eForms XML and
+# its OCDS twin (parsed in the same worker): their normalised value is computed once per process.
+# The caches are bounded and hold only immutable values (str, datetime, tuples of str).
 MEMO_SIZE = 8192
-
-
-@lru_cache(maxsize=MEMO_SIZE)
-def normalise_nuts(raw: str | None) -> str:
-    code = (raw or "").strip().upper().replace(" ", "")
-    return code if re.fullmatch(r"[A-Z]{2}[0-9A-Z]{0,3}", code) else ""
-
-
-_CPV_RE = re.compile(r"(\d{8})(?:-\d)?")
-
-
-def normalise_cpv(raw: str | None) -> str:
-    """ "45233140-2", "45233140", " 45233140 -2" -> "45233140"; anything else -> ""."""
-    return _cpv_of_text(str(raw)) if raw else ""
-
-
-@lru_cache(maxsize=MEMO_SIZE)
-def _cpv_of_text(text: str) -> str:
-    compact = re.sub(r"\s+", "", text)
-    match = _CPV_RE.fullmatch(compact) or _CPV_RE.match(compact)
-    return match.group(1) if match else ""
-
-
-def unique_cpv(codes) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(c for c in (normalise_cpv(x) for x in codes) if c))
 
 
 @lru_cache(maxsize=MEMO_SIZE)
@@ -334,103 +191,3 @@ def first_nonempty(*values):
         if value not in EMPTY_VALUES:
             return value
     return None
-
-
-# Appended for the OCDS/TED parsers. ISO 3166-1 alpha-3 codes of NUTS countries pass the NUTS
-# pattern ("DEU", "EST") but are no NUTS codes; TED's ``place-of-performance`` mixes both.
-_NUTS_COUNTRY_PREFIXES = frozenset(
-    {
-        "AL",
-        "AT",
-        "BE",
-        "BG",
-        "CH",
-        "CY",
-        "CZ",
-        "DE",
-        "DK",
-        "EE",
-        "EL",
-        "ES",
-        "FI",
-        "FR",
-        "HR",
-        "HU",
-        "IE",
-        "IS",
-        "IT",
-        "LI",
-        "LT",
-        "LU",
-        "LV",
-        "ME",
-        "MK",
-        "MT",
-        "NL",
-        "NO",
-        "PL",
-        "PT",
-        "RO",
-        "RS",
-        "SE",
-        "SI",
-        "SK",
-        "TR",
-        "UK",
-    }
-)
-_ALPHA3_COUNTRIES = frozenset(
-    {
-        "ALB",
-        "AUT",
-        "BEL",
-        "BGR",
-        "CHE",
-        "CYP",
-        "CZE",
-        "DEU",
-        "DNK",
-        "EST",
-        "GRC",
-        "ESP",
-        "FIN",
-        "FRA",
-        "HRV",
-        "HUN",
-        "IRL",
-        "ISL",
-        "ITA",
-        "LIE",
-        "LTU",
-        "LUX",
-        "LVA",
-        "MNE",
-        "MKD",
-        "MLT",
-        "NLD",
-        "NOR",
-        "POL",
-        "PRT",
-        "ROU",
-        "SRB",
-        "SWE",
-        "SVN",
-        "SVK",
-        "TUR",
-        "GBR",
-    }
-)
-
-
-def nuts_codes_from(values) -> tuple[str, ...]:
-    """Plausible NUTS codes among ``values``: normalised, deduplicated, first-seen order.
-
-    Drops alpha-3 country codes ("DEU") and words whose first two letters are no NUTS
-    country ("WIEN"); non-string items are ignored.
-    """
-    found: dict[str, None] = {}
-    for value in values or ():
-        code = normalise_nuts(value) if isinstance(value, str) else ""
-        if code and code[:2] in _NUTS_COUNTRY_PREFIXES and code not in _ALPHA3_COUNTRIES:
-            found[code] = None
-    return tuple(found)

@@ -16,6 +16,8 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
+from tenders.vocabulary.statuses import TenderStatus
+
 
 class NoticeKind(StrEnum):
     """What a notice announces; decides how it changes the tender."""
@@ -25,13 +27,6 @@ class NoticeKind(StrEnum):
     CHANGE = "change"
     AWARD = "award"
     CANCELLATION = "cancellation"
-
-
-class TenderStatus(StrEnum):
-    ACTIVE = "active"
-    AWARDED = "awarded"
-    CANCELLED = "cancelled"
-    EXPIRED = "expired"
 
 
 class AwardStatus(StrEnum):
@@ -126,7 +121,7 @@ class NoticeRecord:
     description: str = ""
     buyer_name: str = ""
     buyer_id: str = ""
-    procedure_type: str = ""  # canonical code from sources.normalise.PROCEDURE_TYPES
+    procedure_type: str = ""  # canonical code from tenders.vocabulary.procedures.PROCEDURE_TYPES
     status: TenderStatus = TenderStatus.ACTIVE
     cpv_codes: tuple[str, ...] = ()  # 8 digits, no check digit, most specific first-seen order
     nuts_codes: tuple[str, ...] = ()

@@ -33,15 +33,17 @@ from sources.adapters.yields import (
 from sources.conditional import ConditionalFetcher
 from sources.conditional_store import conditional_cache_load, conditional_cache_save
 from sources.denylist import SourceDenied, ensure_not_denied
-from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
 from sources.links import records_links_checked
 from sources.models import FetchRun, FetchRunStatus, Heartbeat, Source
+from sources.network import Blocked, Fetcher, FetchError, FetchPolicy
 from sources.registry import get_adapter
 from sources.selectors import fingerprint_rule_enabled, host_sources_current
 from tenders.handoff import delta_hand_off
 from tenders.services import IngestDelta, notices_ingest
 
 logger = logging.getLogger(__name__)
+
+POLL_NOW_TASK_NAME = "sources.poll_source_now"  # sources.tasks.source_poll_now_task
 
 # A run that yields less than this share of its recent median is flagged (breakage alarm).
 LOW_YIELD_SHARE = 0.2
@@ -291,7 +293,7 @@ def source_poll_now_enqueue(*, source_ids: list[int]) -> list[FetchRun]:
     so a rolled-back request never starts a run. A source already running gets a ``skipped`` run
     (the console links it, it says why) and no task.
     """
-    from sources.tasks import source_poll_now_task
+    from config.celery import app
 
     runs = []
     for source in Source.objects.filter(pk__in=source_ids, is_active=True).order_by("pk"):
@@ -299,8 +301,11 @@ def source_poll_now_enqueue(*, source_ids: list[int]) -> list[FetchRun]:
         runs.append(run)
         if run.status == FetchRunStatus.SKIPPED:
             continue
+        # By task name: sources.tasks is the edge that calls this module, never the other way round.
         transaction.on_commit(
-            lambda source_id=source.pk, run_id=run.pk: source_poll_now_task.delay(source_id, run_id=run_id)
+            lambda source_id=source.pk, run_id=run.pk: app.send_task(
+                POLL_NOW_TASK_NAME, args=[source_id], kwargs={"run_id": run_id}
+            )
         )
     return runs
 

@@ -15,13 +15,13 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from sources.normalise import BUNDESLAENDER
 from sources.records import NoticeKind
 from tenders.models import Tender, TenderSource, TenderVersion
 from tenders.pagination import EstimatedCountPaginator
 from tenders.selectors import tender_admin_search
 from tenders.services import tender_split_source
 from tenders.templatetags.external_links import external_link_html
+from tenders.vocabulary.regions import BUNDESLAENDER
 
 
 def _is_changelist(request) -> bool:

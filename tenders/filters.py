@@ -16,9 +16,6 @@ from decimal import Decimal, InvalidOperation
 
 from django.db.models import Exists, OuterRef, Q
 
-from sources.normalise import BERLIN, BUNDESLAENDER, normalise_cpv
-from sources.records import TenderStatus
-from tenders.cpv import CPV_DIVISIONS
 from tenders.filter_limits import (
     MAX_VALUE_LENGTH,
     MAX_VALUES_PER_PARAMETER,
@@ -30,7 +27,10 @@ from tenders.filter_limits import (
     values_problem,
 )
 from tenders.fulltext import search_query, websearch_text  # noqa: F401  (re-exported)
-from tenders.vocabulary.cpv import cpv_prefix
+from tenders.vocabulary.cpv import cpv_divisions, cpv_prefix, normalise_cpv
+from tenders.vocabulary.regions import BUNDESLAENDER
+from tenders.vocabulary.statuses import TenderStatus
+from tenders.vocabulary.time_zone import BERLIN
 
 STATUSES = tuple(status.value for status in TenderStatus)
 ORDERS = ("relevance", "deadline", "published")
@@ -175,7 +175,7 @@ def parse_filters(params) -> TenderFilters:
     cpv = []
     for raw in _getlist(params, "cpv"):
         digits = re.sub(r"[^0-9]", "", raw.split("-")[0])
-        if 2 <= len(digits) <= 8 and digits[:2] not in CPV_DIVISIONS:
+        if 2 <= len(digits) <= 8 and digits[:2] not in cpv_divisions():
             errors["cpv"] = f"{raw!r}: {digits[:2]} ist keine CPV-Abteilung."
         elif len(digits) == 8:
             cpv.append(normalise_cpv(digits))

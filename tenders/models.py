@@ -13,12 +13,17 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
+from tenders.vocabulary.statuses import TenderStatus
 
-class TenderStatus(models.TextChoices):
-    ACTIVE = "active", _("laufend")
-    AWARDED = "awarded", _("vergeben")
-    CANCELLED = "cancelled", _("aufgehoben")
-    EXPIRED = "expired", _("abgelaufen")
+# The values are the shared vocabulary's (records carry them too); the labels are the portal's.
+TENDER_STATUS_LABELS = {
+    TenderStatus.ACTIVE: _("laufend"),
+    TenderStatus.AWARDED: _("vergeben"),
+    TenderStatus.CANCELLED: _("aufgehoben"),
+    TenderStatus.EXPIRED: _("abgelaufen"),
+}
+# A status without a label fails here, at import, not on the first page that shows it.
+TENDER_STATUS_CHOICES = [(status.value, TENDER_STATUS_LABELS[status]) for status in TenderStatus]
 
 
 class MergeRule(models.TextChoices):
@@ -56,7 +61,7 @@ class Tender(models.Model):
     buyer_id = models.CharField(max_length=200, blank=True, default="", verbose_name=_("Kennung der Vergabestelle"))
     procedure_type = models.CharField(max_length=40, blank=True, default="", verbose_name=_("Verfahrensart"))
     status = models.CharField(
-        max_length=12, choices=TenderStatus.choices, default=TenderStatus.ACTIVE, verbose_name=_("Status")
+        max_length=12, choices=TENDER_STATUS_CHOICES, default=TenderStatus.ACTIVE.value, verbose_name=_("Status")
     )
     cpv_codes = ArrayField(models.CharField(max_length=8), default=list, blank=True, verbose_name=_("CPV-Codes"))
     cpv_divisions = ArrayField(

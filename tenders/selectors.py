@@ -7,11 +7,12 @@ from datetime import datetime
 
 from django.db.models import Prefetch, Q, QuerySet
 
-from sources.normalise import BERLIN, procedure_type_label
 from tenders.filters import search_query
 from tenders.models import Tender, TenderSource, TenderVersion
 from tenders.vocabulary.deadlines import DeadlineKind, deadline_label
 from tenders.vocabulary.legal_basis import legal_basis_label
+from tenders.vocabulary.procedures import procedure_type_label
+from tenders.vocabulary.time_zone import BERLIN
 
 TED_NOTICE_URL = "https://ted.europa.eu/de/notice/-/detail/{}"
 

@@ -19,7 +19,7 @@ from datetime import datetime
 from django.db import connection
 
 from notifications.models import ChangeKind, MatchChange, TenderMatch
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 
 MAX_VALUE_LENGTH = 200
 NEWS_STATUSES = {"cancelled": ChangeKind.CANCELLED, "awarded": ChangeKind.AWARDED}

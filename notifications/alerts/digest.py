@@ -39,7 +39,7 @@ from notifications.alerts.rendering import coverage_lines, digest_subject, rende
 from notifications.alerts.selectors import source_coverage, tenant_base_url, tenders_for_mail
 from notifications.alerts.unsubscribe import SCOPE_DIGEST, SCOPE_SEARCH
 from notifications.models import Delivery, DeliveryKind, DigestInterval, SavedSearch, UserPreference
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 
 logger = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from notifications.alerts.changes import change_label
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 
 LANGUAGES = ("de", "en")
 MAX_TENDERS_PER_SECTION = 50

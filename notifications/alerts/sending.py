@@ -32,8 +32,7 @@ from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
 from accounts.secrets import SecretUnreadable
 from notifications.models import TlsMode
 from notifications.preferences.selectors import smtp_settings_get
-from sources.fetching.errors import FetchError
-from sources.fetching.ssrf import resolve_and_check, system_resolver
+from sources.network import FetchError, resolve_and_check, system_resolver
 
 NO_SMTP_SETTINGS = "keine SMTP-Einstellungen"
 

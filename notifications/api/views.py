@@ -32,9 +32,9 @@ from notifications.api.serializers import (
 from notifications.api.throttling import ApiKeyRateThrottle
 from notifications.portal.selectors import saved_search_can_edit
 from notifications.portal.services import saved_search_create, saved_search_delete, saved_search_update
-from sources.normalise import BERLIN
 from tenders.filters import ORDERS, FilterError, parse_filters
 from tenders.models import Tender
+from tenders.vocabulary.time_zone import BERLIN
 
 
 class PartnerApiView(GenericAPIView):

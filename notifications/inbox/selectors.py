@@ -15,8 +15,8 @@ from notifications.inbox.imap import MailboxAddress, MailboxError
 from notifications.models import MailboxSettings
 from notifications.preferences.selectors import mailbox_settings_get
 from sources.adapters.mail.provenance import MailTrust
+from sources.links import safe_link
 from sources.models import InboundMail, InboundMailStatus
-from sources.parsers.links import safe_link
 from tenders.merging import record_from_json
 
 

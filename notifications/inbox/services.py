@@ -57,8 +57,8 @@ from notifications.inbox.selectors import (
 from notifications.models import MailboxSettings
 from sources.adapters.mail import MailParse, parse_alert_mail
 from sources.adapters.mail.provenance import MailTrust, mail_provenance
+from sources.links import records_links_checked
 from sources.models import InboundMail, InboundMailStatus
-from sources.parsers.links import records_links_checked
 from sources.records import NoticeRecord
 from sources.selectors import fingerprint_rule_enabled, host_sources_current, portal_domains_current
 from tenders.handoff import delta_hand_off

@@ -15,10 +15,11 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from sources.normalise import BERLIN, procedure_type_label
-from sources.parsers.links import safe_link
+from sources.links import safe_link
 from tenders.filters import TenderFilters
-from tenders.models import TenderStatus
+from tenders.models import TENDER_STATUS_LABELS
+from tenders.vocabulary.procedures import procedure_type_label
+from tenders.vocabulary.time_zone import BERLIN
 
 # --- deadlines ----------------------------------------------------------------------------------------
 
@@ -69,7 +70,8 @@ def notice_kind_label(kind: str) -> str:
     return str(NOTICE_KIND_LABELS.get(kind, kind))
 
 
-# The German names of sources.normalise.PROCEDURE_TYPES, marked for translation (shared code has no UI strings).
+# The German names of tenders.vocabulary.procedures.PROCEDURE_TYPES, marked for translation
+# (shared code has no UI strings).
 PROCEDURE_TYPE_LABELS = {
     "open": gettext_lazy("Offenes Verfahren"),
     "restricted": gettext_lazy("Nicht offenes Verfahren"),
@@ -114,7 +116,7 @@ def _change_value(name: str, raw):
         except InvalidOperation:
             return str(raw)
     if name == "status":
-        return TenderStatus(raw).label if raw in TenderStatus.values else str(raw)
+        return str(TENDER_STATUS_LABELS.get(raw, raw))
     return str(raw)
 
 
@@ -159,7 +161,7 @@ def filters_summary(filters: TenderFilters) -> list[tuple[str, str]]:
         if value in (None, "", ()):
             continue
         if name == "status":
-            value = ", ".join(str(TenderStatus(s).label) for s in value)
+            value = ", ".join(str(TENDER_STATUS_LABELS.get(s, s)) for s in value)
         elif isinstance(value, tuple):
             value = ", ".join(value)
         elif isinstance(value, date):
@@ -172,7 +174,7 @@ def filters_summary(filters: TenderFilters) -> list[tuple[str, str]]:
 
 
 def external_url(url: str | None) -> str:
-    """The URL if it is an http(s) link with a host, else "" (the one rule: ``sources.parsers.links.safe_link``)."""
+    """The URL if it is an http(s) link with a host, else "" (the one rule: ``sources.links.safe_link``)."""
     return safe_link(url)
 
 

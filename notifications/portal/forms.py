@@ -18,9 +18,9 @@ from django.utils.translation import gettext_lazy as _
 
 from notifications.models import TriageStatus
 from notifications.portal.services import NAME_MAX_LENGTH, NOTE_MAX_LENGTH
-from sources.normalise import BUNDESLAENDER
 from tenders.filters import FilterError, TenderFilters, parse_filters
-from tenders.models import TenderStatus
+from tenders.models import TENDER_STATUS_CHOICES
+from tenders.vocabulary.regions import BUNDESLAENDER
 
 ORDER_CHOICES = [
     ("relevance", _("Relevanz")),
@@ -79,7 +79,7 @@ class FilterForm(forms.Form):
         label=_("Veröffentlicht seit"), required=False, widget=forms.DateInput(attrs={"type": "date"})
     )
     status = forms.MultipleChoiceField(
-        label=_("Status"), required=False, choices=TenderStatus.choices, widget=forms.CheckboxSelectMultiple
+        label=_("Status"), required=False, choices=TENDER_STATUS_CHOICES, widget=forms.CheckboxSelectMultiple
     )
     portal = forms.MultipleChoiceField(
         label=_("Quelle"),

@@ -20,11 +20,11 @@ from accounts.roles import user_is_tenant_admin
 from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference, calendar_token_hash
 from notifications.portal.csv_export import ExportRow
 from sources.models import Source
-from sources.normalise import BERLIN
 from tenders.filters import FilterError, TenderFilters, alert_filters, filters_q
 from tenders.models import Tender
 from tenders.search import tender_detail, tender_search
 from tenders.vocabulary.cpv import cpv_label
+from tenders.vocabulary.time_zone import BERLIN
 
 PREVIEW_DAYS = 30
 CALENDAR_STATUSES = (TriageStatus.INTERESTING, TriageStatus.REVIEWING, TriageStatus.APPLIED)

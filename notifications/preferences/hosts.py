@@ -16,8 +16,7 @@ import re
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
-from sources.fetching import ResolutionFailed, Resolver, SsrfRefused, system_resolver
-from sources.fetching.ssrf import resolve_and_check
+from sources.network import ResolutionFailed, Resolver, SsrfRefused, resolve_and_check, system_resolver
 
 _HOST = re.compile(r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
 _IPV6 = re.compile(r"^\[?[0-9a-f:.]+\]?$")

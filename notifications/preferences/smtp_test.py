@@ -20,6 +20,7 @@ from notifications.alerts.deliveries import smtp_send_test
 from notifications.alerts.sending import SendError
 
 OUTCOME_SECONDS = 24 * 3600
+SMTP_TEST_TASK_NAME = "notifications.smtp_test"  # notifications.tasks.smtp.smtp_test_task
 PENDING, SENT, FAILED = "pending", "sent", "failed"
 
 
@@ -46,10 +47,12 @@ def smtp_test_outcome(*, user_id: int) -> SmtpTestOutcome | None:
 
 def smtp_test_request(*, user_id: int, to: str) -> None:
     """Record "pending" and queue the test mail after commit."""
-    from notifications.tasks.smtp import smtp_test_task
+    from config.celery import app
 
     _store(user_id, SmtpTestOutcome(state=PENDING, to=to, at=timezone.now().isoformat()))
-    transaction.on_commit(lambda: smtp_test_task.delay(user_id, to))
+    # By name, as every service hands work to a worker: the task module imports this one, and the
+    # schema travels in the headers (tenant-schemas-celery).
+    transaction.on_commit(lambda: app.send_task(SMTP_TEST_TASK_NAME, args=[user_id, to]))
 
 
 def german_reason(exc: BaseException) -> str:

@@ -13,7 +13,7 @@ Bookkeeping (the claim protocol is shared with the e-mail outbox, ``notification
 Network errors after the request left (e.g. a read timeout) are retried as the
 brief for partners says; they de-duplicate by ``X-TenderRadar-Delivery``.
 
-The request: httpx directly (not ``sources.fetching.Fetcher``, which is for
+The request: httpx directly (not ``sources.network.Fetcher``, which is for
 read-only sources and retries on its own), through the SSRF-guarded transport,
 no redirects, short timeouts, response body read only up to a small cap.
 
@@ -46,11 +46,7 @@ from notifications.webhooks.outcomes import (
 )
 from notifications.webhooks.signing import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signature_header
 from notifications.webhooks.targets import WebhookTargetRefused, webhook_url_check
-from sources.decoding import decode_bytes
-from sources.fetching import system_resolver
-from sources.fetching.body import read_limited
-from sources.fetching.retry import parse_retry_after
-from sources.fetching.ssrf import guarded_transport
+from sources.network import decode_bytes, guarded_transport, parse_retry_after, read_limited, system_resolver
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from django.core.exceptions import ValidationError
 
 from sources.adapters.settings import common_settings, settings_result, url_hosts
 from sources.adapters.yields import PageYield, SamplePage
-from sources.fetching import Fetcher
+from sources.network import Fetcher
 from sources.records import NoticeRecord
 
 

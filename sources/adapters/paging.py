@@ -27,7 +27,7 @@ from typing import Protocol
 from sources.adapters.base import FetchedBatch
 from sources.adapters.yields import PageYield, SamplePage
 from sources.conditional import ConditionalFetcher, fetcher_forget, fetcher_knows
-from sources.fetching import Blocked, DisallowedHost, Fetcher, FetchError, FetchResult, RetryAfterTooLong
+from sources.network import Blocked, DisallowedHost, Fetcher, FetchError, FetchResult, RetryAfterTooLong
 from sources.records import NoticeRecord
 
 # Errors that say "stop talking to this portal now", whatever page they came from.

@@ -7,7 +7,7 @@ its messages to, and returns the normalised value (a placeholder - "" or None - 
 appended a message). :func:`settings_result` turns the collected messages into one
 ``ValidationError``, which ``Adapter.settings_for`` reports as a failed run.
 
-Limits: hosts are compared exactly after :func:`sources.fetching.policy.normalise_host` (no
+Limits: hosts are compared exactly after :func:`sources.network.normalise_host` (no
 wildcards, ports ignored); a URL is checked for its form only - where its host resolves to is
 the Fetcher's SSRF guard's business, and the Fetcher checks redirect hops against the same hosts.
 """
@@ -21,7 +21,7 @@ from urllib.parse import SplitResult, urlsplit
 
 from django.core.exceptions import ValidationError
 
-from sources.fetching.policy import normalise_host
+from sources.network import normalise_host
 
 __all__ = [
     "LOOPBACK_HOSTS",

@@ -54,8 +54,7 @@ from sources.adapters.base import (
     walk_files,
 )
 from sources.adapters.settings import bounded_ints, endpoint_url, iso_day
-from sources.fetching import Fetcher, raise_for_wall
-from sources.normalise import BERLIN
+from sources.network import Fetcher, raise_for_wall
 from sources.parallel import ordered_map, parse_workers
 from sources.parsers.eforms import parse_eforms
 from sources.parsers.ted_json import (
@@ -68,6 +67,7 @@ from sources.parsers.ted_json import (
 )
 from sources.records import NoticeRecord
 from sources.registry import register
+from tenders.vocabulary.time_zone import BERLIN
 
 __all__ = ["DEFAULT_API_URL", "TedAdapter", "fetch_window"]
 

@@ -47,16 +47,17 @@ from sources.normalise import (
     clean_text,
     combine_date_time,
     normalise_postal_code,
-    nuts_codes_from,
     parse_decimal,
     parse_iso_datetime,
-    procedure_type_code,
-    unique_cpv,
 )
 from sources.parsers.ted_results import ted_awards
-from sources.records import Deadline, Lot, NoticeKind, NoticeRecord, TenderStatus
+from sources.records import Deadline, Lot, NoticeKind, NoticeRecord
 from tenders.vocabulary.contract_nature import contract_nature_code
+from tenders.vocabulary.cpv import unique_cpv
 from tenders.vocabulary.deadlines import DeadlineKind
+from tenders.vocabulary.procedures import procedure_type_code
+from tenders.vocabulary.regions import nuts_codes_from
+from tenders.vocabulary.statuses import TenderStatus
 
 __all__ = [
     "TED_FIELDS",

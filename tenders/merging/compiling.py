@@ -9,14 +9,15 @@ from decimal import Decimal
 from functools import lru_cache
 from operator import attrgetter
 
-from sources.normalise import BERLIN
-from sources.records import Award, NoticeKind, NoticeRecord, TenderStatus
+from sources.records import Award, NoticeKind, NoticeRecord
 from tenders.merging.documents import sha256_json, str_or_none
 from tenders.merging.identity import fingerprint, latest_versions, normalise_name, own_portal_references, version_key
 from tenders.vocabulary.compounds import text_compound_parts
 from tenders.vocabulary.cpv import cpv_labels_for
 from tenders.vocabulary.deadlines import DeadlineKind
 from tenders.vocabulary.provenance import is_mail_derived
+from tenders.vocabulary.statuses import TenderStatus
+from tenders.vocabulary.time_zone import BERLIN
 
 _KIND_RANK = {
     NoticeKind.PRIOR_INFORMATION: 0,

@@ -20,7 +20,8 @@ import orjson
 from sources.links import LINK_FIELDS, safe_link
 from sources.normalise import plausible_datetime
 from sources.placeholders import placeholder_amount, plausible_buyer_id, without_placeholder
-from sources.records import Award, AwardStatus, Deadline, Lot, NoticeKind, NoticeRecord, TenderStatus, texts_cut
+from sources.records import Award, AwardStatus, Deadline, Lot, NoticeKind, NoticeRecord, texts_cut
+from tenders.vocabulary.statuses import TenderStatus
 
 _RECORD_FIELDS = tuple(f.name for f in fields(NoticeRecord) if f.name != "payload")
 

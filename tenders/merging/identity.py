@@ -13,8 +13,8 @@ from decimal import Decimal
 from functools import lru_cache
 
 from sources.links import portal_references_from_urls
-from sources.normalise import BERLIN
 from sources.records import NoticeRecord
+from tenders.vocabulary.time_zone import BERLIN
 
 # --- versions ---------------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 CPV is hierarchical by trailing zeros: ``45000000`` is a division (2 digits),
 ``45200000`` a group (3), ``45210000`` a class (4), ``45212000`` and longer are
 categories. Codes here are the 8 digits without the check digit, as everywhere
-in the project (``sources.normalise.normalise_cpv``).
+in the project (``normalise_cpv``).
 
 Labels are German (the shipped source has no other language); an English label
 is used where ``cpv_labels_en.csv`` provides one.
@@ -16,11 +16,30 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 _DATA = Path(__file__).resolve().parent / "data"
 LEVELS = ("division", "group", "class", "category")
+
+
+_CPV_RE = re.compile(r"(\d{8})(?:-\d)?")
+
+
+def normalise_cpv(raw: str | None) -> str:
+    """ "45233140-2", "45233140", " 45233140 -2" -> "45233140"; anything else -> ""."""
+    return _cpv_of_text(str(raw)) if raw else ""
+
+
+@lru_cache(maxsize=8192)  # a notice names its codes several times, and codes recur across notices
+def _cpv_of_text(text: str) -> str:
+    compact = re.sub(r"\s+", "", text)
+    match = _CPV_RE.fullmatch(compact) or _CPV_RE.match(compact)
+    return match.group(1) if match else ""
+
+
+def unique_cpv(codes) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(c for c in (normalise_cpv(x) for x in codes) if c))
 
 
 def cpv_prefix(code: str) -> str:

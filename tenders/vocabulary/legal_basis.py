@@ -125,7 +125,7 @@ def legal_basis_label(code: str) -> str:
 
 
 # Procedure types that exist only in national law below the EU thresholds (UVgO §§ 8-12, VOB/A Abschnitt 1
-# § 3): Öffentliche / Beschränkte Ausschreibung, Verhandlungsvergabe (canonical codes of sources.normalise).
+# § 3): Öffentliche / Beschränkte Ausschreibung, Verhandlungsvergabe (canonical codes of ``procedures``).
 NATIONAL_PROCEDURE_TYPES = frozenset({"public_tender", "limited_tender", "negotiated_award"})
 
 

@@ -11,24 +11,8 @@ from bisect import bisect_right
 from functools import lru_cache
 from pathlib import Path
 
-LAND_NAMES: dict[str, str] = {
-    "BW": "Baden-Württemberg",
-    "BY": "Bayern",
-    "BE": "Berlin",
-    "BB": "Brandenburg",
-    "HB": "Bremen",
-    "HH": "Hamburg",
-    "HE": "Hessen",
-    "MV": "Mecklenburg-Vorpommern",
-    "NI": "Niedersachsen",
-    "NW": "Nordrhein-Westfalen",
-    "RP": "Rheinland-Pfalz",
-    "SL": "Saarland",
-    "SN": "Sachsen",
-    "ST": "Sachsen-Anhalt",
-    "SH": "Schleswig-Holstein",
-    "TH": "Thüringen",
-}
+from tenders.vocabulary.regions import LAND_NAMES
+
 _TABLE = Path(__file__).with_name("data") / "postcode_laender.txt"
 
 

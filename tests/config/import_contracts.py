@@ -7,6 +7,8 @@ modules that may use other parts of Django (templates, translation, exceptions).
 external package. ``no_manager_access`` reads the source of edge modules for ORM use that no
 import shows (``Model.objects``, ``.save()``, ``transaction``): an edge may name a model for
 its exception or choices, but reads go through selectors and writes through services.
+``self_contained`` keeps a package every app imports free of the apps; ``acyclic_modules``
+finds import cycles between modules.
 """
 
 from __future__ import annotations
@@ -145,6 +147,99 @@ class NoManagerAccessContract(Contract):
         stale = sorted(": ".join(entry) for entry in allowed - used)
         hits.extend({"where": "allowed", "line": f"{entry} matches nothing any more"} for entry in stale)
         return ContractCheck(kept=not hits, metadata={"hits": hits}, ignored_import_count=len(used))
+
+    def render_broken_contract(self, check: ContractCheck) -> None:
+        _render(check.metadata["hits"])
+
+
+class SelfContainedContract(Contract):
+    """``source_modules`` import nothing of the project outside themselves (external packages aside).
+
+    For the packages every app may import (shared vocabulary, outbound network): were they to
+    import an app layer back, that app's imports would run in a circle through them.
+    ``root_packages`` names the project's packages (the ones whose modules count as "the project").
+    """
+
+    source_modules = fields.ListField(subfield=fields.StringField())
+    root_packages = fields.ListField(subfield=fields.StringField())
+
+    def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
+        hits = []
+        for source in self.source_modules:
+            if source not in graph.modules:
+                raise ValueError(f"{self.name}: module {source!r} does not exist")
+            for importer in sorted({source, *graph.find_descendants(source)}):
+                for imported in sorted(graph.find_modules_directly_imported_by(importer)):
+                    if not _within(imported, self.root_packages) or _within(imported, [source]):
+                        continue
+                    for detail in graph.get_import_details(importer=importer, imported=imported):
+                        hits.append({"where": f"{importer}:{detail['line_number']}", "line": detail["line_contents"]})
+        return ContractCheck(kept=not hits, metadata={"hits": hits})
+
+    def render_broken_contract(self, check: ContractCheck) -> None:
+        _render(check.metadata["hits"])
+
+
+def import_cycles(imports: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+    for root in sorted(imports):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(imports.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(imports.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return sorted(cycles)
+
+
+class AcyclicModulesContract(Contract):
+    """No module of ``packages`` reaches itself through imports, deferred imports inside functions included.
+
+    import-linter's ``acyclic_siblings`` compares whole packages; this compares modules, the level at
+    which a cycle breaks an import order (``sources.services`` <-> ``sources.tasks`` was one).
+    """
+
+    packages = fields.ListField(subfield=fields.StringField())
+
+    def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
+        modules = {m for m in graph.modules if _within(m, self.packages)}
+        imports = {m: {i for i in graph.find_modules_directly_imported_by(m) if i in modules} for m in modules}
+        hits = []
+        for cycle in import_cycles(imports):
+            members = set(cycle)
+            edges = sorted(f"{a} -> {b}" for a in cycle for b in imports[a] if b in members)
+            hits.append({"where": "cycle", "line": "; ".join(edges)})
+        return ContractCheck(kept=not hits, metadata={"hits": hits})
 
     def render_broken_contract(self, check: ContractCheck) -> None:
         _render(check.metadata["hits"])

@@ -17,8 +17,8 @@ from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from sources.links import safe_link
 from sources.models import FetchRun
-from sources.parsers.links import safe_link
 from sources.services import source_ingest_files
 from tenders.models import Tender, TenderSource
 from tenders.services import notices_ingest

@@ -22,8 +22,8 @@ from sources.conditional import (
     fetcher_knows,
 )
 from sources.conditional_store import RETENTION_DAYS, conditional_cache_load, conditional_cache_save
-from sources.fetching import Fetcher, FetchPolicy
 from sources.models import ConditionalCacheEntry, Source
+from sources.network import Fetcher, FetchPolicy
 from tests.sources.adapters.test_netserver import loopback_resolver
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from sources.fetching import Fetcher
 from sources.models import FetchRun, Source
-from sources.normalise import BERLIN
+from sources.network import Fetcher
 from sources.services import source_poll
 from tenders.models import Tender, TenderSource
+from tenders.vocabulary.time_zone import BERLIN
 
 EXPORTS = Path(__file__).resolve().parents[1] / "data" / "doe" / "exports"
 NOW = datetime(2026, 9, 15, 9, 0, tzinfo=BERLIN)

@@ -10,7 +10,8 @@ from decimal import Decimal
 
 import pytest
 
-from sources.normalise import BERLIN, END_OF_DAY, clean_text, parse_decimal, parse_german_datetime, parse_iso_datetime
+from sources.normalise import END_OF_DAY, clean_text, parse_decimal, parse_german_datetime, parse_iso_datetime
+from tenders.vocabulary.time_zone import BERLIN
 
 
 def _reference(raw: str) -> str:

@@ -9,10 +9,10 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from sources.normalise import BERLIN
 from sources.records import NoticeKind
 from tenders.bulk import copy_rows
 from tenders.copy_text import escape, row_encoder, text_array
+from tenders.vocabulary.time_zone import BERLIN
 
 HOSTILE = 'Tab\there, new\nline, CR\r, back\\slash \\N, "quoted", {braces}, comma, € ümlaut, 日本'
 

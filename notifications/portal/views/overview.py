@@ -35,7 +35,7 @@ from notifications.preferences.services import (
     user_preference_ensure,
     user_preference_update,
 )
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 
 CHART_DAYS = 30
 

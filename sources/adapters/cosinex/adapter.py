@@ -11,7 +11,7 @@ from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceCon
 from sources.adapters.doe.archive import ZipLimits, read_members
 from sources.adapters.html import parse_html, rows_with_pages
 from sources.conditional import ConditionalFetcher
-from sources.fetching import Fetcher, raise_for_wall
+from sources.network import Fetcher, raise_for_wall
 from sources.parsers.eforms import parse_eforms
 from sources.records import NoticeRecord
 from sources.registry import register

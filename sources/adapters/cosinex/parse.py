@@ -24,9 +24,11 @@ from sources.adapters.html import (
     text_of,
 )
 from sources.adapters.yields import PageYield
-from sources.normalise import bundesland_for_nuts, procedure_type_code
-from sources.records import NoticeKind, NoticeRecord, TenderStatus
+from sources.records import NoticeKind, NoticeRecord
 from tenders.vocabulary.legal_basis import legal_basis_in_text
+from tenders.vocabulary.procedures import procedure_type_code
+from tenders.vocabulary.regions import bundesland_for_nuts
+from tenders.vocabulary.statuses import TenderStatus
 
 from . import selectors
 from .options import notice_url

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, scope_text, walk_files
-from sources.fetching import Fetcher, HttpStatusError, raise_for_wall
+from sources.network import Fetcher, HttpStatusError, raise_for_wall
 from sources.parallel import parse_workers
 from sources.registry import register
 

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 from sources.adapters.base import AdapterError
 from sources.adapters.settings import base_url, bounded_int, iso_day
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 
 DEFAULT_BASE_URL = "https://oeffentlichevergabe.de"
 EXPORT_PATH = "/api/notice-exports"

@@ -19,7 +19,7 @@ from typing import ClassVar
 from sources.adapters.base import Adapter, FetchedBatch, SourceConfig, walk_files
 from sources.adapters.mail.alerts import PARSED, parse_alert_mail
 from sources.adapters.mail.portals import DEFAULT_HOST_SOURCES
-from sources.fetching import Fetcher
+from sources.network import Fetcher
 from sources.registry import register
 
 __all__ = ["MailAdapter"]

@@ -39,8 +39,9 @@ from sources.adapters.mail.portals import (
     portal_of_sender,
     source_for_host,
 )
-from sources.normalise import clean_text, procedure_type_code
+from sources.normalise import clean_text
 from sources.records import NoticeRecord
+from tenders.vocabulary.procedures import procedure_type_code
 from tenders.vocabulary.provenance import MAIL_VERSION
 
 __all__ = ["MAIL_VERSION", "MailParse", "parse_alert_mail"]

@@ -11,7 +11,7 @@ from typing import ClassVar
 from sources.adapters.base import Adapter, FetchedBatch, SourceConfig, read_saved, scope_text, walk_files
 from sources.adapters.html import parse_html, rows_with_pages
 from sources.adapters.yields import PageYield, SamplePage
-from sources.fetching import Fetcher
+from sources.network import Fetcher
 from sources.registry import register
 
 from .crawl import NetServerCrawl

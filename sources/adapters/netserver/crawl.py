@@ -16,7 +16,7 @@ from sources.adapters.html import parse_html
 from sources.adapters.paging import FATAL, PageWork, walk_pages
 from sources.adapters.yields import LayoutChanged, SamplePage
 from sources.conditional import ConditionalFetcher, fetcher_forget, fetcher_knows
-from sources.fetching import BlockedByRobots, Fetcher, FetchError, FetchResult, detect_wall, raise_for_wall
+from sources.network import BlockedByRobots, Fetcher, FetchError, FetchResult, detect_wall, raise_for_wall
 from sources.records import NoticeRecord
 
 from . import selectors

@@ -27,9 +27,12 @@ from sources.adapters.html import (
     text_of,
 )
 from sources.adapters.yields import PageYield
-from sources.normalise import bundesland_for_nuts, parse_german_datetime, procedure_type_code
-from sources.records import NoticeKind, NoticeRecord, TenderStatus
+from sources.normalise import parse_german_datetime
+from sources.records import NoticeKind, NoticeRecord
 from tenders.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
+from tenders.vocabulary.procedures import procedure_type_code
+from tenders.vocabulary.regions import bundesland_for_nuts
+from tenders.vocabulary.statuses import TenderStatus
 
 from . import selectors
 from .options import detail_url, documents_url

@@ -61,9 +61,10 @@ from lxml import etree
 
 from sources.addresses import bundesland_for_place
 from sources.identifiers import canonical_publication_number
-from sources.normalise import procedure_type_code
-from sources.records import NoticeKind, NoticeRecord, TenderStatus
+from sources.records import NoticeKind, NoticeRecord
 from tenders.vocabulary.deadlines import DeadlineKind
+from tenders.vocabulary.procedures import procedure_type_code
+from tenders.vocabulary.statuses import TenderStatus
 
 from . import parties, procedure, results, terms
 from .links import document_urls, portal_references_from_urls

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sources.addresses import name_without_contact_block, split_town
-from sources.normalise import normalise_nuts
+from tenders.vocabulary.regions import normalise_nuts
 
 from .tree import NS, Element, find, first, localised
 

@@ -9,17 +9,11 @@ from functools import lru_cache
 
 from sources.addresses import split_town, town_in_text
 from sources.identifiers import canonical_publication_number
-from sources.normalise import (
-    END_OF_DAY,
-    MEMO_SIZE,
-    combine_date_time,
-    normalise_nuts,
-    parse_decimal,
-    parse_iso_datetime,
-    unique_cpv,
-)
+from sources.normalise import END_OF_DAY, MEMO_SIZE, combine_date_time, parse_decimal, parse_iso_datetime
 from sources.records import Deadline, Lot, NoticeKind
+from tenders.vocabulary.cpv import unique_cpv
 from tenders.vocabulary.deadlines import DeadlineKind
+from tenders.vocabulary.regions import normalise_nuts
 
 from .tree import Element, attribute, find, findall, first, localised, texts
 

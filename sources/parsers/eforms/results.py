@@ -27,7 +27,8 @@ from datetime import date
 from decimal import Decimal
 
 from sources.normalise import clean_text, parse_decimal, parse_iso_datetime
-from sources.records import Award, AwardStatus, TenderStatus
+from sources.records import Award, AwardStatus
+from tenders.vocabulary.statuses import TenderStatus
 
 from .tree import NS, Element, attribute, find, findall, first, localised, texts
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from sources.normalise import normalise_cpv, parse_iso_datetime
+from sources.normalise import parse_iso_datetime
 from tenders.vocabulary.contract_nature import contract_nature_code
+from tenders.vocabulary.cpv import normalise_cpv
 from tenders.vocabulary.legal_basis import ABOVE_THRESHOLD, BELOW_THRESHOLD, legal_basis_code
 
 from .tree import Element, attribute, find, findall, first, texts

@@ -38,16 +38,14 @@ import orjson
 
 from sources.addresses import bundesland_for_place
 from sources.links import portal_references_from_urls, urls_in_json
-from sources.normalise import (
-    clean_text,
-    parse_iso_datetime,
-    procedure_type_code,
-    unique_cpv,
-)
-from sources.records import Deadline, Lot, NoticeKind, NoticeRecord, TenderStatus
+from sources.normalise import clean_text, parse_iso_datetime
+from sources.records import Deadline, Lot, NoticeKind, NoticeRecord
 from tenders.vocabulary.contract_nature import contract_nature_code
+from tenders.vocabulary.cpv import unique_cpv
 from tenders.vocabulary.deadlines import DeadlineKind
 from tenders.vocabulary.legal_basis import above_eu_threshold, legal_basis_code
+from tenders.vocabulary.procedures import procedure_type_code
+from tenders.vocabulary.statuses import TenderStatus
 
 from . import places
 from .awards import awards, supplier_names

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from notifications.alerts.changes import ChangeNotice, change_label, change_notices, match_changes_insert
 from notifications.models import MatchChange, TenderMatch
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 from tests.notifications.alerts.helpers import changed_notice, ingest, notice, saved_search, user
 
 OLD = "2026-10-01T12:00:00+02:00"

@@ -12,7 +12,7 @@ from notifications.alerts.digest import digest_due, digest_key, digest_slot, dig
 from notifications.alerts.services import delta_process
 from notifications.models import Delivery, DeliveryKind, MatchChange, TenderMatch, UserPreference
 from sources.models import FetchRun, FetchRunStatus, Source
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 from tests.notifications.alerts.helpers import ingest, notice, preference, saved_search, user
 
 WEDNESDAY_9 = datetime(2026, 11, 4, 9, 30, tzinfo=BERLIN)

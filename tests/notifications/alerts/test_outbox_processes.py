@@ -17,7 +17,7 @@ from django_tenants.utils import schema_context
 from config.celery import app as celery_app
 from notifications.alerts.digest import digests_create_due
 from notifications.models import Delivery, DeliveryKind, DeliveryStatus, TenderMatch
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 from tests.notifications.alerts.helpers import (
     ingest,
     notice,

@@ -16,7 +16,7 @@ from notifications.alerts.rendering import (
     render_mail,
     tender_line,
 )
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 
 HOSTILE = "Dach\r\nBcc: victim@example.org\x00\x1b[31m <script>alert(1)</script> & Söhne\u2028X"
 

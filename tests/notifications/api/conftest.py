@@ -13,8 +13,8 @@ from django_tenants.utils import schema_context
 
 from notifications.api.services import api_key_create
 from notifications.models import ApiKey
-from sources.normalise import BERLIN
 from tenders.services import notices_ingest
+from tenders.vocabulary.time_zone import BERLIN
 
 INGESTED_AT = datetime(2026, 9, 2, 8, 0, tzinfo=BERLIN)
 

@@ -10,7 +10,7 @@ from django_tenants.utils import schema_context
 
 from notifications.api.services import api_key_create, api_key_hash, api_key_revoke, api_key_touch
 from notifications.models import ApiKey
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 
 T0 = datetime(2026, 9, 1, 8, 0, tzinfo=BERLIN)
 

@@ -9,10 +9,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from sources.normalise import BERLIN
 from tenders.filters import filters_q, parse_filters
 from tenders.models import Tender
 from tenders.selectors import tender_representation, tender_with_history
+from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 from tests.notifications.api.conftest import ingest
 

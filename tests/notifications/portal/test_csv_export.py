@@ -10,7 +10,7 @@ from decimal import Decimal
 from django.utils import translation
 
 from notifications.portal.csv_export import BOM, ExportRow, csv_lines, spreadsheet_safe
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 
 
 def _row(tender_id: int = 1, **overrides) -> ExportRow:

@@ -10,9 +10,9 @@ from django_tenants.utils import schema_context
 from notifications.models import TenderMatch
 from notifications.portal.selectors import tender_daily_counts
 from notifications.portal.services import saved_search_create, triage_set
-from sources.normalise import BERLIN
 from tenders.filters import TenderFilters
 from tenders.services import notices_ingest
+from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 

@@ -15,8 +15,8 @@ from notifications.portal.formatting import (
     filters_summary,
     notice_kind_label,
 )
-from sources.normalise import BERLIN
 from tenders.filters import TenderFilters
+from tenders.vocabulary.time_zone import BERLIN
 
 NOW = datetime(2026, 11, 30, 22, 30, tzinfo=BERLIN)
 
@@ -72,7 +72,7 @@ def test_notice_kind_labels():
 
 def test_every_procedure_type_has_a_translatable_label_equal_to_the_shared_one():
     from notifications.portal.formatting import PROCEDURE_TYPE_LABELS, procedure_type_text
-    from sources.normalise import PROCEDURE_TYPES
+    from tenders.vocabulary.procedures import PROCEDURE_TYPES
 
     assert set(PROCEDURE_TYPE_LABELS) == set(PROCEDURE_TYPES)
     with translation.override("de"):

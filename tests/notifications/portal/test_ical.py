@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from icalendar import Calendar
 
 from notifications.portal.ical import CalendarEvent, calendar_text, event_uid, sequence_for
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 
 
 def test_sequence_grows_with_changed_at():

@@ -8,9 +8,10 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from sources.records import Award, AwardStatus, NoticeKind, TenderStatus
+from sources.records import Award, AwardStatus, NoticeKind
 from tenders.models import Tender
 from tenders.services import notices_ingest
+from tenders.vocabulary.statuses import TenderStatus
 from tests.factories.records import NoticeRecordFactory
 
 

@@ -13,10 +13,10 @@ from django_tenants.utils import schema_context
 
 from notifications.models import Triage
 from notifications.portal.services import triage_set
-from sources.normalise import BERLIN
 from sources.records import Lot, NoticeKind
 from tenders.models import TenderSource
 from tenders.services import notices_ingest
+from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 

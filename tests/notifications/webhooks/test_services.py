@@ -19,7 +19,7 @@ from notifications.webhooks.services import (
     webhook_events_for_matches,
     webhook_set_active,
 )
-from sources.normalise import BERLIN
+from tenders.vocabulary.time_zone import BERLIN
 from tests.notifications.webhooks.conftest import ingest_tenders
 
 

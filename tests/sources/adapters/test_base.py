@@ -22,7 +22,7 @@ from sources.adapters.base import (
     walk_files,
 )
 from sources.adapters.settings import bounded_ints, endpoint_url
-from sources.fetching import Fetcher
+from sources.network import Fetcher
 
 
 class _Plain(Adapter):

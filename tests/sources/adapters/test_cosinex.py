@@ -21,10 +21,10 @@ from werkzeug import Request, Response
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
 from sources.adapters.cosinex import CosinexAdapter, notice_kind
 from sources.conditional import ConditionalCache, ConditionalFetcher
-from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
-from sources.normalise import BERLIN
+from sources.network import Blocked, Fetcher, FetchError, FetchPolicy
 from sources.records import NoticeKind, NoticeRecord
 from sources.registry import get_adapter, validate_source_settings
+from tenders.vocabulary.time_zone import BERLIN
 from tests.sources.adapters.test_netserver import loopback_resolver, page_response
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "portals" / "cosinex"

@@ -19,12 +19,12 @@ from werkzeug import Request, Response
 from sources.adapters.base import SourceConfig
 from sources.adapters.cosinex import CosinexAdapter
 from sources.adapters.cosinex.center import BrowserOnly
-from sources.fetching import Fetcher, FetchPolicy
 from sources.models import FetchRun, FetchRunStatus, Source
-from sources.normalise import BERLIN
+from sources.network import Fetcher, FetchPolicy
 from sources.services import source_poll
 from tenders.models import MergeRule, TenderSource
 from tenders.services import notices_ingest
+from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import LEGACY_EFORMS, eforms_record
 from tests.sources.adapters.test_netserver import loopback_resolver
 

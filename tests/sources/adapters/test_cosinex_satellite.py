@@ -21,13 +21,13 @@ from sources.adapters.base import FetchedBatch, SourceConfig
 from sources.adapters.cosinex import CosinexAdapter, parse_list_page, parse_project_page
 from sources.adapters.html import parse_html
 from sources.conditional import ConditionalCache, ConditionalFetcher
-from sources.fetching import Fetcher, FetchPolicy
 from sources.models import FetchRun, FetchRunStatus, Source
-from sources.normalise import BERLIN
+from sources.network import Fetcher, FetchPolicy
 from sources.records import NoticeKind, NoticeRecord
 from sources.services import source_poll
 from tenders.models import MergeRule, Tender, TenderSource
 from tenders.services import notices_ingest
+from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import LEGACY_EFORMS, eforms_record
 from tests.sources.adapters.test_netserver import loopback_resolver, page_response
 

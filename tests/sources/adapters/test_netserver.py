@@ -24,10 +24,10 @@ from werkzeug import Request, Response
 from sources.adapters.base import FetchedBatch, SourceConfig
 from sources.adapters.netserver import KNOWN_HOSTS, NetServerAdapter
 from sources.adapters.yields import LayoutChanged
-from sources.fetching import Blocked, Fetcher, FetchError, FetchPolicy
-from sources.normalise import BERLIN
+from sources.network import Blocked, Fetcher, FetchError, FetchPolicy
 from sources.records import NoticeKind, NoticeRecord
 from sources.registry import get_adapter, validate_source_settings
+from tenders.vocabulary.time_zone import BERLIN
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "portals" / "netserver"
 RESULT_PAGES = {"0": "results_start0_cp1252.html", "2": "results_start2_utf8.html", "4": "results_start4_latin1.html"}

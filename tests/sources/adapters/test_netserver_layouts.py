@@ -22,9 +22,9 @@ from sources.adapters.base import FetchedBatch, SourceConfig
 from sources.adapters.netserver import NetServerAdapter
 from sources.adapters.netserver.parse import split_type_text
 from sources.adapters.yields import LayoutChanged
-from sources.fetching import Fetcher, FetchPolicy
-from sources.normalise import BERLIN
+from sources.network import Fetcher, FetchPolicy
 from sources.records import NoticeRecord
+from tenders.vocabulary.time_zone import BERLIN
 from tests.sources.adapters.test_netserver import loopback_resolver
 
 VARIANTS = Path(__file__).resolve().parents[2] / "data" / "portals" / "netserver" / "variants"

@@ -15,14 +15,14 @@ from werkzeug import Response
 
 from sources.adapters.base import AdapterError, SourceConfig
 from sources.adapters.rss import SERVICE_BUND_FEED, RssAdapter, decode_feed, parse_feed
-from sources.fetching import Blocked, Fetcher, FetchPolicy
 from sources.models import ConditionalCacheEntry, FetchRun, Source
-from sources.normalise import BERLIN
+from sources.network import Blocked, Fetcher, FetchPolicy
 from sources.records import NoticeKind
 from sources.registry import get_adapter
 from sources.services import source_ingest_files, source_poll
 from tenders.models import Tender, TenderSource
 from tenders.services import notices_ingest
+from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import eforms_record
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "portals"

@@ -18,11 +18,12 @@ from pytest_httpserver import HTTPServer
 
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
 from sources.adapters.ted import DEFAULT_API_URL, TedAdapter, fetch_window
-from sources.fetching import Blocked, Fetcher, FetchPolicy, HttpStatusError, RetriesExhausted
-from sources.normalise import BERLIN
+from sources.network import Blocked, Fetcher, FetchPolicy, HttpStatusError, RetriesExhausted
 from sources.parsers.ted_json import TED_FIELDS
-from sources.records import NoticeKind, TenderStatus
+from sources.records import NoticeKind
 from sources.registry import get_adapter
+from tenders.vocabulary.statuses import TenderStatus
+from tenders.vocabulary.time_zone import BERLIN
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "ted"
 PAGE1 = (DATA / "api" / "page1.json").read_bytes()

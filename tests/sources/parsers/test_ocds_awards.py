@@ -7,7 +7,8 @@ from datetime import date
 from pathlib import Path
 
 from sources.parsers.ocds import parse_ocds_package
-from sources.records import Award, AwardStatus, NoticeKind, TenderStatus
+from sources.records import Award, AwardStatus, NoticeKind
+from tenders.vocabulary.statuses import TenderStatus
 
 DOE = Path(__file__).resolve().parents[2] / "data" / "doe"
 AWARD = DOE / "ocds_release-package_award_single-supplier_contract_00725bdd-1ad2-4de5-b6c2-ab6113dabd5f.json"

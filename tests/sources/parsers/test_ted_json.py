@@ -19,7 +19,8 @@ from sources.parsers.ted_json import (
     ted_query_for_germany,
     ted_search_body,
 )
-from sources.records import NoticeKind, TenderStatus
+from sources.records import NoticeKind
+from tenders.vocabulary.statuses import TenderStatus
 
 FIXTURE = (
     Path(__file__).resolve().parents[2]

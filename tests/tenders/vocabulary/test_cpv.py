@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from tenders.cpv import CPV_DIVISIONS, cpv_labels_for
-from tenders.vocabulary.cpv import cpv_children, cpv_hierarchy, cpv_label, cpv_search, vocabulary
+from tenders.vocabulary.cpv import (
+    cpv_children,
+    cpv_divisions,
+    cpv_hierarchy,
+    cpv_label,
+    cpv_labels_for,
+    cpv_search,
+    normalise_cpv,
+    unique_cpv,
+    vocabulary,
+)
 
 
 def test_all_codes_with_their_exact_german_labels():
@@ -17,9 +26,15 @@ def test_all_codes_with_their_exact_german_labels():
     assert cpv_label("79713000", "en") == "Bewachungsdienste"
 
 
-def test_divisions_stay_importable_from_the_old_module():
-    assert len(CPV_DIVISIONS) == 45
-    assert CPV_DIVISIONS["45"] == "Bauarbeiten"
+def test_the_45_divisions_of_cpv_2008():
+    assert len(cpv_divisions()) == 45
+    assert cpv_divisions()["45"] == "Bauarbeiten"
+
+
+def test_codes_lose_their_check_digit_and_duplicates():
+    assert normalise_cpv("45233140-2") == normalise_cpv(" 45233140 -2") == normalise_cpv("45233140") == "45233140"
+    assert normalise_cpv("4523314") == normalise_cpv("") == normalise_cpv(None) == ""
+    assert unique_cpv(["45233140-2", "45233140", "x", "90919200"]) == ("45233140", "90919200")
 
 
 def test_labels_for_the_vector_are_the_codes_and_their_parents_once_each_without_divisions():

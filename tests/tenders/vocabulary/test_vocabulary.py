@@ -1,7 +1,7 @@
-from sources.normalise import procedure_type_code
 from tenders.vocabulary.contract_nature import contract_nature_code
 from tenders.vocabulary.legal_basis import above_eu_threshold, legal_basis_code, legal_basis_label
 from tenders.vocabulary.postcodes import bundesland_for_postcode
+from tenders.vocabulary.procedures import procedure_type_code
 
 
 def test_legal_basis_codes_and_labels():

@@ -12,7 +12,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from sources.fetching import (
+from sources.network import (
     BlockedByRobots,
     ConditionalState,
     DisallowedHost,

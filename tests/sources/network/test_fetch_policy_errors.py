@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from sources.fetching import (
+from sources.network import (
     DEFAULT_USER_AGENT,
     Blocked,
     BlockedByRobots,

@@ -29,8 +29,8 @@ from typing import Any
 
 import httpx
 
-from sources.fetching.body import read_limited
-from sources.fetching.errors import (
+from sources.network.body import read_limited
+from sources.network.errors import (
     BlockedByRobots,
     DisallowedHost,
     FetchError,
@@ -40,12 +40,12 @@ from sources.fetching.errors import (
     SsrfRefused,
     TooManyRedirects,
 )
-from sources.fetching.policy import FetchPolicy, normalise_host
-from sources.fetching.politeness import HostThrottle
-from sources.fetching.result import ConditionalState, FetchResult, headers_to_dict
-from sources.fetching.retry import RETRY_AFTER_STATUSES, backoff_delay, is_retryable_status, parse_retry_after
-from sources.fetching.robots import ROBOTS_MAX_BYTES, RobotsCache, RobotsRules, rules_from_response
-from sources.fetching.ssrf import Resolver, check_target, guarded_transport, system_resolver
+from sources.network.policy import FetchPolicy, normalise_host
+from sources.network.politeness import HostThrottle
+from sources.network.result import ConditionalState, FetchResult, headers_to_dict
+from sources.network.retry import RETRY_AFTER_STATUSES, backoff_delay, is_retryable_status, parse_retry_after
+from sources.network.robots import ROBOTS_MAX_BYTES, RobotsCache, RobotsRules, rules_from_response
+from sources.network.ssrf import Resolver, check_target, guarded_transport, system_resolver
 
 __all__ = ["Fetcher"]
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 from pytest_httpserver import HTTPServer
 
-from sources.fetching import BlockedByRobots, Fetcher, FetchPolicy
-from sources.fetching.robots import rules_from_response
+from sources.network import BlockedByRobots, Fetcher, FetchPolicy
+from sources.network.robots import rules_from_response
 
 ROBOTS = "https://portal.example/robots.txt"
 

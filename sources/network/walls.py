@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote, urlsplit
 
-from sources.fetching.errors import Blocked
-from sources.fetching.result import FetchResult
+from sources.network.errors import Blocked
+from sources.network.result import FetchResult
 
 __all__ = ["detect_wall", "raise_for_wall"]
 

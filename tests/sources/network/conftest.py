@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 import pytest
 from pytest_httpserver import HTTPServer
 
-from sources.fetching import Fetcher, FetchPolicy
+from sources.network import Fetcher, FetchPolicy
 
 
 class FakeClock:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sources.fetching.retry import backoff_delay, is_retryable_status, parse_retry_after
+from sources.network.retry import backoff_delay, is_retryable_status, parse_retry_after
 
 
 @pytest.mark.parametrize(("status", "retry"), [(429, True), (500, True), (503, True), (599, True), (404, False)])

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 from pytest_httpserver import HTTPServer
 
-from sources.fetching import Blocked, ConditionalState, Fetcher, FetchResult, detect_wall, raise_for_wall
+from sources.network import Blocked, ConditionalState, Fetcher, FetchResult, detect_wall, raise_for_wall
 
 SEARCH = "https://www.dtvp.de/Center/common/project/search.do?method=showExtendedSearch"
 RESULTS = '<html><table class="resultTable"><tr><td>Los 1</td></tr></table></html>'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sources.decoding import Decoded, decode_bytes, lookup_label
+from sources.network.decoding import Decoded, decode_bytes, lookup_label
 
 UMLAUTS = "Straßenbau Müller Öl € – Überdachung"
 

@@ -9,8 +9,8 @@ import httpx
 import pytest
 from pytest_httpserver import HTTPServer
 
-from sources.fetching import DisallowedHost, Fetcher, FetchPolicy, ResolutionFailed, SsrfRefused
-from sources.fetching.ssrf import refusal_category, resolve_and_check
+from sources.network import DisallowedHost, Fetcher, FetchPolicy, ResolutionFailed, SsrfRefused
+from sources.network.ssrf import refusal_category, resolve_and_check
 
 
 def _never_called(request: httpx.Request) -> httpx.Response:

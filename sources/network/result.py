@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from sources.decoding import Decoded, decode_bytes
+from sources.network.decoding import Decoded, decode_bytes
 
 __all__ = ["ConditionalState", "FetchResult", "headers_to_dict"]
 
@@ -79,5 +79,5 @@ class FetchResult:
         return self.headers.get("content-type")
 
     def decoded(self) -> Decoded:
-        """Body as text, honouring the Content-Type charset (see :mod:`sources.decoding`)."""
+        """Body as text, honouring the Content-Type charset (see :mod:`sources.network.decoding`)."""
         return decode_bytes(self.body, content_type=self.content_type)

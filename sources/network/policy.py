@@ -2,7 +2,7 @@
 
 Why a dataclass and not Django settings: this package must run (and be tested)
 without Django. The caller builds a ``FetchPolicy`` from settings and per-source
-config and hands it to :class:`~sources.fetching.client.Fetcher`.
+config and hands it to :class:`~sources.network.client.Fetcher`.
 
 Limits: ``allowed_hosts`` holds exact host names (no wildcards, no ports); an
 empty set refuses every request (fail closed) rather than allowing everything.

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import httpx
 
-from sources.fetching.errors import TooLarge
+from sources.network.errors import TooLarge
 
 __all__ = ["read_limited"]
 

@@ -141,7 +141,7 @@ class RetriesExhausted(FetchError):
 class Blocked(FetchError):
     """The portal answered, but with a wall (login, consent, error page) instead of results.
 
-    ``wall`` is the kind reported by :func:`sources.fetching.walls.detect_wall`; ``reason`` stays
+    ``wall`` is the kind reported by :func:`sources.network.walls.detect_wall`; ``reason`` stays
     ``"blocked"`` so FetchRun statistics group all walls together.
     """
 

@@ -30,8 +30,8 @@ from typing import Any
 import httpcore
 import httpx
 
-from sources.fetching.errors import DisallowedHost, FetchError, ResolutionFailed, SsrfRefused
-from sources.fetching.policy import FetchPolicy
+from sources.network.errors import DisallowedHost, FetchError, ResolutionFailed, SsrfRefused
+from sources.network.policy import FetchPolicy
 
 __all__ = [
     "GuardedBackend",

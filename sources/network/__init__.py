@@ -1,0 +1,70 @@
+"""Outbound network: the one way this code reaches another host.
+
+Source adapters fetch through ``Fetcher``; the tenant side's SMTP, IMAP and webhook code
+checks its targets with the same SSRF guard (``resolve_and_check``, ``guarded_transport``)
+and decodes foreign bytes with the same ``decode_bytes``. Import from here, never from a
+submodule (contract ``network-public-surface`` in ``.importlinter``); the submodules are
+split by concern:
+
+* ``policy``     - ``FetchPolicy``: every knob, built by the caller from settings;
+* ``client``     - ``Fetcher``: allow-list, SSRF guard, robots, politeness, redirects, retries;
+* ``result``     - ``FetchResult`` / ``ConditionalState`` value objects;
+* ``errors``     - ``FetchError`` hierarchy with ``.reason`` codes for FetchRun records;
+* ``ssrf``, ``robots``, ``retry``, ``politeness``, ``body`` - the individual guards;
+* ``walls``      - ``detect_wall`` / ``raise_for_wall``: a wall is never "zero results";
+* ``decoding``   - ``decode_bytes``: BOM > Content-Type > ``<meta>``/XML declaration > UTF-8 > windows-1252.
+
+No Django imports anywhere in this package, and nothing from the apps that use it.
+"""
+
+from sources.network.body import read_limited
+from sources.network.client import Fetcher
+from sources.network.decoding import Decoded, decode_bytes
+from sources.network.errors import (
+    Blocked,
+    BlockedByRobots,
+    DisallowedHost,
+    FetchError,
+    HttpStatusError,
+    ResolutionFailed,
+    RetriesExhausted,
+    RetryAfterTooLong,
+    SsrfRefused,
+    TooLarge,
+    TooManyRedirects,
+)
+from sources.network.policy import DEFAULT_USER_AGENT, FetchPolicy, normalise_host
+from sources.network.result import ConditionalState, FetchResult
+from sources.network.retry import parse_retry_after
+from sources.network.ssrf import Resolver, guarded_transport, resolve_and_check, system_resolver
+from sources.network.walls import detect_wall, raise_for_wall
+
+__all__ = [
+    "DEFAULT_USER_AGENT",
+    "Blocked",
+    "BlockedByRobots",
+    "ConditionalState",
+    "Decoded",
+    "DisallowedHost",
+    "FetchError",
+    "FetchPolicy",
+    "FetchResult",
+    "Fetcher",
+    "HttpStatusError",
+    "ResolutionFailed",
+    "Resolver",
+    "RetriesExhausted",
+    "RetryAfterTooLong",
+    "SsrfRefused",
+    "TooLarge",
+    "TooManyRedirects",
+    "decode_bytes",
+    "detect_wall",
+    "guarded_transport",
+    "normalise_host",
+    "parse_retry_after",
+    "raise_for_wall",
+    "read_limited",
+    "resolve_and_check",
+    "system_resolver",
+]
