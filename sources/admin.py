@@ -90,6 +90,9 @@ class SourceAdmin(admin.ModelAdmin):
         label = _state(obj.last_run_status)
         if obj.last_run_error_reason in STATE_LABELS:
             label, extra = STATE_LABELS[obj.last_run_error_reason], ""
+        if obj.failing_mailboxes:  # mail source: tenants whose latest mailbox check failed
+            extra += " · Postfach fehlerhaft: " + ", ".join(obj.failing_mailboxes)
+            tone = "failed"
         return format_html(
             '<span class="run-status run-status-{}" title="{}">{}{}</span>',
             tone,

@@ -78,6 +78,10 @@ class FetchRunStatus(models.TextChoices):
     SKIPPED = "skipped", _("übersprungen (lief noch)")
 
 
+# The trigger of a tenant's mailbox check, a run of the mail source whose scope is the tenant's schema.
+MAILBOX_TRIGGER = "mailbox"
+
+
 class FetchRun(models.Model):
     """Every run of every source, with counts and, on failure, the reason."""
 
@@ -89,7 +93,7 @@ class FetchRun(models.Model):
     )
     trigger = models.CharField(
         max_length=20, default="schedule", verbose_name=_("Auslöser")
-    )  # schedule | manual | file | backfill
+    )  # schedule | manual | file | backfill | mailbox (scope: the tenant's schema)
     scope = models.CharField(max_length=200, blank=True, default="", verbose_name=_("Umfang"))  # e.g. the DÖE day
     fetched = models.PositiveIntegerField(default=0, verbose_name=_("abgerufen"))
     new = models.PositiveIntegerField(default=0, verbose_name=_("neu"))
@@ -97,7 +101,7 @@ class FetchRun(models.Model):
     unchanged = models.PositiveIntegerField(default=0, verbose_name=_("unverändert"))
     failed = models.PositiveIntegerField(default=0, verbose_name=_("fehlerhaft"))
     bytes = models.BigIntegerField(default=0, verbose_name=_("Bytes"))
-    requests = models.PositiveIntegerField(default=0, verbose_name=_("Anfragen"))
+    requests = models.PositiveIntegerField(default=0, verbose_name=_("Anfragen"))  # mailbox checks: mails read
     not_modified = models.PositiveIntegerField(default=0, verbose_name=_("unverändert laut Server (304)"))
     error_reason = models.CharField(max_length=40, blank=True, default="", verbose_name=_("Fehlerursache"))
     error = models.TextField(blank=True, default="", verbose_name=_("Fehler"))
@@ -119,7 +123,16 @@ class FetchRun(models.Model):
         constraints = [
             # One run per source at a time: a manual and a scheduled run never move the same cursor.
             models.UniqueConstraint(
-                fields=["source"], condition=Q(status="running"), name="fetchrun_one_running_per_source"
+                fields=["source"],
+                condition=Q(status="running") & ~Q(trigger=MAILBOX_TRIGGER),
+                name="fetchrun_one_running_per_source",
+            ),
+            # Mailbox checks move no cursor of the Source (each tenant's window is its own): the checks of
+            # different tenants run side by side, two checks of one mailbox (scope = its schema) never.
+            models.UniqueConstraint(
+                fields=["source", "scope"],
+                condition=Q(status="running", trigger=MAILBOX_TRIGGER),
+                name="fetchrun_one_running_per_mailbox",
             ),
         ]
         indexes = [

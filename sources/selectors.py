@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import Count, F, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, JSONObject
 
 from sources.adapters.mail.hosts import ADAPTER_FAMILIES, host_sources_from_rows, portal_domains_from_rows
-from sources.models import FetchRun, FetchRunStatus, Source
+from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus, Source
 
 _FAILED = (FetchRunStatus.FAILED, FetchRunStatus.BLOCKED)
 _OK = (FetchRunStatus.SUCCEEDED, FetchRunStatus.PARTIAL)
@@ -19,7 +19,11 @@ RECENT_RUNS = 5  # runs whose yield the operator console shows per source
 
 def source_health_list() -> QuerySet[Source]:
     """Sources annotated with their last run, last success, failures in a row, the list layout last seen
-    and the yield of their recent runs (``recent_yields``: newest first, see :func:`run_yield`). No N+1."""
+    and the yield of their recent runs (``recent_yields``: newest first, see :func:`run_yield`). No N+1.
+
+    The mail source runs once per tenant mailbox: ``failing_mailboxes`` names the tenant schemas whose
+    latest check failed, so one broken mailbox stays visible while the other tenants' checks succeed.
+    """
     runs = FetchRun.objects.filter(source=OuterRef("pk")).exclude(status=FetchRunStatus.RUNNING)
     last = runs.order_by("-started_at")
     last_success = runs.filter(status__in=_OK).order_by("-started_at")
@@ -38,6 +42,18 @@ def source_health_list() -> QuerySet[Source]:
         .annotate(n=Count("pk"))
         .values("n")
     )
+    later_check = FetchRun.objects.filter(
+        source=OuterRef("source"),
+        trigger=MAILBOX_TRIGGER,
+        scope=OuterRef("scope"),
+        started_at__gt=OuterRef("started_at"),
+    ).exclude(status=FetchRunStatus.RUNNING)
+    failing_mailboxes = (
+        FetchRun.objects.filter(source=OuterRef("pk"), trigger=MAILBOX_TRIGGER, status__in=_FAILED)
+        .exclude(Exists(later_check))
+        .order_by("scope")
+        .values("scope")
+    )
     return Source.objects.annotate(
         last_run_status=Subquery(last.values("status")[:1]),
         last_run_at=Subquery(last.values("started_at")[:1]),
@@ -50,6 +66,7 @@ def source_health_list() -> QuerySet[Source]:
         last_changed=Subquery(last_success.values("changed")[:1]),
         failures_in_row=Coalesce(Subquery(failures_since_success, output_field=IntegerField()), Value(0)),
         last_layout=Subquery(last.exclude(layout="").values("layout")[:1]),
+        failing_mailboxes=ArraySubquery(failing_mailboxes),
         recent_yields=ArraySubquery(
             last.values(json=JSONObject(status="status", fetched="fetched", layout="layout", pages="yield_report"))[
                 :RECENT_RUNS

@@ -20,6 +20,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
@@ -34,8 +35,8 @@ from sources.conditional import ConditionalFetcher
 from sources.conditional_store import conditional_cache_load, conditional_cache_save
 from sources.denylist import SourceDenied, ensure_not_denied
 from sources.links import records_links_checked
-from sources.models import FetchRun, FetchRunStatus, Heartbeat, Source
-from sources.network import Blocked, Fetcher, FetchError, FetchPolicy
+from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus, Heartbeat, Source
+from sources.network import BackoffPolicy, Blocked, Fetcher, FetchError, FetchPolicy
 from sources.registry import get_adapter
 from sources.selectors import fingerprint_rule_enabled, host_sources_current
 from tenders.handoff import delta_hand_off
@@ -48,6 +49,8 @@ POLL_NOW_TASK_NAME = "sources.poll_source_now"  # sources.tasks.source_poll_now_
 # A run that yields less than this share of its recent median is flagged (breakage alarm).
 LOW_YIELD_SHARE = 0.2
 LOW_YIELD_HISTORY = 10
+# Triggers whose runs are judged by the alarm: periodic polls and periodic mailbox checks.
+LOW_YIELD_TRIGGERS = ("schedule", MAILBOX_TRIGGER)
 YIELD_REPORT_PAGES = 200  # per run; a run reads at most max_pages per category
 
 
@@ -67,6 +70,7 @@ def source_config(source: Source, *, cursor: Mapping[str, Any] | None = None, **
 
 
 def fetch_policy_for(source: Source, adapter_class) -> FetchPolicy:
+    backoff = BackoffPolicy.from_setting(settings.SOURCES_FETCH_BACKOFF)
     return FetchPolicy(
         user_agent=settings.SOURCES_USER_AGENT,
         allowed_hosts=adapter_class.allowed_hosts(source_config(source)),
@@ -74,6 +78,11 @@ def fetch_policy_for(source: Source, adapter_class) -> FetchPolicy:
         jitter_seconds=min(1.0, source.politeness_seconds / 2),
         allow_loopback=settings.SOURCES_ALLOW_LOOPBACK,
         max_body_bytes=adapter_class.max_body_bytes,
+        max_retries=backoff.max_attempts - 1,
+        backoff_base=backoff.base_seconds,
+        backoff_cap=backoff.cap_seconds,
+        backoff_factor=backoff.factor,
+        backoff_jitter=backoff.jitter,
     )
 
 
@@ -84,7 +93,12 @@ def _start_run(source: Source, *, trigger: str, scope: str = "") -> FetchRun:
         with transaction.atomic():
             return FetchRun.objects.create(source=source, started_at=now, trigger=trigger, scope=scope)
     except IntegrityError:  # fetchrun_one_running_per_source: another run holds the cursor
-        running = FetchRun.objects.filter(source=source, status=FetchRunStatus.RUNNING).values_list("pk", flat=True)
+        running = FetchRun.objects.filter(source=source, status=FetchRunStatus.RUNNING)
+        if trigger == MAILBOX_TRIGGER:
+            running = running.filter(trigger=trigger, scope=scope)
+        else:
+            running = running.exclude(trigger=MAILBOX_TRIGGER)
+        running = running.values_list("pk", flat=True)
         return FetchRun.objects.create(
             source=source,
             started_at=now,
@@ -125,20 +139,27 @@ def _apply_yields(run: FetchRun, yields: tuple[PageYield, ...], sample: SamplePa
         run.sample_page_url = sample.url
 
 
-def _low_yield(source: Source, fetched: int, *, not_modified: int = 0) -> bool:
-    """Breakage alarm. A run with pages answered "not modified" re-read only what changed, so its row
-    count says nothing about the portal: it is not judged and does not count in the median."""
-    if not_modified:
+def _low_yield(source: Source, run: FetchRun) -> bool:
+    """Breakage alarm: far fewer notices than the recent median of the same kind of run.
+
+    A run with pages answered "not modified" re-read only what changed, and a mailbox check without
+    new mail read nothing: their counts say nothing about the portal, so they are not judged and do
+    not count in the median. Each tenant's mailbox (the run's scope) is judged against its own checks.
+    """
+    if run.trigger not in LOW_YIELD_TRIGGERS or run.not_modified:
         return False
-    history = list(
-        FetchRun.objects.filter(source=source, status=FetchRunStatus.SUCCEEDED, trigger="schedule", not_modified=0)
-        .order_by("-started_at")
-        .values_list("fetched", flat=True)[:LOW_YIELD_HISTORY]
+    history = FetchRun.objects.filter(
+        source=source, status=FetchRunStatus.SUCCEEDED, trigger=run.trigger, not_modified=0
     )
-    if len(history) < 3:
+    if run.trigger == MAILBOX_TRIGGER:
+        if not run.requests:
+            return False
+        history = history.filter(scope=run.scope, requests__gt=0)
+    fetched = list(history.order_by("-started_at").values_list("fetched", flat=True)[:LOW_YIELD_HISTORY])
+    if len(fetched) < 3:
         return False
-    median = statistics.median(history)
-    return median > 0 and fetched < median * LOW_YIELD_SHARE
+    median = statistics.median(fetched)
+    return median > 0 and run.fetched < median * LOW_YIELD_SHARE
 
 
 def _finish(run: FetchRun, *, status: str, reason: str = "", error: str = "") -> None:
@@ -150,8 +171,15 @@ def _finish(run: FetchRun, *, status: str, reason: str = "", error: str = "") ->
 
 
 def _run_batches(
-    source: Source, run: FetchRun, batches: Iterable[FetchedBatch], *, persist_cursor: bool, on_batch=None
+    source: Source,
+    run: FetchRun,
+    batches: Iterable[FetchedBatch],
+    *,
+    persist_cursor: bool,
+    on_batch=None,
+    within_batch: Callable[[FetchedBatch, IngestDelta], None] | None = None,
 ) -> IngestDelta:
+    """Each batch in its own transaction; ``within_batch`` writes what must commit with its notices (mail rows)."""
     total = IngestDelta()
     use_fingerprint = fingerprint_rule_enabled()  # once per run, not once per page
     for batch in batches:
@@ -159,6 +187,8 @@ def _run_batches(
         with transaction.atomic():
             delta = notices_ingest(records=batch.records, use_fingerprint=use_fingerprint)
             _apply_batch(run, batch, delta)
+            if within_batch:
+                within_batch(batch, delta)
             if persist_cursor and batch.cursor is not None:
                 source.cursor = dict(batch.cursor)
                 Source.objects.filter(pk=source.pk).update(cursor=source.cursor)
@@ -214,7 +244,7 @@ def _execute(source: Source, run: FetchRun, produce: Callable[[], Iterable[Fetch
         _finish(run, status=FetchRunStatus.BLOCKED, reason=LayoutChanged.reason, error=drift)
         return RunOutcome(run=run, delta=delta)
     status = FetchRunStatus.PARTIAL if (run.missing or run.failed) else FetchRunStatus.SUCCEEDED
-    if run.trigger == "schedule" and _low_yield(source, run.fetched, not_modified=run.not_modified):
+    if _low_yield(source, run):
         run.low_yield = True
     _finish(run, status=status)
     return RunOutcome(run=run, delta=delta)
@@ -311,10 +341,20 @@ def source_poll_now_enqueue(*, source_ids: list[int]) -> list[FetchRun]:
 
 
 def fetch_runs_fail_stuck(*, now: datetime | None = None) -> int:
-    """Runs still "running" beyond ``SOURCES_RUN_STUCK_SECONDS`` died with their process: record them as failed."""
+    """Runs still "running" beyond their limit died with their process: record them as failed.
+
+    Source runs get ``SOURCES_RUN_STUCK_SECONDS``; mailbox checks, which run on the notify queue with
+    its much shorter time limit, ``SOURCES_MAILBOX_RUN_STUCK_SECONDS`` - until then the tenant's next
+    checks are skipped (one running run per mailbox).
+    """
     now = now or timezone.now()
-    stuck_before = now - timedelta(seconds=settings.SOURCES_RUN_STUCK_SECONDS)
-    count = FetchRun.objects.filter(status=FetchRunStatus.RUNNING, started_at__lt=stuck_before).update(
+    source_run_stuck = ~Q(trigger=MAILBOX_TRIGGER) & Q(
+        started_at__lt=now - timedelta(seconds=settings.SOURCES_RUN_STUCK_SECONDS)
+    )
+    mailbox_run_stuck = Q(trigger=MAILBOX_TRIGGER) & Q(
+        started_at__lt=now - timedelta(seconds=settings.SOURCES_MAILBOX_RUN_STUCK_SECONDS)
+    )
+    count = FetchRun.objects.filter(source_run_stuck | mailbox_run_stuck, status=FetchRunStatus.RUNNING).update(
         status=FetchRunStatus.FAILED,
         finished_at=now,
         error_reason="stuck",

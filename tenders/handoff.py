@@ -30,6 +30,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django_tenants.utils import get_public_schema_name
 
+from accounts.fanout import tenants_fan_out
 from accounts.selectors import tenant_list_active
 from tenders.models import TenderDelta, TenderDeltaCompletion
 from tenders.services import IngestDelta
@@ -40,15 +41,11 @@ DISPATCH_TASK_NAME = "tenders.dispatch_deltas"
 TENANT_TASK_NAME = "notifications.match_pending_deltas"
 
 
-def _send(name: str, *, schema_name: str) -> None:
+def _dispatch_soon() -> None:
     from config.celery import app
 
-    app.send_task(name, headers={"_schema_name": schema_name})
-
-
-def _dispatch_soon() -> None:
     try:
-        _send(DISPATCH_TASK_NAME, schema_name=get_public_schema_name())
+        app.send_task(DISPATCH_TASK_NAME, headers={"_schema_name": get_public_schema_name()})
     except Exception:  # the delta is committed; the periodic dispatch will find it
         logger.warning("could not enqueue %s; the periodic dispatch will hand the delta on", DISPATCH_TASK_NAME)
 
@@ -109,15 +106,10 @@ def deltas_dispatch(*, now: datetime | None = None) -> Dispatch:
     result = Dispatch(completed=deltas_mark_completed(now=now))
     retention = timedelta(days=settings.HANDOFF_DELTA_RETENTION_DAYS)
     result.purged, _ = TenderDelta.objects.filter(completed_at__lt=now - retention).delete()
-    schemas = tenants_with_pending_deltas()
-    for index, schema_name in enumerate(schemas):
-        try:
-            _send(TENANT_TASK_NAME, schema_name=schema_name)
-        except Exception:
-            logger.warning("could not enqueue %s for %s; the next dispatch retries", TENANT_TASK_NAME, schema_name)
-            result.not_sent = schemas[index:]
-            break
-        result.sent.append(schema_name)
+    fan_out = tenants_fan_out(
+        task_name=TENANT_TASK_NAME, schemas=tenants_with_pending_deltas(), stop_at_first_failure=True
+    )
+    result.sent, result.not_sent = fan_out.sent, fan_out.not_sent  # not sent: the next dispatch retries
     return result
 
 

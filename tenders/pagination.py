@@ -48,7 +48,8 @@ class EstimatedCountPaginator(Paginator):
     @property
     def is_estimate(self) -> bool:
         """The count is the planner's estimate (``count`` > ``exact_up_to``)."""
-        return isinstance(self.object_list, QuerySet) and self.count > self.exact_up_to
+        counted = self.object_list if self.count_basis is None else self.count_basis
+        return isinstance(counted, QuerySet) and self.count > self.exact_up_to
 
     @property
     def is_lower_bound(self) -> bool:

@@ -13,6 +13,7 @@ from datetime import datetime
 from django.contrib.postgres.search import SearchRank
 from django.db.models import F, QuerySet
 
+from tenders.deadline_order import OpenDeadlinesFirst
 from tenders.filters import ORDERS, TenderFilters, filters_q, search_query
 from tenders.models import Tender
 from tenders.selectors import tender_with_history
@@ -30,8 +31,11 @@ def order_or_default(raw: str | None) -> str:
     return raw if raw in ORDERS else DEFAULT_ORDER
 
 
-def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> QuerySet[Tender]:
+def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """Tenders matching ``filters``, sorted by ``order`` (relevance, deadline or published).
+
+    "deadline" lists open deadlines first, nearest first, then expired ones, then those without
+    (``tenders.deadline_order``: three index-ordered parts read one after the other).
 
     Relevance ranks by ``ts_rank`` of the keywords (title weighs most, see
     ``SEARCH_VECTOR_EXPRESSION``) the newest ``RANK_CANDIDATES`` matches; without
@@ -49,7 +53,7 @@ def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> Query
             .order_by("-rank", F("submission_deadline").asc(nulls_last=True), "-id")
         )
     if order == "deadline":
-        return queryset.order_by(F("submission_deadline").asc(nulls_last=True), "id")
+        return OpenDeadlinesFirst.of(queryset, now=now)
     return queryset.order_by(F("published_at").desc(nulls_last=True), "-id")
 
 

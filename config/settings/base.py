@@ -332,8 +332,22 @@ SOURCES_ALLOW_LOOPBACK = False
 MAIL_ALLOW_LOOPBACK = False
 # Links in mails and calendar feeds: the tenant's primary domain put into this pattern.
 PORTAL_URL_FORMAT = env_str("PORTAL_URL_FORMAT", "https://{domain}")
+# The deadline calendar keeps passed deadlines of tracked tenders this long, as a subscribed calendar keeps
+# past events: a bid still under evaluation is looked up by its deadline weeks or months later.
+PORTAL_CALENDAR_PAST_DAYS = env_int("PORTAL_CALENDAR_PAST_DAYS", 120)
 # Processes that parse bulk imports (DÖE exports, TED files) while one process writes; 0 = one per available core.
 SOURCES_PARSE_WORKERS = env_int("SOURCES_PARSE_WORKERS", 0)
+# Retry backoff, one formula per channel (sources.network.BackoffPolicy): after the n-th failed
+# attempt wait min(cap_seconds, base_seconds * factor ** (n - 1)), jittered ("none": exactly that; "equal":
+# half fixed, half random; "full": uniform from 0), and give up after max_attempts attempts in all.
+# The fetcher retries 429/5xx/network errors within one request: waits of up to 1, 2, 4 s, then the page fails.
+SOURCES_FETCH_BACKOFF = {
+    "base_seconds": 1.0,
+    "factor": 2.0,
+    "cap_seconds": 60.0,
+    "max_attempts": env_int("SOURCES_FETCH_MAX_ATTEMPTS", 4),
+    "jitter": "full",
+}
 
 # Periodic platform jobs written to django-celery-beat by `manage.py setup_schedules` (name -> spec).
 PLATFORM_PERIODIC_TASKS: dict[str, dict] = {
@@ -357,6 +371,16 @@ PLATFORM_PERIODIC_TASKS["notifications: send due webhooks"] = {
     "queue": "notify",
     "description": "Queues notifications.send_due_webhooks for every active tenant",
 }
+# Webhook events after a 429/5xx/network error: 30 s doubling to 3 h, 10 attempts span about nine hours.
+# A Retry-After is waited for, up to WEBHOOKS_RETRY_AFTER_CAP_SECONDS, never less than the backoff.
+WEBHOOKS_BACKOFF = {
+    "base_seconds": 30.0,
+    "factor": 2.0,
+    "cap_seconds": 3 * 3600.0,
+    "max_attempts": env_int("WEBHOOKS_MAX_ATTEMPTS", 10),
+    "jitter": "equal",  # spread out, but never back at once
+}
+WEBHOOKS_RETRY_AFTER_CAP_SECONDS = env_int("WEBHOOKS_RETRY_AFTER_CAP_SECONDS", 3600)
 # The hand-off (tenders.handoff): deltas no tenant task has completed yet are dispatched again.
 PLATFORM_PERIODIC_TASKS["tenders: dispatch pending deltas"] = {
     "task": "tenders.dispatch_deltas",
@@ -367,6 +391,10 @@ PLATFORM_PERIODIC_TASKS["tenders: dispatch pending deltas"] = {
 # A run still "running" after this long died with its process (the ingest queue's hard time limit, or a
 # killed manage.py): the sweep records it as failed, so the source can run again.
 SOURCES_RUN_STUCK_SECONDS = env_int("SOURCES_RUN_STUCK_SECONDS", CELERY_QUEUE_TIME_LIMITS["ingest"][1] + 900)
+# A tenant's mailbox check runs on the notify queue: stuck after that queue's hard limit and a margin.
+SOURCES_MAILBOX_RUN_STUCK_SECONDS = env_int(
+    "SOURCES_MAILBOX_RUN_STUCK_SECONDS", CELERY_QUEUE_TIME_LIMITS["notify"][1] + 300
+)
 PLATFORM_PERIODIC_TASKS["sources: fail stuck runs"] = {
     "task": "sources.fail_stuck_runs",
     "minutes": 5,
@@ -395,5 +423,12 @@ ALERTS_PLATFORM_FROM_EMAIL = env_str("ALERTS_PLATFORM_FROM_EMAIL", DEFAULT_FROM_
 ANYMAIL = {name.removeprefix("ANYMAIL_"): value for name, value in os.environ.items() if name.startswith("ANYMAIL_")}
 ALERTS_SMTP_TIMEOUT = env_int("ALERTS_SMTP_TIMEOUT", 20)  # seconds per SMTP operation
 ALERTS_SENDING_STALE_SECONDS = env_int("ALERTS_SENDING_STALE_SECONDS", 600)  # then "sending" becomes "uncertain"
-ALERTS_MAX_ATTEMPTS = env_int("ALERTS_MAX_ATTEMPTS", 16)  # temporary failures, backoff 1 min doubling to 4 h
+# Mails after a temporary SMTP failure: 1 min doubling to 4 h, 16 attempts span about a day and a half.
+ALERTS_MAIL_BACKOFF = {
+    "base_seconds": 60.0,
+    "factor": 2.0,
+    "cap_seconds": 4 * 3600.0,
+    "max_attempts": env_int("ALERTS_MAX_ATTEMPTS", 16),
+    "jitter": "none",  # one tenant's few mails; the delivery log shows the exact next attempt
+}
 ALERTS_DIGEST_JITTER_SECONDS = env_int("ALERTS_DIGEST_JITTER_SECONDS", 300)

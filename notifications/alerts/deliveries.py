@@ -8,8 +8,8 @@ older than ``ALERTS_SENDING_STALE_SECONDS`` it becomes ``uncertain`` for the ope
 instead of being sent again: a duplicate mail is worse than a question.
 
 Never lost: temporary failures go back to pending with capped exponential backoff
-(``attempts``, ``next_attempt_at``) until ``ALERTS_MAX_ATTEMPTS``; permanent failures are
-``failed`` with the reason. Nothing is deleted.
+(``attempts``, ``next_attempt_at``; ``ALERTS_MAIL_BACKOFF``) until its attempts are used up;
+permanent failures are ``failed`` with the reason. Nothing is deleted.
 """
 
 from __future__ import annotations
@@ -31,21 +31,23 @@ from notifications.alerts.rendering import header_safe, render_test_mail
 from notifications.alerts.sending import MailTransport, PermanentSendError, SendError, classify, mail_route
 from notifications.models import Delivery, DeliveryStatus
 from notifications.outbox import outbox_claim_next, outbox_release_stale
+from sources.network import BackoffPolicy
 
 logger = logging.getLogger(__name__)
 
 SEND_TASK_NAME = "notifications.send_due_deliveries"
-RETRY_BASE_SECONDS = 60
-RETRY_CAP_SECONDS = 4 * 3600
 # A person deactivated in the team gets no more mail: what still waits for them is kept in the log as failed.
 RECIPIENT_INACTIVE_REASON = "Nicht gesendet: Empfänger wurde im Team deaktiviert."
 _ALLOWED_HEADERS = {"List-Unsubscribe", "List-Unsubscribe-Post", "Auto-Submitted", "Reply-To"}
 
 
+def mail_backoff() -> BackoffPolicy:
+    """The outbox's retry policy (``ALERTS_MAIL_BACKOFF``; by default 1, 2, 4 … minutes up to 4 hours, 16 attempts)."""
+    return BackoffPolicy.from_setting(settings.ALERTS_MAIL_BACKOFF)
+
+
 def retry_delay(attempts: int) -> timedelta:
-    """1, 2, 4 … minutes, capped at 4 hours (16 attempts span about a day and a half)."""
-    exponent = max(0, min(attempts - 1, 20))
-    return timedelta(seconds=min(RETRY_BASE_SECONDS * 2**exponent, RETRY_CAP_SECONDS))
+    return timedelta(seconds=mail_backoff().delay(attempts))
 
 
 def _sender_kick() -> None:
@@ -161,7 +163,7 @@ def _message(delivery: Delivery, from_email: str) -> EmailMultiAlternatives:
 def _record_failure(delivery: Delivery, error: SendError) -> str:
     now = timezone.now()
     reason = str(error)[:4000] or type(error).__name__
-    if error.temporary and delivery.attempts < settings.ALERTS_MAX_ATTEMPTS:
+    if error.temporary and not mail_backoff().exhausted(delivery.attempts):
         status, next_attempt = DeliveryStatus.PENDING, now + retry_delay(delivery.attempts)
     else:
         status, next_attempt = DeliveryStatus.FAILED, delivery.next_attempt_at

@@ -18,6 +18,7 @@ from notifications.api.services import api_key_hash
 from notifications.models import ApiKey, SavedSearch, TenderMatch
 from notifications.portal.selectors import saved_search_visible
 from tenders import search
+from tenders.deadline_order import OpenDeadlinesFirst
 from tenders.filters import TenderFilters
 from tenders.models import Tender
 from tenders.selectors import tender_history_prefetches
@@ -40,7 +41,7 @@ def api_key_list() -> QuerySet[ApiKey]:
     return ApiKey.objects.select_related("created_by").order_by(F("revoked_at").desc(nulls_first=True), "-created_at")
 
 
-def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> QuerySet[Tender]:
+def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """The portal's result list (``tenders.search``: same filters, same orders), ready to render."""
     return search.tender_search(filters=filters, order=order, now=now).prefetch_related(*tender_history_prefetches())
 

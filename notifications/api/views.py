@@ -74,7 +74,10 @@ FILTER_PARAMETERS = [
         "order",
         OpenApiTypes.STR,
         enum=list(ORDERS),
-        description="relevance (Standard; ohne Suchbegriff: neueste zuerst), deadline, published",
+        description=(
+            "relevance (Standard; ohne Suchbegriff: neueste zuerst), deadline (offene Fristen zuerst, nächste "
+            "zuerst; dann abgelaufene, zuletzt abgelaufene zuerst; dann ohne Frist), published"
+        ),
     ),
 ]
 

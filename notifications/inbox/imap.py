@@ -36,6 +36,7 @@ from email.parser import BytesHeaderParser
 from imapclient import IMAPClient
 from imapclient.exceptions import LoginError
 
+from sources.adapters.mail.verdict import MailboxUnavailable
 from sources.network import ResolutionFailed, SsrfRefused, resolve_and_check, system_resolver
 
 __all__ = ["Candidate", "FetchedMail", "MailboxAddress", "MailboxError", "MailboxReader", "message_key"]
@@ -45,8 +46,8 @@ BODY_CHUNK = 20  # messages per body FETCH (bounded memory)
 _MESSAGE_ID = re.compile(r"<[^<>\s]+>")
 
 
-class MailboxError(Exception):
-    """A mailbox-level failure; the message is meant for the tenant's admin."""
+class MailboxError(MailboxUnavailable):
+    """A mailbox-level failure; the message is meant for the tenant's admin (and ends the mail source's run)."""
 
 
 @dataclass(frozen=True)

@@ -57,11 +57,16 @@ def _branches(schema: str, statuses: Sequence[str], limit: int, params: list) ->
     ]
 
 
+def tenant_names_by_schema() -> dict[str, str]:
+    """Company name of every active tenant by its schema (what the operator reads; schemas are internal)."""
+    return dict(tenant_list_active().values_list("schema_name", "name"))
+
+
 def deliveries_across_tenants(
     *, statuses: Sequence[str] = OPEN_STATUSES, limit: int = DEFAULT_LIMIT
 ) -> list[OperatorDeliveryRow]:
     """The oldest ``limit`` mails and webhook events in ``statuses`` over every active tenant, oldest first."""
-    tenants = dict(tenant_list_active().values_list("schema_name", "name"))
+    tenants = tenant_names_by_schema()
     schemas = sorted(tenants)
     rows: list[tuple] = []
     for start in range(0, len(schemas), SCHEMAS_PER_STATEMENT):

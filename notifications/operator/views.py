@@ -8,7 +8,12 @@ from django.utils import timezone
 from django_tenants.utils import schema_context
 
 from notifications.models import DeliveryKind, DeliveryStatus
-from notifications.operator.selectors import OPEN_STATUSES, deliveries_across_tenants, delivery_counts_across_tenants
+from notifications.operator.selectors import (
+    OPEN_STATUSES,
+    deliveries_across_tenants,
+    delivery_counts_across_tenants,
+    tenant_names_by_schema,
+)
 
 STATUS_LABELS = dict(DeliveryStatus.choices)
 KIND_LABELS = dict(DeliveryKind.choices)  # a webhook row's kind is its event name, shown as it is
@@ -22,6 +27,7 @@ def operator_deliveries(request):
     with schema_context("public"):
         rows = deliveries_across_tenants(statuses=statuses)
         counts = delivery_counts_across_tenants()
+        names = tenant_names_by_schema()
     context = {
         **admin.site.each_context(request),
         "title": "Zustellungen aller Mandanten",
@@ -33,10 +39,10 @@ def operator_deliveries(request):
             )
             for row in rows
         ],
-        "counts": [
-            (schema, [per_status.get(status, 0) for status in OPEN_STATUSES])
-            for schema, per_status in sorted(counts.items())
-        ],
+        "counts": sorted(
+            (names.get(schema, schema), schema, [per_status.get(status, 0) for status in OPEN_STATUSES])
+            for schema, per_status in counts.items()
+        ),
         "statuses": [(status, STATUS_LABELS[status]) for status in OPEN_STATUSES],
         "selected": wanted if wanted in OPEN_STATUSES else "",
         "now": now,

@@ -12,12 +12,13 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
 from django.utils.formats import date_format
+from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
 
 from sources.links import safe_link
 from tenders.filters import TenderFilters
 from tenders.models import TENDER_STATUS_LABELS
+from tenders.vocabulary.cpv import cpv_label
 from tenders.vocabulary.procedures import procedure_type_label
 from tenders.vocabulary.time_zone import BERLIN
 
@@ -153,6 +154,12 @@ FILTER_LABELS = {
 }
 
 
+def _cpv_with_label(code: str) -> str:
+    # A filter may name a division or group by its leading digits ("45"): its label is the padded code's.
+    label = cpv_label(code.ljust(8, "0"), get_language() or "de")
+    return f"{code} – {label}" if label else code
+
+
 def filters_summary(filters: TenderFilters) -> list[tuple[str, str]]:
     """Readable (label, value) pairs of the set filters, in form order."""
     rows = []
@@ -162,6 +169,8 @@ def filters_summary(filters: TenderFilters) -> list[tuple[str, str]]:
             continue
         if name == "status":
             value = ", ".join(str(TENDER_STATUS_LABELS.get(s, s)) for s in value)
+        elif name == "cpv":
+            value = "; ".join(_cpv_with_label(code) for code in value)  # labels hold commas
         elif isinstance(value, tuple):
             value = ", ".join(value)
         elif isinstance(value, date):

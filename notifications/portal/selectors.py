@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Left, TruncDate
@@ -20,6 +21,7 @@ from accounts.roles import user_is_tenant_admin
 from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference, calendar_token_hash
 from notifications.portal.csv_export import ExportRow
 from sources.models import Source
+from tenders.deadline_order import OpenDeadlinesFirst
 from tenders.filters import FilterError, TenderFilters, alert_filters, filters_q
 from tenders.models import Tender
 from tenders.search import tender_detail, tender_search
@@ -38,7 +40,7 @@ def _triage_of(user) -> QuerySet[Triage]:
 
 def portal_tender_search(
     *, user: AbstractBaseUser, filters: TenderFilters, triage: tuple[str, ...], order: str, now: datetime
-) -> QuerySet[Tender]:
+) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """``tender_search`` narrowed by the user's own triage and annotated with it (``my_triage``).
 
     "neu" also covers tenders the user has not triaged yet: that is what "new to me" means.
@@ -74,7 +76,7 @@ RESULT_FIELDS = (
 SNIPPET_SOURCE_CHARS = 4000
 
 
-def result_rows(queryset: QuerySet[Tender]) -> QuerySet[Tender]:
+def result_rows(queryset: QuerySet[Tender] | OpenDeadlinesFirst) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """Result rows with the head of the description (``description_head``) for the "why it matched" snippet."""
     return queryset.annotate(description_head=Left("description", SNIPPET_SOURCE_CHARS))
 
@@ -103,7 +105,7 @@ def source_choices() -> list[tuple[str, str]]:
     return list(Source.objects.order_by("name").values_list("key", "name"))
 
 
-def export_rows(queryset: QuerySet[Tender], *, url_for, cap: int) -> Iterator[ExportRow]:
+def export_rows(queryset: QuerySet[Tender] | OpenDeadlinesFirst, *, url_for, cap: int) -> Iterator[ExportRow]:
     """Rows for the CSV, read in chunks; ``url_for(tender_id)`` builds the absolute detail link.
 
     Labels are translated now, in the request's language, not later while the response streams.
@@ -111,7 +113,7 @@ def export_rows(queryset: QuerySet[Tender], *, url_for, cap: int) -> Iterator[Ex
     status_labels = {value: str(label) for value, label in Tender._meta.get_field("status").choices}
     triage_labels = {value: str(label) for value, label in TriageStatus.choices}
     return _export_rows(
-        queryset[:cap],
+        queryset.values_list(*_EXPORT_COLUMNS)[:cap],
         url_for=url_for,
         status_labels=status_labels,
         triage_labels=triage_labels,
@@ -136,8 +138,8 @@ _EXPORT_COLUMNS = (
 )
 
 
-def _export_rows(queryset, *, url_for, status_labels, triage_labels, language: str) -> Iterator[ExportRow]:
-    for values in queryset.values_list(*_EXPORT_COLUMNS).iterator(chunk_size=1000):
+def _export_rows(rows, *, url_for, status_labels, triage_labels, language: str) -> Iterator[ExportRow]:
+    for values in rows.iterator(chunk_size=1000):
         row = dict(zip(_EXPORT_COLUMNS, values, strict=True))
         yield ExportRow(
             tender_id=row["id"],
@@ -303,10 +305,12 @@ def calendar_owner(*, token: str) -> UserPreference | None:
 
 
 def calendar_triage(*, user: AbstractBaseUser, now: datetime) -> QuerySet[Triage]:
-    """Triage rows whose tender deadline belongs in the user's calendar (from 30 days ago on)."""
+    """Triage rows whose tender deadline belongs in the user's calendar: every future one and those
+    passed within ``PORTAL_CALENDAR_PAST_DAYS``."""
+    since = now - timedelta(days=settings.PORTAL_CALENDAR_PAST_DAYS)
     return (
         _triage_of(user)
-        .filter(status__in=CALENDAR_STATUSES, tender__submission_deadline__gte=now - timedelta(days=30))
+        .filter(status__in=CALENDAR_STATUSES, tender__submission_deadline__gte=since)
         .select_related("tender")
         .order_by("tender__submission_deadline", "tender_id")
     )

@@ -13,7 +13,7 @@ import ssl
 from dataclasses import asdict, dataclass
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from notifications.alerts.deliveries import smtp_send_test
@@ -50,9 +50,10 @@ def smtp_test_request(*, user_id: int, to: str) -> None:
     from config.celery import app
 
     _store(user_id, SmtpTestOutcome(state=PENDING, to=to, at=timezone.now().isoformat()))
-    # By name, as every service hands work to a worker: the task module imports this one, and the
-    # schema travels in the headers (tenant-schemas-celery).
-    transaction.on_commit(lambda: app.send_task(SMTP_TEST_TASK_NAME, args=[user_id, to]))
+    # By name, as every service hands work to a worker: the task module imports this one. The schema
+    # travels in the headers (tenant-schemas-celery) and as an argument: the task checks it runs there.
+    schema_name = connection.schema_name
+    transaction.on_commit(lambda: app.send_task(SMTP_TEST_TASK_NAME, args=[user_id, to, schema_name]))
 
 
 def german_reason(exc: BaseException) -> str:

@@ -51,9 +51,9 @@ def match_pending_deltas(self) -> dict:
 @shared_task(name="notifications.digest_fanout", acks_late=True)
 def digest_fanout() -> int:
     """Every 15 minutes: each tenant looks for users whose digest is due (starts spread by jitter)."""
-    from notifications.alerts.fanout import tenants_fan_out
+    from accounts.fanout import tenants_fan_out
 
-    return len(tenants_fan_out(digest_tenant, jitter_seconds=settings.ALERTS_DIGEST_JITTER_SECONDS).sent)
+    return len(tenants_fan_out(task_name=digest_tenant.name, jitter_seconds=settings.ALERTS_DIGEST_JITTER_SECONDS).sent)
 
 
 @shared_task(
@@ -77,9 +77,9 @@ def digest_tenant(self) -> dict:
 @shared_task(name="notifications.send_due_fanout", acks_late=True)
 def send_due_fanout() -> int:
     """Every minute: each tenant sends what is due (retries, and rows whose first kick was lost)."""
-    from notifications.alerts.fanout import tenants_fan_out
+    from accounts.fanout import tenants_fan_out
 
-    return len(tenants_fan_out(send_due_deliveries).sent)
+    return len(tenants_fan_out(task_name=send_due_deliveries.name).sent)
 
 
 @shared_task(

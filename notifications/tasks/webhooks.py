@@ -31,6 +31,6 @@ def send_due_webhooks_task() -> dict:
 @shared_task(name="notifications.webhooks_fanout", acks_late=True)
 def webhooks_fanout_task() -> int:
     """Periodic, in the public schema: one ``send_due_webhooks`` per active tenant (retries fall due here)."""
-    from notifications.alerts.fanout import tenants_fan_out
+    from accounts.fanout import tenants_fan_out
 
-    return len(tenants_fan_out(send_due_webhooks_task).sent)
+    return len(tenants_fan_out(task_name=send_due_webhooks_task.name).sent)

@@ -40,13 +40,21 @@ from notifications.models import DeliveryStatus, Webhook, WebhookEvent
 from notifications.outbox import outbox_claim_next, outbox_release_stale
 from notifications.webhooks.outcomes import (
     Outcome,
+    RetryRule,
     outcome_for_network_error,
     outcome_for_response,
     outcome_refused,
 )
 from notifications.webhooks.signing import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signature_header
 from notifications.webhooks.targets import WebhookTargetRefused, webhook_url_check
-from sources.network import decode_bytes, guarded_transport, parse_retry_after, read_limited, system_resolver
+from sources.network import (
+    BackoffPolicy,
+    decode_bytes,
+    guarded_transport,
+    parse_retry_after,
+    read_limited,
+    system_resolver,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -138,7 +146,15 @@ def _excerpt(response: httpx.Response, url: str) -> str:
     return decode_bytes(raw, content_type=response.headers.get("content-type")).text
 
 
-def _attempt(client: httpx.Client, claimed: _Claimed, rng: random.Random) -> Outcome:
+def webhook_retry_rule() -> RetryRule:
+    """The webhooks' retry policy from settings (``WEBHOOKS_BACKOFF``, ``WEBHOOKS_RETRY_AFTER_CAP_SECONDS``)."""
+    return RetryRule(
+        backoff=BackoffPolicy.from_setting(settings.WEBHOOKS_BACKOFF),
+        retry_after_cap_seconds=float(settings.WEBHOOKS_RETRY_AFTER_CAP_SECONDS),
+    )
+
+
+def _attempt(client: httpx.Client, claimed: _Claimed, rule: RetryRule, rng: random.Random) -> Outcome:
     if claimed.secret is None:
         return outcome_refused(error="Der Signaturschlüssel des Webhooks ist nicht lesbar (Schlüssel entfernt?).")
     allow_loopback = settings.SOURCES_ALLOW_LOOPBACK
@@ -146,7 +162,7 @@ def _attempt(client: httpx.Client, claimed: _Claimed, rng: random.Random) -> Out
         url = webhook_url_check(claimed.url, allow_loopback=allow_loopback, resolver=system_resolver)
     except WebhookTargetRefused as exc:
         if exc.retryable:
-            return outcome_for_network_error(error=exc.message, attempts=claimed.attempts, rng=rng)
+            return outcome_for_network_error(error=exc.message, attempts=claimed.attempts, rule=rule, rng=rng)
         return outcome_refused(error=exc.message)
     body = json.dumps(claimed.payload, ensure_ascii=False, separators=(",", ":")).encode()
     try:
@@ -158,9 +174,9 @@ def _attempt(client: httpx.Client, claimed: _Claimed, rng: random.Random) -> Out
             excerpt = "" if 200 <= status <= 299 else _excerpt(response, url)
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        return outcome_for_network_error(error=detail, attempts=claimed.attempts, rng=rng)
+        return outcome_for_network_error(error=detail, attempts=claimed.attempts, rule=rule, rng=rng)
     return outcome_for_response(
-        status=status, attempts=claimed.attempts, retry_after=retry_after, body_excerpt=excerpt, rng=rng
+        status=status, attempts=claimed.attempts, retry_after=retry_after, body_excerpt=excerpt, rule=rule, rng=rng
     )
 
 
@@ -205,6 +221,7 @@ def webhook_events_send_due(*, now: datetime | None = None, limit: int = DEFAULT
     uncertain = webhook_events_release_stuck(now=now)
     counts = {"sent": 0, "retry": 0, "failed": 0}
     rng = random.Random()  # noqa: S311 - jitter, not security
+    rule = webhook_retry_rule()
     with _client() as client:
         for _ in range(limit):
             claim_time = now or timezone.now()
@@ -212,7 +229,7 @@ def webhook_events_send_due(*, now: datetime | None = None, limit: int = DEFAULT
             if claimed is None:
                 break
             try:
-                outcome = _attempt(client, claimed, rng)
+                outcome = _attempt(client, claimed, rule, rng)
             except Exception:
                 # A bug must not stop the batch, and we cannot tell whether the request left: uncertain.
                 logger.exception("webhook event %s: unexpected error while sending", claimed.event_id)

@@ -11,12 +11,14 @@ split by concern:
 * ``result``     - ``FetchResult`` / ``ConditionalState`` value objects;
 * ``errors``     - ``FetchError`` hierarchy with ``.reason`` codes for FetchRun records;
 * ``ssrf``, ``robots``, ``retry``, ``politeness``, ``body`` - the individual guards;
+* ``backoff``    - ``BackoffPolicy``: the one retry formula of every channel (fetcher, outbox, webhooks);
 * ``walls``      - ``detect_wall`` / ``raise_for_wall``: a wall is never "zero results";
 * ``decoding``   - ``decode_bytes``: BOM > Content-Type > ``<meta>``/XML declaration > UTF-8 > windows-1252.
 
 No Django imports anywhere in this package, and nothing from the apps that use it.
 """
 
+from sources.network.backoff import BackoffPolicy
 from sources.network.body import read_limited
 from sources.network.client import Fetcher
 from sources.network.decoding import Decoded, decode_bytes
@@ -41,6 +43,7 @@ from sources.network.walls import detect_wall, raise_for_wall
 
 __all__ = [
     "DEFAULT_USER_AGENT",
+    "BackoffPolicy",
     "Blocked",
     "BlockedByRobots",
     "ConditionalState",

@@ -43,7 +43,7 @@ from sources.network.errors import (
 from sources.network.policy import FetchPolicy, normalise_host
 from sources.network.politeness import HostThrottle
 from sources.network.result import ConditionalState, FetchResult, headers_to_dict
-from sources.network.retry import RETRY_AFTER_STATUSES, backoff_delay, is_retryable_status, parse_retry_after
+from sources.network.retry import RETRY_AFTER_STATUSES, is_retryable_status, parse_retry_after
 from sources.network.robots import ROBOTS_MAX_BYTES, RobotsCache, RobotsRules, rules_from_response
 from sources.network.ssrf import Resolver, check_target, guarded_transport, system_resolver
 
@@ -238,7 +238,7 @@ class Fetcher:
                 )
             except httpx.TransportError as exc:  # timeouts, connection refused/reset, protocol errors
                 last_status, last_error = None, f"{type(exc).__name__}: {exc}"
-                delay = backoff_delay(retry_number, base=policy.backoff_base, cap=policy.backoff_cap, rng=self._rng)
+                delay = policy.backoff.delay(retry_number + 1, rng=self._rng)
             else:
                 if not is_retryable_status(status):
                     return status, response_headers, body
@@ -255,7 +255,7 @@ class Fetcher:
                 if retry_after is not None:
                     delay = retry_after
                 else:
-                    delay = backoff_delay(retry_number, base=policy.backoff_base, cap=policy.backoff_cap, rng=self._rng)
+                    delay = policy.backoff.delay(retry_number + 1, rng=self._rng)
             if retry_number < policy.max_retries:
                 self._sleep(delay)
         raise RetriesExhausted(url, attempts=policy.max_retries + 1, last_status=last_status, last_error=last_error)

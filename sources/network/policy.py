@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from sources.network.backoff import BackoffPolicy
+
 __all__ = ["DEFAULT_USER_AGENT", "FetchPolicy", "normalise_host"]
 
 DEFAULT_USER_AGENT = "TenderRadar/1.0 (+https://github.com/tender-radar/tender-radar; mailto:ops@tender-radar.example)"
@@ -36,10 +38,13 @@ class FetchPolicy:
     # Wall-clock budget for one attempt incl. body download: a slow-drip server cannot stall us forever.
     total_timeout_seconds: float = 120.0
     max_body_bytes: int = 20 * 1024 * 1024
-    # Retries after the first attempt, for 429 / 5xx / timeouts / connection errors.
+    # Retries after the first attempt, for 429 / 5xx / timeouts / connection errors, waiting as
+    # ``backoff`` says (the one formula of every channel; callers fill these from SOURCES_FETCH_BACKOFF).
     max_retries: int = 3
     backoff_base: float = 1.0
     backoff_cap: float = 60.0
+    backoff_factor: float = 2.0
+    backoff_jitter: str = "full"
     # A Retry-After longer than this raises RetryAfterTooLong instead of sleeping.
     max_retry_after_seconds: float = 300.0
     respect_robots: bool = True
@@ -68,6 +73,17 @@ class FetchPolicy:
                 raise ValueError(f"{name} must be > 0")
         if self.max_retries < 0 or self.max_redirects < 0:
             raise ValueError("max_retries and max_redirects must be >= 0")
+        self.backoff  # noqa: B018 - validates factor and jitter now, not at the first retry
+
+    @property
+    def backoff(self) -> BackoffPolicy:
+        return BackoffPolicy(
+            base_seconds=self.backoff_base,
+            cap_seconds=self.backoff_cap,
+            max_attempts=self.max_retries + 1,
+            factor=self.backoff_factor,
+            jitter=self.backoff_jitter,  # type: ignore[arg-type] - checked by BackoffPolicy
+        )
 
     @property
     def robots_token(self) -> str:

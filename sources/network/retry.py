@@ -5,7 +5,8 @@ own ``time.sleep``; its only test hook, ``stamina.set_testing``, is process-wide
 and drops the waits altogether. We need the injected ``sleep`` (tests assert
 "slept >= Retry-After"), must give up *before* sleeping when Retry-After is too
 long, and mix Retry-After with backoff per response. That is a ten-line loop in
-``client.py`` around the pure helpers below, easier to read than stamina hooks.
+``client.py`` around the pure helpers below and the one backoff formula
+(``sources.network.backoff``), easier to read than stamina hooks.
 
 Limits: Retry-After is honoured only on 429/503 (RFC 9110 also allows it on 3xx,
 where it is meaningless for us); an HTTP-date is measured against the response's
@@ -14,11 +15,10 @@ own ``Date`` header when present (immune to our clock skew), else against ``now`
 
 from __future__ import annotations
 
-import random
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-__all__ = ["RETRY_AFTER_STATUSES", "backoff_delay", "is_retryable_status", "parse_retry_after"]
+__all__ = ["RETRY_AFTER_STATUSES", "is_retryable_status", "parse_retry_after"]
 
 RETRY_AFTER_STATUSES = frozenset({429, 503})
 
@@ -59,13 +59,3 @@ def parse_retry_after(
     if reference.tzinfo is None:
         reference = reference.replace(tzinfo=UTC)
     return max(0.0, (when - reference).total_seconds())
-
-
-def backoff_delay(retry_number: int, *, base: float, cap: float, rng: random.Random) -> float:
-    """Capped exponential backoff with full jitter: uniform(0, min(cap, base * 2**n)).
-
-    Full jitter (AWS architecture blog, "Exponential Backoff And Jitter") spreads retries of
-    many workers best. ``retry_number`` starts at 0 for the first retry.
-    """
-    ceiling = min(cap, base * 2.0 ** min(retry_number, 60))
-    return rng.uniform(0.0, ceiling)

@@ -51,3 +51,29 @@ def test_the_browser_only_state_is_shown_in_words(operator_client):
     )
     listing = operator_client.get("/admin/sources/source/").content.decode()
     assert "nicht unterstützt: Ergebnisliste nur im Browser" in listing
+
+
+def test_mailboxes_whose_latest_check_failed_are_named_on_the_mail_source(
+    operator_client, django_assert_max_num_queries
+):
+    mail = Source.objects.get(key="mail")
+    now = timezone.now()
+
+    def check(scope: str, status: str, minutes_ago: int) -> None:
+        FetchRun.objects.create(
+            source=mail, trigger="mailbox", scope=scope, status=status, started_at=now - timedelta(minutes=minutes_ago)
+        )
+
+    check("alpha", "failed", 30)
+    check("alpha", "succeeded", 20)  # alpha recovered
+    check("beta", "succeeded", 15)
+    check("beta", "failed", 10)  # beta's latest check failed
+    check("gamma", "failed", 8)
+    check("gamma", "running", 1)  # a check under way does not hide the failure
+    check("delta", "succeeded", 5)  # the newest run of the source is fine
+    with django_assert_max_num_queries(1):
+        health = source_health_list().get(key="mail")
+        assert health.last_run_status == "succeeded"
+        assert health.failing_mailboxes == ["beta", "gamma"]
+    listing = operator_client.get("/admin/sources/source/").content.decode()
+    assert "Postfach fehlerhaft: beta, gamma" in listing

@@ -39,7 +39,7 @@ def test_health_is_green_with_worker_and_beat_and_red_when_the_worker_is_gone(pr
     worker = processes.worker(queues="ingest,match,notify")
     processes.beat()
     client = Client(HTTP_HOST="localhost")
-    status, body = wait_for(lambda: (r := _health(client))[0] == 200 and r, what="green health", timeout=40)
+    status, body = wait_for(lambda: (r := _health(client))[0] == 200 and r, what="green health", timeout=90)
     assert body["checks"]["workers"]["per_queue"] == {"ingest": 1, "match": 1, "notify": 1}
     assert body["checks"]["beat"]["ok"] and body["checks"]["broker"]["ok"]
 

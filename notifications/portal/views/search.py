@@ -84,10 +84,11 @@ def search_export(request):
     parsed = parse_search(request.GET)
     if not parsed.is_valid:
         return redirect(f"{reverse('portal:search')}?{request.GET.urlencode()}")
-    queryset = portal_tender_search(
-        user=request.user, filters=parsed.filters, triage=parsed.triage, order=parsed.order, now=timezone.now()
-    )
-    counted = EstimatedCountPaginator(queryset, ROW_CAP)  # no unbounded COUNT(*) for a broad search
+    search_args = {"user": request.user, "filters": parsed.filters, "triage": parsed.triage, "now": timezone.now()}
+    queryset = portal_tender_search(**search_args, order=parsed.order)
+    every_match = portal_tender_search(**search_args, order="published")
+    # No unbounded COUNT(*) for a broad search, and counted in one index order whatever the rows' order.
+    counted = EstimatedCountPaginator(queryset, ROW_CAP, count_basis=every_match)
 
     def url_for(tender_id: int) -> str:
         return request.build_absolute_uri(reverse("portal:tender", args=[tender_id]))

@@ -27,6 +27,8 @@ KNOWN_HOSTS: tuple[str, ...] = (
     "www.vergabe.metropoleruhr.de",
     "vergabe.stadt-koeln.de",
 )
+# Domains all of whose hosts are cosinex's (the vendor); with KNOWN_HOSTS the family's mail domains (mail.portals).
+FAMILY_DOMAINS: tuple[str, ...] = ("cosinex.de",)
 # Hosts that answer only under their www. name (public clients, 2026): the bare name fails TLS.
 WWW_ONLY_HOSTS: dict[str, str] = {"vergabe.metropoleruhr.de": "www.vergabe.metropoleruhr.de"}
 # The application prefixes seen on those hosts.

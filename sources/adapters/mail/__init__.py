@@ -6,8 +6,9 @@ DTAD-style services - every selector in one place), :mod:`.fields` (the German
 "Label: value" vocabulary, shared with the RSS adapter), :mod:`.extract` (text -> entries)
 and :mod:`.alerts` (``parse_alert_mail``: status, reason, records). :mod:`.hosts` maps Source
 rows (read by ``sources.selectors``) to which Source polls which host; :mod:`.adapter` is the
-``mail`` adapter for ``.eml`` files.
-Reading mailboxes is tenant work: ``notifications.inbox``.
+``mail`` adapter for ``.eml`` files; :mod:`.verdict` judges one mailbox mail (parse, links,
+provenance). Reading mailboxes is tenant work (``notifications.inbox``); the run of the mail
+source that records and ingests what was read is ``sources.mail_runs``.
 """
 
 from .adapter import MailAdapter

@@ -5,8 +5,9 @@ parsing as the mailbox check. Those files are trusted - handing them in is the o
 act - so the provenance check of mailbox mail (``provenance``) is not applied, and the
 command says so. ``fetch`` yields nothing on purpose: mail is not polled as a
 source - each tenant's mailbox is read in that tenant's schema by the Celery task
-``notifications.check_mailbox`` (fanned out by ``notifications.check_all_mailboxes``),
-which records every mail as ``InboundMail`` and ingests its records.
+``notifications.check_mailbox`` (fanned out by ``notifications.check_all_mailboxes``), which
+hands the raw mails to ``sources.mail_runs.mail_source_run``: a run of this source per check
+that judges each mail (``verdict``), records it as ``InboundMail`` and ingests verified notices.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
+from sources.adapters.cosinex import options as cosinex_options
+from sources.adapters.netserver import options as netserver_options
 from sources.parsers.eforms import portal_references_from_urls
 
 __all__ = [
@@ -39,35 +41,29 @@ COSINEX = "cosinex"
 SERVICE_BUND = "service-bund"
 DTAD = "dtad"
 
-# Hosts (without "www.") whose mails and links belong to a portal family.
-NETSERVER_DOMAINS = (
-    "tender24.de",
-    "vergabe.landbw.de",
-    "vmstart.de",
-    "vergabe.muenchen.de",
-    "vergabe.autobahn.de",
-    "vergabe.hessen.de",
-    "vergabekooperation.berlin",
-    "evergabe.sachsen.de",
-    "vergabe.bremen.de",
-    "ausschreibungen.ls.brandenburg.de",
-    "vergabe.lvr.de",
-    "vergabe.stadt-frankfurt.de",
-    "vergabe.duesseldorf.de",
-    "ai-ag.de",
-)
-COSINEX_DOMAINS = (
-    "dtvp.de",
-    "evergabe-online.de",
-    "vergabe.niedersachsen.de",
-    "vergabemarktplatz.brandenburg.de",
-    "evergabe.nrw.de",
-    "vergabe-westfalen.de",
-    "vmp-rheinland.de",
-    "vergabe.metropoleruhr.de",
-    "vergabe.stadt-koeln.de",
-    "cosinex.de",
-)
+
+def bare_host(host: str) -> str:
+    host = (host or "").strip().rstrip(".").lower()
+    return host[4:] if host.startswith("www.") else host
+
+
+def in_domains(host: str, domains: Iterable[str]) -> bool:
+    host = bare_host(host)
+    return any(host == domain or host.endswith("." + domain) for domain in domains)
+
+
+def family_domains(hosts: Iterable[str], whole_domains: Iterable[str] = ()) -> tuple[str, ...]:
+    """A portal family's domains: its hosts without "www.", and domains whose every host is the family's
+    (hosts under those are covered by them)."""
+    whole = tuple(dict.fromkeys(bare_host(domain) for domain in whole_domains))
+    own = (bare_host(host) for host in hosts)
+    return (*dict.fromkeys(host for host in own if not in_domains(host, whole)), *whole)
+
+
+# Hosts (without "www.") whose mails and links belong to a portal family. NetServer and cosinex are
+# derived from the hosts their adapters may crawl: one list per family, a portal added there counts here.
+NETSERVER_DOMAINS = family_domains(netserver_options.KNOWN_HOSTS, netserver_options.FAMILY_DOMAINS)
+COSINEX_DOMAINS = family_domains(cosinex_options.KNOWN_HOSTS, cosinex_options.FAMILY_DOMAINS)
 SERVICE_BUND_DOMAINS = ("service.bund.de",)
 DTAD_DOMAINS = ("dtad.de", "dtad.com")
 # Every portal family and its domains: the senders and notice-link hosts a genuine alert of it can have.
@@ -121,16 +117,6 @@ class NoticeLink:
     host: str
     notice_id: str
     reference: str = ""  # "netserver:<TenderOID>" / "cosinex:<CX id>" (see portal_references_from_urls)
-
-
-def bare_host(host: str) -> str:
-    host = (host or "").strip().rstrip(".").lower()
-    return host[4:] if host.startswith("www.") else host
-
-
-def in_domains(host: str, domains: Iterable[str]) -> bool:
-    host = bare_host(host)
-    return any(host == domain or host.endswith("." + domain) for domain in domains)
 
 
 def unwrap_link(url: str) -> str:

@@ -33,6 +33,9 @@ KNOWN_HOSTS: tuple[str, ...] = (
     "vergabe.stadt-frankfurt.de",
     "vergabe.duesseldorf.de",
 )
+# Domains all of whose hosts are NetServer's: the vendor (AI AG) and the shared hosting of municipal
+# portals (<name>.vmstart.de). With KNOWN_HOSTS they are the family's mail domains (mail.portals).
+FAMILY_DOMAINS: tuple[str, ...] = ("vmstart.de", "ai-ag.de")
 BASE_PATH = "/NetServer/"
 DEFAULTS: dict[str, Any] = {
     "categories": ["InvitationToTender"],

@@ -102,7 +102,7 @@ def test_smtp_550_is_recorded_as_failed_and_never_retried(alpha, smtp_server):
 
 @pytest.mark.django_db
 def test_a_refused_connection_is_temporary_and_gives_up_after_the_last_attempt(alpha, settings):
-    settings.ALERTS_MAX_ATTEMPTS = 2
+    settings.ALERTS_MAIL_BACKOFF = {**settings.ALERTS_MAIL_BACKOFF, "max_attempts": 2}
     connection.set_tenant(alpha.tenant)
     SmtpSettings.objects.create(host="127.0.0.1", port=1, tls_mode=TlsMode.NONE, from_email="radar@alpha.example")
     delivery = _queue(user(alpha.member_email))
@@ -156,6 +156,17 @@ def test_the_platform_esp_is_used_only_when_the_platform_allows_it(alpha, settin
 def test_retry_delay_doubles_and_is_capped():
     assert [retry_delay(n).total_seconds() for n in (1, 2, 3)] == [60, 120, 240]
     assert retry_delay(50) == timedelta(hours=4)
+
+
+def test_the_outbox_reads_its_backoff_from_settings(settings):
+    settings.ALERTS_MAIL_BACKOFF = {
+        "base_seconds": 10,
+        "factor": 3,
+        "cap_seconds": 50,
+        "max_attempts": 3,
+        "jitter": "none",
+    }
+    assert [retry_delay(n).total_seconds() for n in (1, 2, 3)] == [10, 30, 50]
 
 
 @pytest.mark.django_db

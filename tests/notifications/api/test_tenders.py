@@ -117,6 +117,19 @@ def test_orderings(alpha_api, tenders):
     assert bad.status_code == 400 and "order" in bad.json()["error"]["fields"]
 
 
+def test_deadline_order_lists_open_deadlines_before_expired_and_undated_ones(alpha_api, tenders):
+    expired, undated = ingest(
+        NoticeRecordFactory(title="Abgelaufen", submission_deadline=datetime(2020, 3, 1, 12, tzinfo=BERLIN)),
+        NoticeRecordFactory(title="Ohne Frist", submission_deadline=None),
+    )
+    expected = [tenders["it"], tenders["road"], tenders["roof"], expired, undated]
+    assert _ids(alpha_api.get("/api/v1/tenders/", {"order": "deadline"})) == expected
+    pages = [
+        _ids(alpha_api.get("/api/v1/tenders/", {"order": "deadline", "page_size": 2, "page": n})) for n in (1, 2, 3)
+    ]
+    assert pages == [expected[0:2], expected[2:4], expected[4:]]
+
+
 def test_pages_link_next_and_previous_without_counting(alpha_api, tenders):
     first = alpha_api.get("/api/v1/tenders/", {"order": "deadline", "page_size": 2}).json()
     assert "count" not in first

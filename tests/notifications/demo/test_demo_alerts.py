@@ -7,9 +7,11 @@ import os
 import re
 import subprocess
 import sys
+from datetime import timedelta
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.utils import timezone
@@ -19,6 +21,7 @@ from notifications.demo import services as demo_services
 from notifications.demo.mailcatcher import mail_catcher_start
 from notifications.demo.outbox import outbox_mails
 from notifications.models import Delivery, SavedSearch, TenderMatch, Triage
+from notifications.portal.selectors import calendar_triage
 from sources.demo import demo_sample_load
 from tests.fixtures.network import free_loopback_port
 
@@ -66,6 +69,21 @@ def test_each_demo_search_matches_the_sample_and_the_mails_reach_the_local_catch
     mails = outbox_mails(recipients=[alpha.member_email])
     assert len(mails) == 3 and all(m.html and m.text for m in mails)
     assert any("http://alpha.localhost:8000/ausschreibung/" in m.text for m in mails)
+
+
+def test_the_demo_pipeline_fills_the_calendar_feed(demo_in_alpha):
+    # The offline sample's deadlines have passed; the tracked ones stay in the feed for
+    # PORTAL_CALENDAR_PAST_DAYS after them, as a subscribed calendar keeps past events.
+    alpha, port = demo_in_alpha
+    _run_demo(alpha, port)
+    with schema_context(alpha.schema_name):
+        user = get_user_model().objects.get(email=alpha.member_email)
+        deadlines = sorted(t.tender.submission_deadline for t in Triage.objects.select_related("tender"))
+        assert len(deadlines) == 3 and all(deadlines)
+        within = deadlines[0] + timedelta(days=settings.PORTAL_CALENDAR_PAST_DAYS - 1)
+        assert calendar_triage(user=user, now=within).count() == 3
+        after = deadlines[-1] + timedelta(days=settings.PORTAL_CALENDAR_PAST_DAYS + 1)
+        assert calendar_triage(user=user, now=after).count() == 0
 
 
 def test_running_the_demo_twice_adds_nothing(demo_in_alpha):

@@ -38,6 +38,8 @@ def test_open_rows_of_every_tenant_with_state_tenant_age_and_last_error(alpha, b
     for text in ("Alpha Bau GmbH", "Beta IT AG", "Versand unterbrochen", "550 Postfach voll", "unklar – bitte prüfen"):
         assert text in page
     assert "3\xa0Tage" in page or "3 Tage" in page  # the age
+    counts = page.split('data-testid="operator-delivery-counts"')[1].split("</table>")[0]
+    assert "<td>Alpha Bau GmbH " in counts and "<td>Beta IT AG " in counts  # companies, not schema names
     listing = page.split('data-testid="operator-deliveries"')[1]
     assert "<form" not in listing  # read-only
     assert "E-Mail · Sofortmeldung" in listing and "· instant" not in listing  # the kind in German

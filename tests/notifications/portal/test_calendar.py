@@ -61,6 +61,32 @@ def test_feed_holds_deadlines_of_interesting_reviewed_and_applied_tenders(
     assert muell["LOCATION"] == "50667 Köln"
 
 
+def _tracked_with_deadline(alpha, user, notice_id: str, deadline) -> int:
+    notices_ingest(
+        records=[NoticeRecordFactory(source_notice_id=notice_id, submission_deadline=deadline)],
+        now=deadline - timedelta(days=20),
+        use_fingerprint=False,
+    )
+    tender_id = TenderSource.objects.get(source_notice_id=notice_id).tender_id
+    with schema_context(alpha.schema_name):
+        triage_set(user=user, tender_id=tender_id, status="beworben")
+    return tender_id
+
+
+def test_feed_keeps_passed_deadlines_for_the_configured_days(alpha, alpha_member, token, settings):
+    # A subscribed calendar keeps past events: a bid under evaluation is still found by its deadline.
+    now = timezone.now()
+    days = {"soon": 5, "recent": -100, "old": -130}
+    ids = {
+        key: _tracked_with_deadline(alpha, alpha_member, f"cal-{key}", now + timedelta(days=d))
+        for key, d in days.items()
+    }
+    assert settings.PORTAL_CALENDAR_PAST_DAYS == 120
+    assert set(_events(_feed(alpha, token))) == {f"tender-{ids[key]}@alpha.localhost" for key in ("soon", "recent")}
+    settings.PORTAL_CALENDAR_PAST_DAYS = 30
+    assert set(_events(_feed(alpha, token))) == {f"tender-{ids['soon']}@alpha.localhost"}
+
+
 def test_moved_deadline_updates_the_same_event(alpha, alpha_member, token):
     now = timezone.now()
     first = NoticeRecordFactory(source_notice_id="cal-1", submission_deadline=now + timedelta(days=10))

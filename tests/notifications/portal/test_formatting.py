@@ -124,7 +124,7 @@ def test_daily_chart_keeps_small_days_visible_and_handles_no_data():
 def test_filters_summary_is_readable():
     filters = TenderFilters(
         q="Straßenbau",
-        cpv=("45",),
+        cpv=("45", "90911200", "4521"),
         bundesland=("Bayern", "Hessen"),
         status=("active",),
         published_since=date(2026, 9, 1),
@@ -133,7 +133,7 @@ def test_filters_summary_is_readable():
         summary = dict(filters_summary(filters))
     assert summary == {
         "Suchbegriffe": "Straßenbau",
-        "CPV": "45",
+        "CPV": "45 – Bauarbeiten; 90911200 – Gebäudereinigung; 4521 – Bauleistungen im Hochbau",
         "Bundesland": "Bayern, Hessen",
         "Veröffentlicht seit": "01.09.2026",
         "Status": "laufend",

@@ -235,3 +235,23 @@ def test_links_carry_no_empty_parameters_and_zero_results_offer_no_csv(alpha_cli
     assert 'data-testid="csv-export"' in html and 'href="/suche/export.csv"' in html
     nothing = alpha_client.get("/suche/", {"q": "Raumfahrtbahnhof"}).content.decode()
     assert "Keine Treffer" in nothing and 'data-testid="csv-export"' not in nothing
+
+
+def test_deadline_order_puts_open_deadlines_first_in_the_list_and_the_csv(alpha_client, corpus):
+    now = timezone.now()
+    expired = NoticeRecordFactory(
+        source_notice_id="expired-1", title="Längst abgelaufen", submission_deadline=now - timedelta(days=2)
+    )
+    notices_ingest(records=[expired], now=now - timedelta(days=9), use_fingerprint=False)
+    rows = list(alpha_client.get("/suche/", {"order": "deadline"}).context["page"].object_list)
+    titles = [tender.title for tender in rows]
+    deadlines = [tender.submission_deadline for tender in rows]
+    open_ones = [d for d in deadlines if d and d >= now]
+    expired_ones = [d for d in deadlines if d and d < now]
+    assert len(rows) == 12 and len(open_ones) >= 5 and len(expired_ones) >= 1
+    # Open deadlines nearest first, then expired ones latest first (two days ago before any older one), then none.
+    assert deadlines == sorted(open_ones) + sorted(expired_ones, reverse=True) + [None] * 4
+    assert titles[len(open_ones)] == "Längst abgelaufen"
+    body = b"".join(alpha_client.get("/suche/export.csv", {"order": "deadline"}).streaming_content)
+    exported = list(csv.reader(io.StringIO(body.decode("utf-8")[1:]), delimiter=";"))
+    assert [row[1] for row in exported[1:]] == titles  # the export in the same order

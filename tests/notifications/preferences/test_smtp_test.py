@@ -83,3 +83,26 @@ def test_german_reasons_for_common_network_failures():
     assert "nicht auflösen" in wrapped(socket.gaierror(-2, "Name or service not known"))
     assert "Zeitüberschreitung" in wrapped(TimeoutError())
     assert german_reason(TemporarySendError("SMTP-Server antwortet: 451 später")) == "SMTP-Server antwortet: 451 später"
+
+
+def test_the_task_runs_only_in_the_schema_that_queued_it(alpha, beta, smtp_server):
+    # User ids are numbered per schema: in beta, alpha's admin id may be someone else entirely.
+    from django.core.cache import cache
+
+    from notifications.preferences.smtp_test import smtp_test_outcome
+    from notifications.tasks.smtp import smtp_test_task
+
+    for tenant in (alpha, beta):
+        _save_server(tenant, smtp_server.host, smtp_server.port)
+    with schema_context(alpha.schema_name):
+        admin_id = get_user_model().objects.get(username=alpha.admin_email).pk
+    with schema_context(beta.schema_name):
+        cache.delete(f"smtp-test:{admin_id}")
+        assert smtp_test_task.apply(args=(admin_id, alpha.admin_email, alpha.schema_name)).get() == "refused"
+        assert smtp_test_outcome(user_id=admin_id) is None
+    assert smtp_test_task.apply(args=(admin_id, alpha.admin_email, alpha.schema_name)).get() == "refused"  # public
+    assert smtp_server.messages == []
+    with schema_context(alpha.schema_name):
+        assert smtp_test_task.apply(args=(admin_id, alpha.admin_email, alpha.schema_name)).get() == "sent"
+        assert smtp_test_outcome(user_id=admin_id).state == "sent"
+    assert len(smtp_server.messages) == 1 and smtp_server.messages[0]["To"] == alpha.admin_email

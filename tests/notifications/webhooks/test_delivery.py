@@ -12,7 +12,6 @@ from werkzeug import Response
 
 from notifications.models import DeliveryStatus, WebhookEvent
 from notifications.webhooks.delivery import SENDING_STALE_AFTER, webhook_events_send_due
-from notifications.webhooks.outcomes import MAX_ATTEMPTS
 from notifications.webhooks.signing import verify_signature
 from tests.fixtures.network import free_loopback_port
 from tests.notifications.webhooks.conftest import ingest_tenders
@@ -128,14 +127,15 @@ def test_connection_refused_is_retried(scene):
     assert "ConnectError" in event.last_error
 
 
-def test_last_attempt_gives_up(scene, httpserver):
+def test_last_attempt_gives_up(scene, httpserver, settings):
+    settings.WEBHOOKS_BACKOFF = {**settings.WEBHOOKS_BACKOFF, "max_attempts": 3}  # read from settings
     httpserver.expect_request("/hook").respond_with_data("down", status=500)
     event = scene.matched_event(ingest_tenders(1)[0])
-    WebhookEvent.objects.filter(pk=event.pk).update(attempts=MAX_ATTEMPTS - 1)
+    WebhookEvent.objects.filter(pk=event.pk).update(attempts=2)
     webhook_events_send_due()
     event.refresh_from_db()
-    assert (event.status, event.attempts) == ("failed", MAX_ATTEMPTS)
-    assert "aufgegeben" in event.last_error
+    assert (event.status, event.attempts) == ("failed", 3)
+    assert event.last_error.startswith("nach 3 Versuchen aufgegeben")
 
 
 def test_url_now_pointing_inwards_is_not_called(scene, httpserver):

@@ -1,13 +1,12 @@
-"""Pure retry helpers: Retry-After parsing and capped full-jitter backoff."""
+"""Pure retry helpers: which answers are retried, Retry-After parsing (the backoff: test_backoff.py)."""
 
 from __future__ import annotations
 
-import random
 from datetime import UTC, datetime
 
 import pytest
 
-from sources.network.retry import backoff_delay, is_retryable_status, parse_retry_after
+from sources.network.retry import is_retryable_status, parse_retry_after
 
 
 @pytest.mark.parametrize(("status", "retry"), [(429, True), (500, True), (503, True), (599, True), (404, False)])
@@ -34,20 +33,3 @@ def test_retry_after_http_date_against_now_and_in_the_past() -> None:
 @pytest.mark.parametrize("value", [None, "", "soon", "-5", "1.5"])
 def test_retry_after_invalid(value: str | None) -> None:
     assert parse_retry_after(value) is None
-
-
-def test_backoff_is_exponential_then_capped() -> None:
-    class Top(random.Random):
-        def uniform(self, a: float, b: float) -> float:
-            return b
-
-    delays = [backoff_delay(n, base=0.5, cap=3.0, rng=Top()) for n in range(6)]
-    assert delays == [0.5, 1.0, 2.0, 3.0, 3.0, 3.0]
-    assert backoff_delay(10_000, base=1.0, cap=7.0, rng=Top()) == 7.0  # no overflow
-
-
-def test_backoff_full_jitter_stays_within_bounds() -> None:
-    rng = random.Random(42)
-    samples = [backoff_delay(3, base=1.0, cap=100.0, rng=rng) for _ in range(200)]
-    assert all(0.0 <= s <= 8.0 for s in samples)
-    assert min(samples) < 2.0 < max(samples)  # really jittered over the whole range

@@ -1,0 +1,139 @@
+"""Sort order "Frist (nächste zuerst)": open deadlines nearest first, then expired ones latest first, then none.
+
+Sorting by "is it still open?" first cannot come from an index: the answer depends on
+the moment of the query, and ``ORDER BY submission_deadline < now, ...`` makes PostgreSQL
+read and sort every match (all million tenders for an empty search). The list is
+therefore read as three parts, each one walking the deadline (or publication) index in
+its own direction with a bound on the deadline:
+
+1. ``submission_deadline >= now``, ascending — the tenders one can still bid for;
+2. ``submission_deadline < now``, descending — just expired first, the oldest last;
+3. no deadline, newest publication first.
+
+``OpenDeadlinesFirst`` reads them one after the other, so a page costs what a page of
+one index scan costs. It answers what the result list, the CSV export and the API ask
+of a QuerySet: filtering, annotating and choosing columns (applied to every part),
+slicing, iterating, ``iterator()``, ``count()`` and ``exists()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+from django.db.models import F, QuerySet
+
+
+def deadline_parts(queryset: QuerySet, *, now: datetime) -> tuple[QuerySet, QuerySet, QuerySet]:
+    """The three index-ordered parts of ``queryset`` (see the module docstring)."""
+    return (
+        queryset.filter(submission_deadline__gte=now).order_by("submission_deadline", "id"),
+        # DESC without NULLS LAST: the deadline index read backwards yields exactly that order.
+        queryset.filter(submission_deadline__lt=now).order_by("-submission_deadline", "-id"),
+        queryset.filter(submission_deadline__isnull=True).order_by(F("published_at").desc(nulls_last=True), "-id"),
+    )
+
+
+class OpenDeadlinesFirst:
+    """Rows of several ordered querysets, one after the other, read lazily like a QuerySet.
+
+    Slicing is lazy and only a window is read: each part is asked for the rows of the
+    window it holds. A part entirely before the window is counted once (to know where
+    the next part starts); the first page never counts anything.
+    """
+
+    ordered = True  # tells Django's Paginator the order is defined
+
+    def __init__(self, parts: tuple[QuerySet, ...], *, start: int = 0, stop: int | None = None):
+        self.parts = tuple(parts)
+        self.start = start
+        self.stop = stop
+        self._cache: list | None = None
+
+    @classmethod
+    def of(cls, queryset: QuerySet, *, now: datetime) -> OpenDeadlinesFirst:
+        return cls(deadline_parts(queryset, now=now))
+
+    # --- building: applied to every part, before slicing ----------------------------------------------------
+
+    def _chain(self, method: str, *args, **kwargs) -> OpenDeadlinesFirst:
+        if self.start or self.stop is not None:
+            raise TypeError(f"Cannot {method}() a sliced result list.")
+        return OpenDeadlinesFirst(tuple(getattr(part, method)(*args, **kwargs) for part in self.parts))
+
+    def filter(self, *args, **kwargs) -> OpenDeadlinesFirst:
+        return self._chain("filter", *args, **kwargs)
+
+    def exclude(self, *args, **kwargs) -> OpenDeadlinesFirst:
+        return self._chain("exclude", *args, **kwargs)
+
+    def annotate(self, *args, **kwargs) -> OpenDeadlinesFirst:
+        return self._chain("annotate", *args, **kwargs)
+
+    def only(self, *fields: str) -> OpenDeadlinesFirst:
+        return self._chain("only", *fields)
+
+    def values_list(self, *fields: str, **kwargs) -> OpenDeadlinesFirst:
+        return self._chain("values_list", *fields, **kwargs)
+
+    def prefetch_related(self, *lookups) -> OpenDeadlinesFirst:
+        return self._chain("prefetch_related", *lookups)
+
+    # --- reading ---------------------------------------------------------------------------------------------
+
+    def _rows(self, chunk_size: int | None = None) -> Iterator:
+        offset = self.start
+        remaining = None if self.stop is None else self.stop - self.start
+        for part in self.parts:
+            if remaining is not None and remaining <= 0:
+                return
+            window = part[offset:] if remaining is None else part[offset : offset + remaining]
+            got = 0
+            for row in window.iterator(chunk_size=chunk_size) if chunk_size else window:
+                got += 1
+                yield row
+            if remaining is not None:
+                remaining -= got
+            # Rows read: this part is done and the window goes on at the next part's start. None read: the
+            # whole part lay before the window, which starts that many rows later in the next part.
+            offset = 0 if got or not offset else max(offset - part.count(), 0)
+
+    def iterator(self, chunk_size: int = 2000) -> Iterator:
+        return self._rows(chunk_size)
+
+    def _fetch_all(self) -> list:
+        if self._cache is None:
+            self._cache = list(self._rows())
+        return self._cache
+
+    def __iter__(self) -> Iterator:
+        return iter(self._fetch_all())
+
+    def __len__(self) -> int:
+        return len(self._fetch_all())
+
+    def __bool__(self) -> bool:
+        return bool(self._fetch_all())
+
+    def __getitem__(self, key):
+        if isinstance(key, int):
+            if key < 0:
+                raise ValueError("Negative indexing is not supported.")
+            return list(self[key : key + 1])[0]
+        if key.step is not None or (key.start or 0) < 0 or (key.stop is not None and key.stop < 0):
+            raise ValueError("Only forward slices without a step are supported.")
+        start = self.start + (key.start or 0)
+        stop = None if key.stop is None else self.start + key.stop
+        if self.stop is not None:
+            stop = self.stop if stop is None else min(stop, self.stop)
+        return OpenDeadlinesFirst(self.parts, start=start, stop=max(start, stop) if stop is not None else None)
+
+    def count(self) -> int:
+        if self._cache is not None:
+            return len(self._cache)
+        total = sum(part.count() for part in self.parts)
+        end = total if self.stop is None else min(total, self.stop)
+        return max(end - self.start, 0)
+
+    def exists(self) -> bool:
+        return self.count() > 0 if (self.start or self.stop is not None) else any(p.exists() for p in self.parts)

@@ -1,0 +1,84 @@
+"""'Frist (nächste zuerst)': open deadlines first, then expired ones, then none; pages are windows of that list."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from django.core.paginator import Paginator
+
+from tenders.filters import parse_filters
+from tenders.search import tender_search
+from tenders.vocabulary.time_zone import BERLIN
+from tests.tenders.search_corpus import ingest_corpus
+
+INGESTED = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)
+# Ten days later three corpus deadlines have passed (23.9., 25.9., 30.9.), four are still open.
+LATER = datetime(2026, 10, 1, 8, 0, tzinfo=BERLIN)
+
+OPEN_NEAREST_FIRST = ["streugut", "planung", "mpi", "muell"]
+EXPIRED_LATEST_FIRST = ["winterdienst", "bauarbeit", "ortsdurchfahrt"]
+NO_DEADLINE_NEWEST_FIRST = ["maeher", "hlf", "digitalcheck", "aufhebung"]
+EXPECTED = OPEN_NEAREST_FIRST + EXPIRED_LATEST_FIRST + NO_DEADLINE_NEWEST_FIRST
+
+
+@pytest.fixture
+def ids(db) -> dict[str, int]:
+    return ingest_corpus(INGESTED)
+
+
+def _keys(ids, rows) -> list[str]:
+    by_id = {tender_id: key for key, tender_id in ids.items()}
+    return [by_id[row if isinstance(row, int) else row.pk] for row in rows]
+
+
+def _deadline_list(**params):
+    filters = parse_filters({k: v if isinstance(v, list) else [v] for k, v in params.items()})
+    return tender_search(filters=filters, order="deadline", now=LATER)
+
+
+def test_open_deadlines_come_first_then_expired_then_none(ids):
+    assert _keys(ids, _deadline_list()) == EXPECTED
+
+
+def test_filters_apply_to_every_part(ids):
+    # The awarded and cancelled tenders (both undated) drop out; every part keeps its order.
+    results = _deadline_list(status="active")
+    assert _keys(ids, results) == [key for key in EXPECTED if key not in ("digitalcheck", "aufhebung")]
+
+
+@pytest.mark.parametrize("start", range(0, 13))
+def test_every_window_is_the_same_slice_of_the_whole_list(ids, start):
+    expected_ids = [ids[key] for key in EXPECTED]
+    for stop in range(start, 14):
+        window = _deadline_list()[start:stop]
+        assert [tender.pk for tender in window] == expected_ids[start:stop], (start, stop)
+        assert window.count() == len(expected_ids[start:stop])
+    assert [tender.pk for tender in _deadline_list()[start:]] == expected_ids[start:]
+    assert _deadline_list()[3:][start : start + 2].count() == len(expected_ids[3:][start : start + 2])
+
+
+def test_chained_columns_and_streaming_read_the_same_order(ids):
+    rows = _deadline_list().only("id", "title").values_list("id", flat=True)
+    assert _keys(ids, rows.iterator(chunk_size=2)) == EXPECTED
+    assert _keys(ids, rows[2:9].iterator(chunk_size=3)) == EXPECTED[2:9]
+    assert _deadline_list()[4].pk == ids["winterdienst"]
+
+
+def test_a_full_first_page_reads_only_the_open_deadlines(ids, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        assert _keys(ids, _deadline_list()[:3]) == OPEN_NEAREST_FIRST[:3]
+    # A page inside the expired part counts the open part once to know where it starts there.
+    with django_assert_num_queries(3):
+        assert _keys(ids, _deadline_list()[5:7]) == EXPECTED[5:7]
+
+
+def test_paginator_pages_follow_the_list(ids):
+    paginator = Paginator(_deadline_list(), 5)
+    pages = [_keys(ids, paginator.page(number).object_list) for number in paginator.page_range]
+    assert pages == [EXPECTED[0:5], EXPECTED[5:10], EXPECTED[10:]]
+
+
+def test_sliced_list_cannot_be_filtered(ids):
+    with pytest.raises(TypeError):
+        _deadline_list()[:5].filter(status="active")
