@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
 from django.urls import path
 
@@ -12,6 +12,7 @@ from accounts.forms import TenantCreateForm
 from accounts.login_lockouts import login_lockout_lift, login_lockout_list
 from accounts.models import Domain, Tenant
 from accounts.services import tenant_create
+from config.errors import ApplicationError
 
 # German labels for the fields django-tenants' mixins define (their verbose names are English).
 DOMAIN_LABELS = {"domain": "Domain", "tenant": "Mandant", "is_primary": "Hauptdomain"}
@@ -71,8 +72,8 @@ class TenantAdmin(admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             try:
                 created = tenant_create(**form.cleaned_data)
-            except ValidationError as exc:
-                form.add_error(None, exc.messages[0])
+            except ApplicationError as exc:
+                form.add_error(None, exc.text)
             else:
                 messages.success(
                     request,

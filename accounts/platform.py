@@ -14,7 +14,6 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.tokens import default_token_generator
-from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
 from django.db import transaction
@@ -24,6 +23,7 @@ from django.utils.http import urlsafe_base64_encode
 from django_tenants.utils import get_public_schema_name, schema_context
 
 from accounts.services import _HOST_NAME, public_tenant_ensure
+from config.errors import ApplicationError
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def platform_init(*, host: str, operator_email: str) -> PlatformInit:
     host = (host or "").strip().lower()
     operator_email = (operator_email or "").strip().lower()
     if not _HOST_NAME.match(host):
-        raise ValidationError(f"{host!r} is no valid host name for the operators' console.")
+        raise ApplicationError(f"{host!r} ist kein gültiger Hostname für die Betreiberkonsole.", code="host")
     validate_email(operator_email)
     public_tenant_ensure(domain=host)
     user_model = get_user_model()

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.tokens import default_token_generator
-from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.db import connection, transaction
 from django.db.models import Q
@@ -23,6 +22,7 @@ from django_tenants.utils import get_public_schema_name, schema_context
 
 from accounts.models import Domain, Tenant
 from accounts.roles import TENANT_ADMIN_GROUP, Role, tenant_admin_group
+from config.errors import ApplicationError
 
 _SCHEMA_NAME = re.compile(r"^[a-z][a-z0-9_]{1,61}$")
 _HOST_NAME = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
@@ -38,15 +38,17 @@ class TenantCreated:
 
 def _validate_new_tenant(*, schema_name: str, domain: str) -> None:
     if not _SCHEMA_NAME.match(schema_name) or schema_name.startswith("pg_") or schema_name == get_public_schema_name():
-        raise ValidationError(
-            f"Schema name {schema_name!r} is not allowed: lowercase letters, digits and _ only, starting with a letter."
+        raise ApplicationError(
+            f"Schema-Name {schema_name!r} ist nicht erlaubt: nur Kleinbuchstaben, Ziffern und _, "
+            "beginnend mit einem Buchstaben.",
+            code="schema_name",
         )
     if not _HOST_NAME.match(domain):
-        raise ValidationError(f"Domain {domain!r} is not a valid host name.")
+        raise ApplicationError(f"Domain {domain!r} ist kein gültiger Hostname.", code="domain")
     if Tenant.objects.filter(schema_name=schema_name).exists():
-        raise ValidationError(f"A tenant with schema {schema_name!r} already exists.")
+        raise ApplicationError(f"Einen Mandanten mit Schema {schema_name!r} gibt es bereits.", code="schema_taken")
     if Domain.objects.filter(domain=domain).exists():
-        raise ValidationError(f"The domain {domain!r} is already taken.")
+        raise ApplicationError(f"Die Domain {domain!r} ist bereits vergeben.", code="domain_taken")
 
 
 def tenant_create(
@@ -112,7 +114,8 @@ def user_create(*, email: str, password: str | None, role: Role = Role.MEMBER) -
     user_model = get_user_model()
     email = email.strip().lower()
     if user_model.objects.filter(username=email).exists():
-        raise ValidationError(f"A user with the e-mail address {email} already exists.")
+        message = _("Es gibt bereits ein Konto mit der E-Mail-Adresse %(email)s.") % {"email": email}
+        raise ApplicationError(fields={"email": message}, code="email_taken")
     user = user_model(username=email, email=email, is_active=True)
     if password:
         user.set_password(password)
@@ -131,8 +134,10 @@ def user_set_role(*, user: AbstractBaseUser, role: Role) -> None:
         user.groups.remove(group)
 
 
-class TeamChangeRefused(ValidationError):
+class TeamChangeRefused(ApplicationError):
     """A team change that would leave the tenant without an active administrator."""
+
+    default_code = "last_admin"
 
 
 def _require_another_active_admin(*, user: AbstractBaseUser) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.mixins import LoginRequiredMixin, UserPassesTestMixin
-from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils.translation import gettext as _
@@ -16,6 +15,7 @@ from accounts.forms import EmailAuthenticationForm, InviteForm
 from accounts.roles import Role, user_is_tenant_admin
 from accounts.selectors import user_is_admin_map, user_list
 from accounts.services import user_invite
+from config.errors import ApplicationError
 
 
 class SignInView(auth_views.LoginView):
@@ -88,8 +88,8 @@ class UserManagementView(TenantAdminRequiredMixin, View):
                     reverse("accounts:invite-accept", kwargs={"uidb64": uid, "token": token})
                 ),
             )
-        except ValidationError as exc:
-            form.add_error("email", exc.messages[0])
+        except ApplicationError as exc:
+            form.add_error("email", str(exc.fields.get("email", exc.text)))
             return self._render(request, form, status=400)
         messages.success(request, _("Einladung an %(email)s verschickt.") % {"email": form.cleaned_data["email"]})
         return redirect("accounts:users")

@@ -152,7 +152,8 @@ def _all_tenants(tenant, owner, delta: list[int], *, active_since) -> tuple[floa
 def _baseline(delta: list[int]) -> tuple[float, int]:
     """Per-search × per-tender on a sample of pairs of the last tenant, extrapolated; checked against its matches."""
     from notifications.models import SavedSearch, TenderMatch
-    from tenders.filters import TenderFilters, alert_filters, filters_q
+    from tenders.filter_query import filters_q
+    from tenders.filters import TenderFilters, alert_filters
 
     rng = random.Random(3)
     now = timezone.now()

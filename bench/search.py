@@ -5,7 +5,7 @@ pipeline) and COPYed by two processes, with the table's secondary indexes
 dropped during the load and rebuilt from their own definitions afterwards.
 
 Each query is the portal's own (``tenders.search.tender_search`` over
-``tenders.filters.filters_q``, order=deadline, first page of 50), timed on the
+``tenders.filter_query.filters_q``, order=deadline, first page of 50), timed on the
 server (EXPLAIN ANALYZE planning + execution time) after one warm-up run. The
 ILIKE baseline asks the same questions with ``title/description ILIKE '%term%'``.
 The RESULT line is the schema as migrated.
@@ -28,7 +28,8 @@ from django.utils import timezone
 
 from bench.loading import copy_part, part_bounds, tenders_bulk_load
 from bench.notices import _BUYERS, _PLACES, _PROCEDURES, _TOWNS, _WORKS
-from tenders.filters import filters_q, parse_filters
+from tenders.filter_query import filters_q
+from tenders.filters import parse_filters
 from tenders.fulltext import search_query
 from tenders.merging.compiling import search_parts_for, title_parts_for
 from tenders.models import SynonymGroup, Tender

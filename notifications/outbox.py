@@ -24,7 +24,9 @@ from typing import TypeVar
 
 from django.db import connection, models, transaction
 from django.db.models import F
+from django.utils.translation import gettext_lazy
 
+from config.errors import ApplicationError
 from notifications.models import DeliveryStatus
 
 logger = logging.getLogger(__name__)
@@ -32,8 +34,14 @@ logger = logging.getLogger(__name__)
 Row = TypeVar("Row", bound=models.Model)
 
 
-class OutboxDecisionRefused(ValueError):
-    """The row is not in a state this decision applies to (e.g. it was sent meanwhile)."""
+class OutboxDecisionRefused(ApplicationError):
+    """The row is not in a state this decision applies to (e.g. it was sent meanwhile); ``extra["status"]``."""
+
+    default_code = "state_changed"
+
+    def __init__(self, status: object = ""):
+        message = gettext_lazy("Der Eintrag hat inzwischen einen anderen Status; bitte die Liste neu prüfen.")
+        super().__init__(message, extra={"status": status})
 
 
 def outbox_claim_next(queryset: models.QuerySet[Row], *, now: datetime) -> Row | None:

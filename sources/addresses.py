@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from sources.normalise import clean_text, normalise_postal_code
+from sources.normalise import MEMO_SIZE, clean_text, normalise_postal_code
 from tenders.vocabulary.postcodes import bundesland_for_postcode
 from tenders.vocabulary.regions import bundesland_for_nuts
 
@@ -19,6 +20,7 @@ _STREET_START = re.compile(rf"[\s,;]+{_STREET}\s*\d", re.IGNORECASE)
 _PLZ_TOWN_IN_TEXT = re.compile(r"\b(\d{5})[ \t]+([A-ZÄÖÜ][^\n,;0-9]*)")
 
 
+@lru_cache(maxsize=MEMO_SIZE)
 def split_town(city: str, zone: str) -> tuple[str, str]:
     """(town, PLZ) from ``cbc:CityName`` and ``cbc:PostalZone`` as legacy notices fill them.
 
@@ -37,6 +39,7 @@ def split_town(city: str, zone: str) -> tuple[str, str]:
     return town, match.group(1)
 
 
+@lru_cache(maxsize=MEMO_SIZE)
 def name_without_contact_block(raw: str) -> str:
     """The organisation's name alone, when a legacy notice pasted street, phone, fax and e-mail into it."""
     name = clean_text(raw).split("\n", 1)[0]
@@ -47,6 +50,7 @@ def name_without_contact_block(raw: str) -> str:
     return name.strip(" ,;:-") or clean_text(raw)
 
 
+@lru_cache(maxsize=MEMO_SIZE)
 def town_in_text(text: str) -> tuple[str, str]:
     """(town, PLZ) of the first "12345 Ort" in free text (a place description, an address line), else ("", "")."""
     match = _PLZ_TOWN_IN_TEXT.search(text or "")

@@ -93,16 +93,33 @@ def urls_in_text(text: str) -> list[str]:
 
 def urls_in_json(node: Any, depth: int = 0) -> list[str]:
     """Every link in any string of a JSON document (documents, contact points, free text), in order."""
-    if depth > 40:  # hostile nesting
+    if depth > _JSON_DEPTH:  # hostile nesting
         return []
     if isinstance(node, str):
-        # Most strings hold no link; the substring tests are far cheaper than the pattern.
-        return urls_in_text(node) if "://" in node or "www." in node.lower() else []
-    if isinstance(node, dict):
-        return [url for value in node.values() for url in urls_in_json(value, depth + 1)]
-    if isinstance(node, list):
-        return [url for value in node for url in urls_in_json(value, depth + 1)]
-    return []
+        return _urls_in_string(node)
+    urls: list[str] = []
+    if isinstance(node, (dict, list)):
+        _collect_urls(node, depth, urls)
+    return urls
+
+
+_JSON_DEPTH = 40
+
+
+def _urls_in_string(text: str) -> list[str]:
+    # Most strings hold no link; the substring tests are far cheaper than the pattern.
+    return urls_in_text(text) if "://" in text or "www." in text.lower() else []
+
+
+def _collect_urls(node: dict | list, depth: int, urls: list[str]) -> None:
+    # One list filled in place: a document has hundreds of values and a handful of links, and
+    # building a list per value cost more than the pattern. A value counts at ``depth + 1``.
+    for value in node.values() if isinstance(node, dict) else node:
+        if isinstance(value, str):
+            if depth < _JSON_DEPTH and ("://" in value or "www." in value.lower()):
+                urls.extend(urls_in_text(value))
+        elif isinstance(value, (dict, list)) and depth < _JSON_DEPTH:
+            _collect_urls(value, depth + 1, urls)
 
 
 def _references_in_url(url: str) -> list[str]:

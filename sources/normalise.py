@@ -12,10 +12,17 @@ import re
 import unicodedata
 from datetime import date, datetime, time
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 from tenders.vocabulary.time_zone import BERLIN
 
+# Postcodes, dates, towns and names repeat across notices and between a notice's eForms XML and
+# its OCDS twin (parsed in the same worker): their normalised value is computed once per process.
+# The caches are bounded and hold only immutable values (str, datetime, tuples of str).
+MEMO_SIZE = 8192
 
+
+@lru_cache(maxsize=MEMO_SIZE)
 def normalise_postal_code(raw: str | None) -> str:
     match = re.search(r"\b(\d{5})\b", raw or "")
     return match.group(1) if match else ""
@@ -101,7 +108,11 @@ def parse_iso_datetime(raw: str | None, *, default_time: time | None = None) -> 
     """
     if not raw:
         return None
-    text = str(raw).strip()
+    return _iso_datetime(str(raw).strip(), default_time)
+
+
+@lru_cache(maxsize=MEMO_SIZE)
+def _iso_datetime(text: str, default_time: time | None) -> datetime | None:
     try:
         if "T" in text:
             value = datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -172,8 +183,11 @@ def parse_german_datetime(raw: str | None, *, default_time: time | None = None) 
     return plausible_datetime(value.replace(tzinfo=BERLIN))
 
 
+EMPTY_VALUES = (None, "", (), [])
+
+
 def first_nonempty(*values):
     for value in values:
-        if value not in (None, "", (), []):
+        if value not in EMPTY_VALUES:
             return value
     return None

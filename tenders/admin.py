@@ -16,6 +16,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from config.edges import admin_refusal
+from config.errors import ApplicationError
 from sources.records import NoticeKind
 from tenders.models import SynonymGroup, Tender, TenderSource, TenderVersion
 from tenders.pagination import EstimatedCountPaginator
@@ -183,8 +185,8 @@ class TenderAdmin(admin.ModelAdmin):
         if request.method == "POST":
             try:
                 new_tender = tender_split_source(tender_source_id=source.pk)
-            except ValueError as exc:
-                self.message_user(request, f"{source}: {exc}", messages.WARNING)
+            except ApplicationError as exc:
+                admin_refusal(self, request, exc, subject=source)
                 return redirect(back)
             self.message_user(request, f"{source} ist jetzt Ausschreibung #{new_tender.pk}.", messages.SUCCESS)
             return redirect("admin:tenders_tender_change", new_tender.pk)
@@ -236,8 +238,8 @@ class TenderSourceAdmin(admin.ModelAdmin):
         for source in queryset:
             try:
                 new_tender = tender_split_source(tender_source_id=source.pk)
-            except ValueError as exc:
-                self.message_user(request, f"{source}: {exc}", messages.WARNING)
+            except ApplicationError as exc:
+                admin_refusal(self, request, exc, subject=source)
             else:
                 self.message_user(request, f"{source} ist jetzt Ausschreibung #{new_tender.pk}.", messages.SUCCESS)
 

@@ -1,6 +1,6 @@
 """Searching tenders: the result list the portal, the exports and the partner API show.
 
-Which tenders match is decided by ``tenders.filters.filters_q`` alone (the same
+Which tenders match is decided by ``tenders.filter_query.filters_q`` alone (the same
 rules saved searches match with); this module only adds what a result list
 needs on top: relevance ranking over the stored German ``search_vector`` and
 the sort orders users can choose.
@@ -14,7 +14,9 @@ from django.contrib.postgres.search import SearchRank
 from django.db.models import F, QuerySet
 
 from tenders.deadline_order import OpenDeadlinesFirst
-from tenders.filters import ORDERS, TenderFilters, filters_q, search_query
+from tenders.filter_query import filters_q
+from tenders.filters import ORDERS, TenderFilters
+from tenders.fulltext import search_query
 from tenders.models import Tender
 from tenders.selectors import tender_with_history
 

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from django.db.models import Prefetch, Q, QuerySet
 
-from tenders.filters import search_query
+from tenders.fulltext import search_query
 from tenders.models import Tender, TenderSource, TenderVersion
 from tenders.vocabulary.deadlines import DeadlineKind, deadline_label
 from tenders.vocabulary.legal_basis import legal_basis_label

@@ -104,6 +104,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Refusals views let through become 400/403/404 pages with the service's message.
+    "config.middleware.ApplicationErrorMiddleware",
     "csp.middleware.CSPMiddleware",
     # Last, as django-axes requires: turns a lockout flagged during sign-in into the lockout page.
     "axes.middleware.AxesMiddleware",

@@ -71,19 +71,6 @@ def change_notices(field_changes: Mapping[str, Sequence]) -> list[ChangeNotice]:
     return notices
 
 
-def change_label(*, kind: str, old_value: str, new_value: str) -> str:
-    """What to call a change in a mail: deadline_extended, deadline_shortened, deadline_set, cancelled, awarded."""
-    if kind != ChangeKind.DEADLINE:
-        return str(kind)
-    if not old_value:
-        return "deadline_set"
-    try:
-        later = datetime.fromisoformat(new_value) > datetime.fromisoformat(old_value)
-    except ValueError:
-        return "deadline_set"
-    return "deadline_extended" if later else "deadline_shortened"
-
-
 def match_changes_insert(*, changed: Mapping[int, Mapping[str, Sequence]], now: datetime) -> list[int]:
     """One notice row per existing match of every changed tender; returns ids of rows that are new.
 

@@ -1,6 +1,6 @@
 """Matching a batch of new or changed tenders against every active saved search of this tenant.
 
-Each saved search becomes the same ``Q`` the portal uses (``tenders.filters.filters_q``),
+Each saved search becomes the same ``Q`` the portal uses (``tenders.filter_query.filters_q``),
 restricted to tenders first seen at or after the search's ``active_since`` (a new or
 re-activated search never floods its owner with the backlog). All searches are then
 evaluated in ONE statement over the batch: the batch's tender rows are read once by
@@ -60,7 +60,8 @@ from psycopg import errors as pg_errors
 
 from notifications.alerts.failing import saved_searches_clear_failing, saved_searches_mark_failing
 from notifications.models import SavedSearch, TenderMatch
-from tenders.filters import FilterError, TenderFilters, alert_filters, filters_q
+from tenders.filter_query import filters_q
+from tenders.filters import FilterError, TenderFilters, alert_filters
 from tenders.fulltext import thesaurus_version
 from tenders.models import Tender
 

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from notifications.alerts.changes import change_label
+from notifications.alerts.change_labels import change_label
 from tenders.vocabulary.time_zone import BERLIN
 
 LANGUAGES = ("de", "en")

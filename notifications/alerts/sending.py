@@ -30,6 +30,7 @@ from django.core.mail.backends.base import BaseEmailBackend
 from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
 
 from accounts.secrets import SecretUnreadable
+from config.errors import ApplicationError
 from notifications.models import TlsMode
 from notifications.preferences.selectors import smtp_settings_get
 from sources.network import FetchError, resolve_and_check, system_resolver
@@ -37,9 +38,10 @@ from sources.network import FetchError, resolve_and_check, system_resolver
 NO_SMTP_SETTINGS = "keine SMTP-Einstellungen"
 
 
-class SendError(Exception):
+class SendError(ApplicationError):
     """A message was not accepted; ``temporary`` says whether trying again later can help."""
 
+    default_code = "send_failed"
     temporary = True
 
 

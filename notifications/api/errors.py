@@ -3,6 +3,7 @@
 ``fields`` maps a parameter (dotted for nested input, e.g. ``filters.cpv``) to
 its messages; it is empty for errors that are not about one input. Messages
 follow the request's language (German unless ``Accept-Language`` asks otherwise).
+A service's ``config.errors.ApplicationError`` keeps its code and status (400, 403, 404).
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from django.http import JsonResponse
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
 from rest_framework import exceptions
+from rest_framework.response import Response
 from rest_framework.views import exception_handler
+
+from config.errors import ApplicationError
 
 
 class FieldErrors(exceptions.ValidationError):
@@ -46,7 +50,15 @@ def error_body(*, code: str, message: str, fields: dict | None = None) -> dict:
     return {"error": {"code": code, "message": message, "fields": fields or {}}}
 
 
+def _application_error_response(exc: ApplicationError) -> Response:
+    fields = {name: [str(message)] for name, message in exc.fields.items()}
+    message = str(exc.message) or _("Ungültige Angaben; Details je Parameter unter „fields“.")
+    return Response(error_body(code=exc.code, message=message, fields=fields), status=exc.status)
+
+
 def api_exception_handler(exc, context):
+    if isinstance(exc, ApplicationError):
+        return _application_error_response(exc)
     response = exception_handler(exc, context)
     if response is None:
         return None  # a bug: let it surface as a 500 and reach error reporting

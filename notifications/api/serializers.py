@@ -4,17 +4,17 @@ the serializers here declare that shape for the OpenAPI schema and validate inpu
 
 from __future__ import annotations
 
-from dataclasses import fields as dataclass_fields
-
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from notifications.api.filter_schema import TenderFiltersSerializer
 from notifications.models import SavedSearch, TenderMatch
+from tenders.filter_fields import FILTER_NAMES
 from tenders.filters import STATUSES, FilterError, TenderFilters, parse_filters
 from tenders.selectors import tender_representation
 
-FILTER_KEYS = tuple(f.name for f in dataclass_fields(TenderFilters) if f.name != "extra")
+FILTER_KEYS = FILTER_NAMES
 
 
 class ErrorDetailSerializer(serializers.Serializer):
@@ -138,22 +138,6 @@ class TenderSerializer(serializers.Serializer):
 
     def to_representation(self, instance):
         return tender_representation(instance)
-
-
-class TenderFiltersSerializer(serializers.Serializer):
-    """Documentation of the filter object; validation is ``tenders.filters.parse_filters`` (one rule set)."""
-
-    q = serializers.CharField(required=False, help_text='Suchbegriffe (Websuche-Syntax: "Phrase", -ohne, or)')
-    cpv = serializers.ListField(child=serializers.CharField(), required=False, help_text="CPV-Codes oder Präfixe")
-    bundesland = serializers.ListField(child=serializers.CharField(), required=False)
-    plz = serializers.CharField(required=False, help_text="PLZ-Anfang, 1 bis 5 Ziffern")
-    value_min = serializers.CharField(required=False, help_text="Mindestwert in EUR")
-    value_max = serializers.CharField(required=False, help_text="Höchstwert in EUR")
-    deadline_days = serializers.IntegerField(required=False, help_text="Frist in den nächsten N Tagen")
-    deadline_until = serializers.DateField(required=False)
-    published_since = serializers.DateField(required=False)
-    status = serializers.ListField(child=serializers.ChoiceField(choices=STATUSES), required=False)
-    portal = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 @extend_schema_field(TenderFiltersSerializer)

@@ -11,7 +11,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
+from config.errors import ApplicationError
 from notifications.models import ApiKey
 
 KEY_PREFIX = "tr_"
@@ -35,9 +37,9 @@ class CreatedApiKey:
 def api_key_create(*, name: str, created_by: AbstractBaseUser) -> CreatedApiKey:
     name = name.strip()
     if not name:
-        raise ValueError("Bitte einen Namen für den Schlüssel angeben.")
+        raise ApplicationError(fields={"name": _("Bitte einen Namen für den Schlüssel angeben.")})
     if len(name) > ApiKey._meta.get_field("name").max_length:
-        raise ValueError("Der Name ist zu lang (höchstens 100 Zeichen).")
+        raise ApplicationError(fields={"name": _("Der Name ist zu lang (höchstens 100 Zeichen).")})
     with transaction.atomic():
         while True:
             plaintext = KEY_PREFIX + secrets.token_urlsafe(32)

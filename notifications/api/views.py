@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import re
-from contextlib import contextmanager
 from datetime import datetime, time
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
@@ -21,6 +19,7 @@ from rest_framework.response import Response
 
 from notifications.api.authentication import ApiKeyAuthentication
 from notifications.api.errors import FieldErrors, api_exception_handler
+from notifications.api.filter_schema import FILTER_PARAMETERS
 from notifications.api.pagination import MatchCursorPagination, PageWithoutCount
 from notifications.api.selectors import match_list, saved_search_visible_to, tender_detail, tender_search
 from notifications.api.serializers import (
@@ -32,7 +31,7 @@ from notifications.api.serializers import (
 from notifications.api.throttling import ApiKeyRateThrottle
 from notifications.portal.selectors import saved_search_can_edit
 from notifications.portal.services import saved_search_create, saved_search_delete, saved_search_update
-from tenders.filters import ORDERS, FilterError, parse_filters
+from tenders.filters import ORDERS, parse_filters
 from tenders.models import Tender
 from tenders.vocabulary.time_zone import BERLIN
 
@@ -54,39 +53,15 @@ def _errors(*codes: int) -> dict:
     return {code: ErrorSerializer for code in (*codes, 401, 429)}
 
 
-def _list_param(name: str, description: str) -> OpenApiParameter:
-    return OpenApiParameter(name, OpenApiTypes.STR, many=True, explode=True, description=description)
-
-
-FILTER_PARAMETERS = [
-    OpenApiParameter("q", OpenApiTypes.STR, description='Suchbegriffe ("Phrase", -ohne, or; Umlaute: ue = ü)'),
-    _list_param("cpv", "CPV-Code (8 Ziffern) oder Präfix ab 2 Ziffern; mehrere = oder"),
-    _list_param("bundesland", "Bundesland, z. B. Bayern; mehrere = oder"),
-    OpenApiParameter("plz", OpenApiTypes.STR, description="PLZ-Anfang (1 bis 5 Ziffern)"),
-    OpenApiParameter("value_min", OpenApiTypes.NUMBER, description="geschätzter Wert ab (EUR)"),
-    OpenApiParameter("value_max", OpenApiTypes.NUMBER, description="geschätzter Wert bis (EUR)"),
-    OpenApiParameter("deadline_days", OpenApiTypes.INT, description="Angebotsfrist in den nächsten N Tagen"),
-    OpenApiParameter("deadline_until", OpenApiTypes.DATE, description="Angebotsfrist bis (einschließlich)"),
-    OpenApiParameter("published_since", OpenApiTypes.DATE, description="veröffentlicht ab"),
-    _list_param("status", "active, awarded, cancelled, expired; mehrere = oder"),
-    _list_param("portal", "nur Ausschreibungen, die auf diesem Portal erschienen sind"),
-    OpenApiParameter(
-        "order",
-        OpenApiTypes.STR,
-        enum=list(ORDERS),
-        description=(
-            "relevance (Standard; ohne Suchbegriff: neueste zuerst), deadline (offene Fristen zuerst, nächste "
-            "zuerst; dann abgelaufene, zuletzt abgelaufene zuerst; dann ohne Frist), published"
-        ),
+ORDER_PARAMETER = OpenApiParameter(
+    "order",
+    OpenApiTypes.STR,
+    enum=list(ORDERS),
+    description=(
+        "relevance (Standard; ohne Suchbegriff: neueste zuerst), deadline (offene Fristen zuerst, nächste "
+        "zuerst; dann abgelaufene, zuletzt abgelaufene zuerst; dann ohne Frist), published"
     ),
-]
-
-
-def _filters_or_400(query_params):
-    try:
-        return parse_filters(query_params)
-    except FilterError as exc:
-        raise FieldErrors(exc.errors, code="invalid_filters") from exc
+)
 
 
 class TenderListView(PartnerApiView):
@@ -98,10 +73,10 @@ class TenderListView(PartnerApiView):
         summary="Ausschreibungen suchen",
         responses={200: TenderSerializer(many=True), **_errors(400)},
         description="Dieselben Filter wie die Suche im Portal. Seiten ohne Gesamtzahl (next/previous).",
-        parameters=FILTER_PARAMETERS,
+        parameters=[*FILTER_PARAMETERS, ORDER_PARAMETER],
     )
     def get(self, request):
-        filters = _filters_or_400(request.query_params)
+        filters = parse_filters(request.query_params)  # FilterError: 400 by the handler
         order = request.query_params.get("order") or "relevance"
         if order not in ORDERS:
             raise FieldErrors({"order": _("Erlaubt: %(orders)s.") % {"orders": ", ".join(ORDERS)}})
@@ -153,8 +128,8 @@ class SavedSearchListView(PartnerApiView):
     def post(self, request):
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        with _as_field_errors():
-            saved_search = saved_search_create(owner=request.user, **serializer.validated_data)
+        # A refusal (duplicate name, no filter) is an ApplicationError: 400 by the exception handler.
+        saved_search = saved_search_create(owner=request.user, **serializer.validated_data)
         return Response(self.get_serializer(saved_search).data, status=status.HTTP_201_CREATED)
 
 
@@ -216,8 +191,7 @@ class SavedSearchDetailView(PartnerApiView):
         saved_search = self._editable(pk)
         serializer = self.get_serializer(saved_search, data=request.data, partial=partial)
         serializer.is_valid(raise_exception=True)
-        with _as_field_errors():
-            saved = saved_search_update(saved_search=saved_search, actor=request.user, **serializer.validated_data)
+        saved = saved_search_update(saved_search=saved_search, actor=request.user, **serializer.validated_data)
         # The saved state, even when the change took the profile out of the caller's sight
         # (an admin making someone's shared profile private): the write succeeded, so 200.
         return Response(self.get_serializer(saved).data)
@@ -225,16 +199,6 @@ class SavedSearchDetailView(PartnerApiView):
     def delete(self, request, pk: int):
         saved_search_delete(saved_search=self._editable(pk), actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-@contextmanager
-def _as_field_errors():
-    """The portal's services validate with Django's ValidationError; the API answers those as a JSON 400."""
-    try:
-        yield
-    except DjangoValidationError as exc:
-        fields = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
-        raise FieldErrors(fields) from exc
 
 
 def _since_or_400(raw: str | None) -> datetime | None:

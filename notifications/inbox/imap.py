@@ -49,6 +49,8 @@ _MESSAGE_ID = re.compile(r"<[^<>\s]+>")
 class MailboxError(MailboxUnavailable):
     """A mailbox-level failure; the message is meant for the tenant's admin (and ends the mail source's run)."""
 
+    default_code = "mailbox_failed"
+
 
 @dataclass(frozen=True)
 class MailboxAddress:

@@ -16,6 +16,7 @@ from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from sources.links import safe_link
+from tenders.filter_fields import FILTER_FIELDS
 from tenders.filters import TenderFilters
 from tenders.models import TENDER_STATUS_LABELS
 from tenders.vocabulary.cpv import cpv_label
@@ -139,19 +140,7 @@ def change_lines(changes: Mapping | None) -> list[ChangeLine]:
 
 # --- saved search summary -------------------------------------------------------------------------------------
 
-FILTER_LABELS = {
-    "q": gettext_lazy("Suchbegriffe"),
-    "cpv": gettext_lazy("CPV"),
-    "bundesland": gettext_lazy("Bundesland"),
-    "plz": gettext_lazy("PLZ beginnt mit"),
-    "value_min": gettext_lazy("Wert ab"),
-    "value_max": gettext_lazy("Wert bis"),
-    "deadline_days": gettext_lazy("Frist innerhalb (Tage)"),
-    "deadline_until": gettext_lazy("Frist bis"),
-    "published_since": gettext_lazy("Veröffentlicht seit"),
-    "status": gettext_lazy("Status"),
-    "portal": gettext_lazy("Quelle"),
-}
+FILTER_LABELS = {field.name: field.summary for field in FILTER_FIELDS}
 
 
 def _cpv_with_label(code: str) -> str:

@@ -1,7 +1,8 @@
 """Forms of the portal.
 
-The search filters are *rendered* by ``FilterForm`` but *validated* only by
-``tenders.filters.parse_filters``: one rule set for portal, API and matching.
+The search filters are *rendered* by ``FilterForm``, built from their declaration
+(``tenders.filter_fields``), but *validated* only by ``tenders.filters.parse_filters``:
+one rule set for portal, API and matching.
 ``parse_search`` returns the parsed filters plus a form carrying the errors.
 """
 
@@ -18,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from notifications.models import TriageStatus
 from notifications.portal.services import NAME_MAX_LENGTH, NOTE_MAX_LENGTH
+from tenders.filter_fields import FILTER_FIELDS, FilterField
 from tenders.filters import FilterError, TenderFilters, parse_filters
 from tenders.models import TENDER_STATUS_CHOICES
 from tenders.vocabulary.regions import BUNDESLAENDER
@@ -28,19 +30,10 @@ ORDER_CHOICES = [
     ("published", _("Veröffentlichung (neueste zuerst)")),
 ]
 
-# Shown instead of the builder's German messages when the page is not German.
+# Shown instead of the parser's German messages when the page is not German; the filters' hints
+# come from their declaration, the result list adds its own parameters.
 _ERROR_HINTS = {
-    "q": _("Suchbegriffe: höchstens 300 Zeichen, ohne Steuerzeichen."),
-    "portal": _("Bitte eine Quelle aus der Liste wählen."),
-    "cpv": _("CPV-Code mit 8 Ziffern oder Abteilung/Gruppe mit 2 bis 7 Ziffern angeben."),
-    "bundesland": _("Bitte ein Bundesland aus der Liste wählen."),
-    "plz": _("PLZ-Anfang: 1 bis 5 Ziffern."),
-    "value_min": _("Bitte eine positive Zahl bis 9.999.999.999.999.999,99 angeben (z. B. 100000)."),
-    "value_max": _("Bitte eine positive Zahl bis 9.999.999.999.999.999,99 angeben, nicht kleiner als der Mindestwert."),
-    "deadline_days": _("Frist in Tagen: eine ganze Zahl von 1 bis 3650."),
-    "deadline_until": _("Datum im Format JJJJ-MM-TT zwischen 1900 und 2999 angeben."),
-    "published_since": _("Datum im Format JJJJ-MM-TT zwischen 1900 und 2999 angeben."),
-    "status": _("Bitte einen Status aus der Liste wählen."),
+    **{field.name: field.hint for field in FILTER_FIELDS},
     "triage": _("Bitte eine Bewertung aus der Liste wählen."),
 }
 
@@ -56,45 +49,41 @@ def filter_error_messages(errors: dict[str, str]) -> dict[str, str]:
     return {name: _message(name, message) for name, message in errors.items()}
 
 
-class FilterForm(forms.Form):
-    """The filter fields with the URL parameter names of ``TenderFilters``; never validates by itself."""
+def _choices(vocabulary: str) -> list[tuple[str, str]]:
+    """Options of a declared choice field; "sources" are the tenant's, set per form instance."""
+    if vocabulary == "bundeslaender":
+        return [(name, name) for name in sorted(BUNDESLAENDER.values())]
+    if vocabulary == "statuses":
+        return list(TENDER_STATUS_CHOICES)
+    return []
 
-    q = forms.CharField(label=_("Suchbegriffe"), required=False)
-    cpv = forms.CharField(label=_("CPV-Codes"), required=False, help_text=_("mehrere durch Komma trennen"))
-    bundesland = forms.MultipleChoiceField(
-        label=_("Bundesland"),
-        required=False,
-        choices=[(name, name) for name in sorted(BUNDESLAENDER.values())],
-        widget=forms.SelectMultiple(attrs={"size": 4}),
-        help_text=_("Strg/⌘ + Klick wählt mehrere"),
-    )
-    plz = forms.CharField(label=_("PLZ beginnt mit"), required=False, max_length=5)
-    value_min = forms.CharField(label=_("Wert ab (€)"), required=False)
-    value_max = forms.CharField(label=_("Wert bis (€)"), required=False)
-    deadline_days = forms.CharField(label=_("Frist in den nächsten … Tagen"), required=False)
-    deadline_until = forms.CharField(
-        label=_("Frist bis"), required=False, widget=forms.DateInput(attrs={"type": "date"})
-    )
-    published_since = forms.CharField(
-        label=_("Veröffentlicht seit"), required=False, widget=forms.DateInput(attrs={"type": "date"})
-    )
-    status = forms.MultipleChoiceField(
-        label=_("Status"), required=False, choices=TENDER_STATUS_CHOICES, widget=forms.CheckboxSelectMultiple
-    )
-    portal = forms.MultipleChoiceField(
-        label=_("Quelle"),
-        required=False,
-        choices=[],
-        widget=forms.SelectMultiple(attrs={"size": 4}),
-        help_text=_("Strg/⌘ + Klick wählt mehrere"),
-    )
 
+def _form_field(field: FilterField) -> forms.Field:
+    """The portal input of one declared filter; the form only displays, ``parse_filters`` validates."""
+    options = {"label": field.label, "required": False, "help_text": field.help_text}
+    if field.widget == "select":
+        widget = forms.SelectMultiple(attrs={"size": 4})
+        return forms.MultipleChoiceField(choices=_choices(field.choices), widget=widget, **options)
+    if field.widget == "checkboxes":
+        return forms.MultipleChoiceField(
+            choices=_choices(field.choices), widget=forms.CheckboxSelectMultiple, **options
+        )
+    attrs = {
+        "search": {"type": "search"},
+        "numeric": {"inputmode": "numeric"},
+    }.get(field.widget, {})
+    if field.placeholder:
+        attrs["placeholder"] = field.placeholder
+    widget = forms.DateInput(attrs={"type": "date"}) if field.widget == "date" else forms.TextInput(attrs=attrs)
+    return forms.CharField(max_length=field.max_length, widget=widget, **options)
+
+
+class _FilterFormBase(forms.Form):
     def __init__(self, *args, portals: list[tuple[str, str]] = (), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["portal"].choices = list(portals)
-        self.fields["q"].widget.attrs.update({"placeholder": _('z. B. Straßenbau "Los 1" -Planung'), "type": "search"})
-        for name in ("value_min", "value_max", "deadline_days", "plz"):
-            self.fields[name].widget.attrs["inputmode"] = "numeric"
+        for field in FILTER_FIELDS:
+            if field.choices == "sources":
+                self.fields[field.name].choices = list(portals)
 
     def full_clean(self):
         # Validation belongs to tenders.filters.parse_filters; this form only displays values and errors.
@@ -104,6 +93,14 @@ class FilterForm(forms.Form):
     def show_errors(self, errors: dict[str, str]) -> None:
         for name, message in errors.items():
             self.add_error(name if name in self.fields else None, _message(name, message))
+
+
+# The filter fields with the URL parameter names of ``TenderFilters``, in declaration order.
+FilterForm = type(
+    "FilterForm",
+    (_FilterFormBase,),
+    {"__module__": __name__, **{field.name: _form_field(field) for field in FILTER_FIELDS}},
+)
 
 
 class SearchForm(FilterForm):

@@ -22,7 +22,8 @@ from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus,
 from notifications.portal.csv_export import ExportRow
 from sources.models import Source
 from tenders.deadline_order import OpenDeadlinesFirst
-from tenders.filters import FilterError, TenderFilters, alert_filters, filters_q
+from tenders.filter_query import filters_q
+from tenders.filters import FilterError, TenderFilters, alert_filters
 from tenders.models import Tender
 from tenders.search import tender_detail, tender_search
 from tenders.vocabulary.cpv import cpv_label

@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from config.errors import ApplicationError, NotFound, PermissionRefused
 from notifications.models import SavedSearch, Triage, TriageStatus
 from notifications.portal.selectors import saved_search_can_edit
 from tenders.filter_limits import text_problem
@@ -29,11 +29,11 @@ NOTE_MAX_LENGTH = 5000
 def _clean_name(name: str) -> str:
     name = " ".join((name or "").split())
     if not name:
-        raise ValidationError({"name": _("Bitte einen Namen angeben.")})
+        raise ApplicationError(fields={"name": _("Bitte einen Namen angeben.")})
     if len(name) > NAME_MAX_LENGTH:
-        raise ValidationError({"name": _("Der Name ist zu lang (höchstens 200 Zeichen).")})
+        raise ApplicationError(fields={"name": _("Der Name ist zu lang (höchstens 200 Zeichen).")})
     if text_problem(name, max_length=NAME_MAX_LENGTH):
-        raise ValidationError({"name": _("Der Name enthält unzulässige Steuerzeichen.")})
+        raise ApplicationError(fields={"name": _("Der Name enthält unzulässige Steuerzeichen.")})
     return name
 
 
@@ -45,8 +45,10 @@ def _require_unique_name(*, owner_id: int, name: str, exclude_pk: int | None = N
         raise _duplicate_name()
 
 
-def _duplicate_name() -> ValidationError:
-    return ValidationError({"name": _("Sie haben bereits ein Suchprofil mit diesem Namen.")})
+def _duplicate_name() -> ApplicationError:
+    return ApplicationError(
+        fields={"name": _("Sie haben bereits ein Suchprofil mit diesem Namen.")}, code="duplicate_name"
+    )
 
 
 def _require_filters(filters: TenderFilters) -> TenderFilters:
@@ -54,10 +56,13 @@ def _require_filters(filters: TenderFilters) -> TenderFilters:
     try:
         filters = filters_checked(filters)
     except FilterError as exc:
-        raise ValidationError({f"filters.{name}": message for name, message in exc.errors.items()}) from exc
+        fields = {f"filters.{name}": message for name, message in exc.errors.items()}
+        raise ApplicationError(fields=fields, code=exc.code) from exc
     # A profile without any filter would alert on every tender in Germany.
     if filters.is_empty:
-        raise ValidationError({"filters": _("Bitte mindestens einen Filter setzen (z. B. Suchbegriffe oder CPV).")})
+        raise ApplicationError(
+            fields={"filters": _("Bitte mindestens einen Filter setzen (z. B. Suchbegriffe oder CPV).")}
+        )
     return filters
 
 
@@ -120,7 +125,7 @@ def saved_search_update(
     """
     locked = SavedSearch.objects.select_for_update().get(pk=saved_search.pk)
     if not saved_search_can_edit(user=actor, saved_search=locked):
-        raise PermissionDenied(_("Dieses Suchprofil darf nur sein Eigentümer oder ein Administrator ändern."))
+        raise PermissionRefused(_("Dieses Suchprofil darf nur sein Eigentümer oder ein Administrator ändern."))
     if is_active and not locked.is_active:
         locked.active_since = now or timezone.now()
     if name is not None:
@@ -146,7 +151,7 @@ def saved_search_update(
 def saved_search_delete(*, saved_search: SavedSearch, actor: AbstractBaseUser) -> None:
     """Delete a profile with its matches (same permission as editing)."""
     if not saved_search_can_edit(user=actor, saved_search=saved_search):
-        raise PermissionDenied(_("Dieses Suchprofil darf nur sein Eigentümer oder ein Administrator löschen."))
+        raise PermissionRefused(_("Dieses Suchprofil darf nur sein Eigentümer oder ein Administrator löschen."))
     SavedSearch.objects.filter(pk=saved_search.pk).delete()
 
 
@@ -157,14 +162,14 @@ def saved_search_delete(*, saved_search: SavedSearch, actor: AbstractBaseUser) -
 def triage_set(*, user: AbstractBaseUser, tender_id: int, status: str, note: str | None = None) -> Triage:
     """The user's verdict on a tender (one row per user and tender). ``note=None`` keeps the current note."""
     if status not in TriageStatus.values:
-        raise ValidationError({"status": _("Unbekannter Status.")})
+        raise ApplicationError(fields={"status": _("Unbekannter Status.")})
     if not Tender.objects.filter(pk=tender_id).exists():
-        raise ValidationError({"tender": _("Diese Ausschreibung gibt es nicht.")})
+        raise NotFound(_("Diese Ausschreibung gibt es nicht."))
     defaults: dict = {"status": status}
     if note is not None:
         note = note.strip()
         if len(note) > NOTE_MAX_LENGTH:
-            raise ValidationError({"note": _("Die Notiz ist zu lang (höchstens 5000 Zeichen).")})
+            raise ApplicationError(fields={"note": _("Die Notiz ist zu lang (höchstens 5000 Zeichen).")})
         defaults["note"] = note
     triage, _created = Triage.objects.update_or_create(user=user, tender_id=tender_id, defaults=defaults)
     return triage

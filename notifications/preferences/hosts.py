@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
-from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
+from config.errors import ApplicationError
 from sources.network import ResolutionFailed, Resolver, SsrfRefused, resolve_and_check, system_resolver
 
 _HOST = re.compile(r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
@@ -23,20 +23,21 @@ _IPV6 = re.compile(r"^\[?[0-9a-f:.]+\]?$")
 
 
 def mail_host_check(host: str, port: int, *, allow_loopback: bool, resolver: Resolver = system_resolver) -> str:
-    """Return the normalised host name, or raise ``ValidationError`` with a message for the form."""
+    """Return the normalised host name, or raise ``ApplicationError`` with a message for the form's ``host``."""
     host = (host or "").strip().rstrip(".").lower()
     if not (_HOST.match(host) or _IPV6.match(host)):
-        raise ValidationError(_("Bitte einen Hostnamen wie mail.example.de angeben."), code="host")
+        raise _host_refused(_("Bitte einen Hostnamen wie mail.example.de angeben."))
     try:
         resolve_and_check(f"//{host}:{port}", host, port, resolver=resolver, allow_loopback=allow_loopback)
     except SsrfRefused as exc:
-        raise ValidationError(
+        raise _host_refused(
             _("Der Server %(host)s liegt in einem internen Netz (%(category)s) und ist nicht erlaubt.")
-            % {"host": host, "category": exc.category},
-            code="host",
+            % {"host": host, "category": exc.category}
         ) from exc
     except ResolutionFailed as exc:
-        raise ValidationError(
-            _("Der Server %(host)s lässt sich nicht auflösen.") % {"host": host}, code="host"
-        ) from exc
+        raise _host_refused(_("Der Server %(host)s lässt sich nicht auflösen.") % {"host": host}) from exc
     return host.strip("[]")
+
+
+def _host_refused(message: str) -> ApplicationError:
+    return ApplicationError(fields={"host": message}, code="host")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect
-from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views import View
 
@@ -35,8 +34,8 @@ class _DecisionView(TenantAdminRequiredMixin, View):
             raise Http404 from exc
         except RecipientInactive:
             messages.error(request, self.inactive_message)
-        except OutboxDecisionRefused:
-            messages.error(request, _("Der Eintrag hat inzwischen einen anderen Status; bitte die Liste neu prüfen."))
+        except OutboxDecisionRefused as exc:
+            messages.error(request, exc.text)
         else:
             messages.success(request, self.done_message)
         return redirect("settings:deliveries")

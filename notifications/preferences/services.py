@@ -10,10 +10,10 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
+from config.errors import ApplicationError
 from notifications.inbox.selectors import forwarded_domains_of
 from notifications.models import (
     DigestInterval,
@@ -52,15 +52,15 @@ def user_preference_update(
     preference = UserPreference.objects.select_for_update().get(user=user)
     if language is not None:
         if language not in _LANGUAGES:
-            raise ValidationError({"language": _("Diese Sprache wird nicht unterstützt.")})
+            raise ApplicationError(fields={"language": _("Diese Sprache wird nicht unterstützt.")})
         preference.language = language
     if digest_interval is not None:
         if digest_interval not in DigestInterval.values:
-            raise ValidationError({"digest_interval": _("Unbekanntes Intervall.")})
+            raise ApplicationError(fields={"digest_interval": _("Unbekanntes Intervall.")})
         preference.digest_interval = digest_interval
     if digest_hour is not None:
         if not 0 <= digest_hour <= 23:
-            raise ValidationError({"digest_hour": _("Stunde von 0 bis 23 angeben.")})
+            raise ApplicationError(fields={"digest_hour": _("Stunde von 0 bis 23 angeben.")})
         preference.digest_hour = digest_hour
     preference.save(update_fields=["language", "digest_interval", "digest_hour"])
     return preference
@@ -113,7 +113,7 @@ def smtp_settings_save(
 ) -> SmtpSettings:
     """Create or update the tenant's SMTP server. ``password`` empty keeps the stored one."""
     if tls_mode not in TlsMode.values:
-        raise ValidationError(f"unknown TLS mode {tls_mode!r}")
+        raise ApplicationError(fields={"tls_mode": f"Unbekannter TLS-Modus {tls_mode!r}."})
     host = mail_host_check(host, port, allow_loopback=settings.MAIL_ALLOW_LOOPBACK)
     with transaction.atomic():
         _lock_singleton(SmtpSettings)
@@ -126,10 +126,10 @@ def smtp_settings_save(
             row.password = password
         if tls_mode == TlsMode.NONE and (row.username or row.password):
             # A login over an unencrypted connection hands the password to everyone on the way.
-            raise ValidationError(
-                _("Mit Benutzername oder Passwort ist eine verschlüsselte Verbindung (STARTTLS oder SSL/TLS) nötig."),
-                code="tls_mode",
+            message = _(
+                "Mit Benutzername oder Passwort ist eine verschlüsselte Verbindung (STARTTLS oder SSL/TLS) nötig."
             )
+            raise ApplicationError(fields={"tls_mode": message}, code="tls_mode")
         row.save()
     return row
 
@@ -156,14 +156,15 @@ def mailbox_settings_save(
     known = [domain for hosts in portal_domains_current().values() for domain in hosts]
     unknown = [domain for domain in domains if not in_domains(domain, known)]
     if unknown:
-        raise ValidationError(
-            _("Keine bekannte Portal-Domain: %(domains)s") % {"domains": ", ".join(unknown)}, code="forwarded_domains"
-        )
+        message = _("Keine bekannte Portal-Domain: %(domains)s") % {"domains": ", ".join(unknown)}
+        raise ApplicationError(fields={"forwarded_domains": message}, code="forwarded_domains")
     with transaction.atomic():
         _lock_singleton(MailboxSettings)
         row = mailbox_settings_get() or MailboxSettings()
         if not password and not row.password:
-            raise ValidationError("a password is required for a new mailbox", code="password")
+            raise ApplicationError(
+                fields={"password": "Für ein neues Postfach ist ein Passwort nötig."}, code="password"
+            )
         row.host, row.port, row.use_ssl = host, port, use_ssl
         row.username, row.folder, row.is_active = username.strip(), folder.strip() or "INBOX", is_active
         row.authserv_id, row.forwarded_domains = authserv_id.strip(), "\n".join(domains)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin
-from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import connection
 from django.http import Http404
@@ -18,6 +17,7 @@ from django.views.generic import TemplateView
 
 from accounts.roles import user_is_tenant_admin
 from accounts.views import TenantAdminRequiredMixin
+from config.errors import ApplicationError
 from notifications.inbox.imap import MailboxError
 from notifications.inbox.probe import mailbox_connection_test
 from notifications.inbox.quarantine import inbound_mail_release
@@ -50,6 +50,12 @@ from sources.models import InboundMail
 
 DELIVERIES_PER_PAGE = 50
 MAILS_SHOWN = 50
+
+
+def _show_on_form(form, error: ApplicationError) -> None:
+    """A service's refusal beside the field it names (or above the form)."""
+    for field, message in (error.fields or {None: error.text}).items():
+        form.add_error(field if field in form.fields else None, str(message))
 
 
 class SettingsIndexView(LoginRequiredMixin, TemplateView):
@@ -142,8 +148,8 @@ class SmtpSettingsView(TenantAdminRequiredMixin, View):
             return self._render(request, form, status=400)
         try:
             smtp_settings_save(**form.cleaned_data)
-        except ValidationError as exc:
-            form.add_error(exc.code if exc.code in ("host", "tls_mode") else None, exc.messages[0])
+        except ApplicationError as exc:
+            _show_on_form(form, exc)
             return self._render(request, form, status=400)
         messages.success(request, _("SMTP-Einstellungen gespeichert."))
         return redirect("settings:smtp")
@@ -211,8 +217,8 @@ class MailboxSettingsView(TenantAdminRequiredMixin, View):
             return self._render(request, form, status=400)
         try:
             mailbox_settings_save(**form.cleaned_data)
-        except ValidationError as exc:
-            form.add_error(exc.code if exc.code in ("host", "password", "forwarded_domains") else None, exc.messages[0])
+        except ApplicationError as exc:
+            _show_on_form(form, exc)
             return self._render(request, form, status=400)
         messages.success(request, _("Postfach gespeichert."))
         return redirect("settings:mailbox")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
@@ -13,6 +12,7 @@ from django.views import View
 from accounts.roles import Role
 from accounts.services import user_reactivate, user_role_change
 from accounts.views import TenantAdminRequiredMixin
+from config.errors import ApplicationError
 from notifications.team.services import team_member_deactivate
 
 
@@ -22,8 +22,8 @@ class _TeamActionView(TenantAdminRequiredMixin, View):
             user = self.act(request, pk)
         except get_user_model().DoesNotExist as exc:
             raise Http404 from exc
-        except ValidationError as exc:
-            messages.error(request, exc.messages[0])
+        except ApplicationError as exc:
+            messages.error(request, exc.text)
         else:
             messages.success(request, self.done_message(user))
         return redirect("accounts:users")
@@ -54,7 +54,7 @@ class TeamMemberRoleView(_TeamActionView):
         try:
             role = Role(request.POST.get("role", ""))
         except ValueError as exc:
-            raise ValidationError(_("Unbekannte Rolle.")) from exc
+            raise ApplicationError(_("Unbekannte Rolle.")) from exc
         return user_role_change(user_id=pk, role=role)
 
     def done_message(self, user) -> str:

@@ -17,12 +17,12 @@ from datetime import datetime
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from config.errors import ApplicationError
 from notifications.models import (
     DeliveryStatus,
     MatchChange,
@@ -41,7 +41,7 @@ from notifications.webhooks.payloads import (
     tender_summary,
 )
 from notifications.webhooks.signing import new_signing_secret
-from notifications.webhooks.targets import WebhookTargetRefused, webhook_url_check
+from notifications.webhooks.targets import webhook_url_check
 from tenders.selectors import tender_representation, tender_with_history
 
 
@@ -52,19 +52,16 @@ class WebhookCreated:
 
 
 def webhook_create(*, saved_search: SavedSearch, url: str, created_by: AbstractBaseUser) -> WebhookCreated:
-    """Register an HTTPS endpoint for a profile; raises ``ValidationError`` for a URL we must not call.
+    """Register an HTTPS endpoint for a profile; raises ``ApplicationError`` for a URL we must not call.
 
     Only the creator's own profiles and shared ones qualify (``webhook_may_send``): a webhook on
     another person's private profile would hand its matches to a third party behind the owner's back.
     """
     if not (saved_search.is_shared or saved_search.owner_id == created_by.pk):
-        raise ValidationError(
-            "Nur eigene oder geteilte Suchprofile können einen Webhook bekommen.", code="saved_search"
-        )
-    try:
-        url = webhook_url_check(url, allow_loopback=settings.SOURCES_ALLOW_LOOPBACK)
-    except WebhookTargetRefused as exc:
-        raise ValidationError(exc.message, code="url") from exc
+        message = "Nur eigene oder geteilte Suchprofile können einen Webhook bekommen."
+        raise ApplicationError(fields={"saved_search": message}, code="saved_search")
+    # WebhookTargetRefused (an ApplicationError on the "url" field) for a URL we must not call.
+    url = webhook_url_check(url, allow_loopback=settings.SOURCES_ALLOW_LOOPBACK)
     secret = new_signing_secret()
     with transaction.atomic():
         webhook = Webhook.objects.create(
@@ -94,12 +91,12 @@ def webhook_set_active(*, webhook: Webhook, is_active: bool) -> Webhook:
     """Switch a webhook on or off. Switching off also drops its unsent events.
 
     A webhook acts for the person who connected it (like their API key), so one whose creator was
-    deactivated cannot be switched on again: raises ``ValidationError``; a current admin connects it anew.
+    deactivated cannot be switched on again: raises ``ApplicationError``; a current admin connects it anew.
     """
     if not is_active:
         _webhooks_switch_off(Webhook.objects.filter(pk=webhook.pk), reason=SWITCHED_OFF_REASON)
     elif Webhook.objects.filter(pk=webhook.pk, created_by__is_active=False).exists():
-        raise ValidationError(
+        raise ApplicationError(
             _(
                 "Dieser Webhook wurde von einer Person angelegt, die nicht mehr im Team aktiv ist. "
                 "Bitte legen Sie ihn neu an."

@@ -19,17 +19,19 @@ from urllib.parse import urlsplit
 
 from django.utils.translation import gettext as _
 
+from config.errors import ApplicationError
 from sources.network import ResolutionFailed, Resolver, SsrfRefused, resolve_and_check, system_resolver
 
 MAX_URL_LENGTH = 2000
 
 
-class WebhookTargetRefused(Exception):
+class WebhookTargetRefused(ApplicationError):
     """The URL must not be used. ``retryable`` is True only for a DNS failure (may be temporary)."""
 
+    default_code = "url"
+
     def __init__(self, message: str, *, retryable: bool = False) -> None:
-        super().__init__(message)
-        self.message = message
+        super().__init__(message, fields={"url": message})
         self.retryable = retryable
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.views import TenantAdminRequiredMixin
+from config.errors import ApplicationError
 from notifications.webhooks.forms import WebhookCreateForm
 from notifications.webhooks.selectors import webhook_event_list_recent, webhook_list, webhook_saved_search_choices
 from notifications.webhooks.services import webhook_create, webhook_delete, webhook_set_active
@@ -35,8 +35,9 @@ class WebhookListView(TenantAdminRequiredMixin, View):
             created = webhook_create(
                 saved_search=form.cleaned_data["saved_search"], url=form.cleaned_data["url"], created_by=request.user
             )
-        except ValidationError as exc:
-            form.add_error("saved_search" if exc.code == "saved_search" else "url", exc.messages[0])
+        except ApplicationError as exc:
+            for field, message in (exc.fields or {None: exc.text}).items():
+                form.add_error(field if field in form.fields else None, str(message))
             return self._render(request, form, status=400)
         # The only time the secret is shown; not redirected, so it never passes through the session.
         response = render(
@@ -67,8 +68,8 @@ class WebhookActiveView(TenantAdminRequiredMixin, View):
         is_active = request.POST.get("is_active") == "1"
         try:
             webhook_set_active(webhook=webhook, is_active=is_active)
-        except ValidationError as exc:
-            messages.error(request, exc.messages[0])
+        except ApplicationError as exc:
+            messages.error(request, exc.text)
         else:
             messages.success(request, _("Webhook aktiviert.") if is_active else _("Webhook deaktiviert."))
         return redirect("settings:webhook-detail", pk=webhook.pk)

@@ -5,17 +5,17 @@ policy, asks the adapter for batches, hands each batch to the tender ingest
 and records counts on the FetchRun. Adapters never call an HTTP client
 themselves and never write to the database.
 
-Settings: ``validate_settings`` refuses unknown keys and normalises ``allowed_hosts`` for every
-adapter that declares ``known_settings``, then asks the adapter's ``check_settings`` for the rest
-(built from :mod:`sources.adapters.settings`). A run reads them through ``settings_for``, so
-settings that no longer validate fail the run with reason "invalid_settings" before any request.
+Settings: an adapter declares them as a schema (``settings_model``, an
+:class:`sources.adapters.settings.AdapterSettings`); ``validate_settings`` runs it and reports
+every problem at once. A run reads them through ``settings_for``, so settings that no longer
+validate fail the run with reason "invalid_settings" before any request.
 """
 
 from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from django.core.exceptions import ValidationError
 
-from sources.adapters.settings import common_settings, settings_result, url_hosts
+from sources.adapters.settings import AdapterSettings, url_hosts, validated_settings
 from sources.adapters.yields import PageYield, SamplePage
 from sources.network import Fetcher
 from sources.records import NoticeRecord
@@ -69,10 +69,10 @@ class AdapterError(Exception):
 class Adapter(ABC):
     type: ClassVar[str]
     label: ClassVar[str]
-    # The adapter in operator messages ("Unknown TED setting(s)", "invalid DÖE settings"); "" means ``type``.
+    # The adapter in operator messages ("Unbekannte TED-Einstellung(en)", "invalid DÖE settings"); "" means ``type``.
     short_name: ClassVar[str] = ""
-    # Keys a Source's settings may have; None: the adapter has no settings and keeps them as given.
-    known_settings: ClassVar[frozenset[str] | None] = None
+    # The schema of a Source's settings; None: the adapter has no settings and keeps them as given.
+    settings_model: ClassVar[type[AdapterSettings] | None] = None
     # Hosts this adapter may ever talk to (exact names); Source settings may narrow, never widen.
     known_hosts: ClassVar[tuple[str, ...]] = ()
     # Set where one adapter serves many hosts (portal software): a run may talk only to the hosts
@@ -89,26 +89,16 @@ class Adapter(ABC):
 
     @classmethod
     def validate_settings(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
-        """Normalised settings, or ValidationError listing every problem, each naming its setting."""
-        if not isinstance(settings, Mapping):
-            raise ValidationError("Adapter settings must be a JSON object.")
-        if cls.known_settings is None:
-            return dict(settings)
-        errors: list[str] = []
-        result = common_settings(settings, name=cls.short_name or cls.type, known=cls.known_settings, errors=errors)
-        hosts = result.get("allowed_hosts") or cls.known_hosts
-        result.update(cls.check_settings(settings, hosts=hosts, errors=errors))
-        return settings_result(result, errors)
+        """Normalised settings, or ValidationError listing every problem, each naming its setting.
 
-    @staticmethod
-    def check_settings(values: Mapping[str, Any], *, hosts: Sequence[str], errors: list[str]) -> dict[str, Any]:
-        """The adapter's own settings, normalised and with defaults; problems are appended to ``errors``.
-
-        Called only for adapters with ``known_settings``, after unknown keys and ``allowed_hosts``
-        were checked; ``hosts`` are the hosts its URL settings may name (``allowed_hosts``, else
-        ``known_hosts``). Pure: no I/O.
+        URL settings may name the hosts of ``allowed_hosts`` when given, else ``known_hosts``.
         """
-        return {}
+        if not isinstance(settings, Mapping):
+            raise ValidationError("Adapter-Einstellungen müssen ein JSON-Objekt sein.")
+        if cls.settings_model is None:
+            return dict(settings)
+        name = cls.short_name or cls.type
+        return validated_settings(cls.settings_model, settings, name=name, known_hosts=cls.known_hosts)
 
     @classmethod
     def allowed_hosts(cls, config: SourceConfig) -> frozenset[str]:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -68,7 +68,7 @@ from sources.adapters.mail.fields import (
     parse_field_date,
     split_place,
 )
-from sources.adapters.settings import endpoint_url
+from sources.adapters.settings import AdapterSettings, Url
 from sources.network import Decoded, Fetcher, decode_bytes, raise_for_wall
 from sources.normalise import clean_text
 from sources.parsers.eforms import portal_references_from_urls
@@ -83,7 +83,6 @@ SERVICE_BUND_FEED = "https://www.service.bund.de/Content/Globals/Functions/RSSFe
 SERVICE_BUND_FEED_SITEGLOBALS = (
     "https://www.service.bund.de/SiteGlobals/Functions/RSSFeed/RSSGenerator_Ausschreibungen.xml"
 )
-KNOWN_SETTINGS = frozenset({"feed_url", "allowed_hosts"})
 FILE_SUFFIXES = (".xml", ".rss", ".atom")
 MAX_NOTICE_ID = 200  # TenderSource.source_notice_id
 # Ids are alphanumeric ("432613G349409"); a ";jsessionid=…" path parameter may follow.
@@ -259,28 +258,27 @@ def _published(entry: dict[str, Any]) -> datetime | None:
         return None
 
 
+FeedUrl = Url(
+    missing=f"feed_url fehlt (die Adresse des Feeds, z. B. {SERVICE_BUND_FEED}).",
+    hint="Für einen Feed auf einem anderen Host diesen Host in allowed_hosts eintragen.",
+)
+
+
+class RssSettings(AdapterSettings):
+    """``feed_url`` (required)."""
+
+    feed_url: FeedUrl = None
+
+
 @register
 class RssAdapter(Adapter):
     type: ClassVar[str] = "rss"
     label: ClassVar[str] = "RSS-/Atom-Feed (z. B. service.bund.de)"
     short_name: ClassVar[str] = "RSS"
     known_hosts: ClassVar[tuple[str, ...]] = ("www.service.bund.de", "service.bund.de")
-    known_settings: ClassVar[frozenset[str]] = KNOWN_SETTINGS
+    settings_model: ClassVar[type[AdapterSettings]] = RssSettings
     max_body_bytes: ClassVar[int] = 10 * 2**20
     conditional_requests: ClassVar[bool] = True
-
-    @staticmethod
-    def check_settings(values: Mapping[str, Any], *, hosts: Sequence[str], errors: list[str]) -> dict[str, Any]:
-        """``feed_url`` (required)."""
-        feed_url = endpoint_url(
-            values.get("feed_url"),
-            setting="feed_url",
-            hosts=hosts,
-            errors=errors,
-            missing=f"feed_url is required (the feed's address, e.g. {SERVICE_BUND_FEED}).",
-            hint="To add a feed on another host, list that host in allowed_hosts.",
-        )
-        return {"feed_url": feed_url}
 
     def fetch(self, *, config: SourceConfig, fetcher: Fetcher, now: datetime) -> Iterator[FetchedBatch]:
         settings = self.settings_for(config)

@@ -1,181 +1,152 @@
-"""The checks every adapter's Source settings share: unknown keys, host allowlists, endpoint URLs, numbers, days.
+"""Adapter settings as declarative schemas (pydantic): types, ranges, defaults and URL rules in one place.
 
-Why one place: settings are typed by operators into a JSON field, so each adapter must report
-every problem at once, each message naming its setting, and no URL may widen the hosts a run
-talks to. The functions are pure: each takes the raw value and the list ``errors`` to append
-its messages to, and returns the normalised value (a placeholder - "" or None - when it
-appended a message). :func:`settings_result` turns the collected messages into one
-``ValidationError``, which ``Adapter.settings_for`` reports as a failed run.
+Why a schema: settings are typed by operators into a JSON field, so every problem must be
+reported at once, each message naming its setting, and no URL may widen the hosts a run
+talks to. Each adapter declares an :class:`AdapterSettings` subclass - field types, ranges
+(``Field(ge=…, le=…)``), defaults - and :func:`validated_settings` runs it and turns every
+error into one German message per problem in a Django ``ValidationError`` (shown in the
+admin form; ``Adapter.settings_for`` reports it as a failed run).
 
 Limits: hosts are compared exactly after :func:`sources.network.normalise_host` (no
 wildcards, ports ignored); a URL is checked for its form only - where its host resolves to is
 the Fetcher's SSRF guard's business, and the Fetcher checks redirect hops against the same hosts.
+URL settings may name the hosts of ``allowed_hosts`` (validated first), else the adapter's known
+hosts, passed as validation context.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping
 from datetime import date, datetime
-from typing import Any
-from urllib.parse import SplitResult, urlsplit
+from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Strict, ValidationInfo
+from pydantic import ValidationError as SchemaError
+from pydantic_core import PydanticCustomError
 
 from sources.network import normalise_host
 
 __all__ = [
     "LOOPBACK_HOSTS",
-    "allowed_hosts",
-    "application_url",
-    "base_url",
-    "bounded_int",
-    "bounded_ints",
-    "common_settings",
-    "endpoint_url",
-    "iso_day",
-    "settings_result",
-    "unknown_settings",
+    "AdapterSettings",
+    "Day",
+    "HostNames",
+    "TextDigits",
+    "Url",
+    "setting_problem",
     "url_hosts",
+    "validated_settings",
 ]
 
 # Plain http is tolerated only for these (local test servers); production fetchers refuse loopback anyway.
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
-def unknown_settings(values: Mapping[str, Any], known: Collection[str], *, name: str, errors: list[str]) -> None:
-    """Refuse keys outside ``known``, so a misspelt setting does not pass silently as its default.
-
-    ``name`` is the adapter's short name in the message ("Unknown TED setting(s): …").
-    """
-    unknown = sorted(str(key) for key in values if key not in known)
-    if unknown:
-        errors.append(f"Unknown {name} setting(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}.")
+def setting_problem(message: str) -> PydanticCustomError:
+    """A problem whose German message is complete (it names its setting); raise it in a validator."""
+    return PydanticCustomError("adapter_setting", "{message}", {"message": message})
 
 
-def allowed_hosts(value: Any, errors: list[str]) -> list[str]:
-    """The ``allowed_hosts`` setting as normalised, de-duplicated host names (given order); [] when absent."""
+# -- hosts -------------------------------------------------------------------------------------------
+
+
+def _host_names(value: Any) -> list[str]:
     if value in (None, [], ()):
         return []
     if not isinstance(value, (list, tuple)) or not all(isinstance(h, str) and h.strip() for h in value):
-        errors.append(f"allowed_hosts must be a list of host names, got {value!r}.")
-        return []
+        raise setting_problem(f"allowed_hosts muss eine Liste von Hostnamen sein, nicht {value!r}.")
     return list(dict.fromkeys(normalise_host(h) for h in value))
 
 
-def common_settings(
-    values: Mapping[str, Any], *, name: str, known: Collection[str], errors: list[str]
-) -> dict[str, Any]:
-    """The checks every adapter's settings start with: :func:`unknown_settings`, then :func:`allowed_hosts`.
-
-    Returns the normalised settings so far: ``{"allowed_hosts": [...]}`` when hosts are given,
-    else ``{}`` - so ``result.get("allowed_hosts") or known_hosts`` is the host list URLs must use.
-    """
-    unknown_settings(values, known, name=name, errors=errors)
-    hosts = allowed_hosts(values.get("allowed_hosts"), errors)
-    return {"allowed_hosts": hosts} if hosts else {}
+# Normalised, de-duplicated host names in the given order; [] when absent.
+HostNames = Annotated[list[str], BeforeValidator(_host_names)]
 
 
-def endpoint_url(
-    value: Any,
+def _hosts(info: ValidationInfo) -> Collection[str]:
+    """The hosts URL settings may name: ``allowed_hosts`` when given (and valid), else the known hosts."""
+    return (info.data or {}).get("allowed_hosts") or (info.context or {}).get("known_hosts", ())
+
+
+# -- URLs --------------------------------------------------------------------------------------------
+
+
+def Url(  # noqa: N802 - reads as a type in a field declaration
     *,
-    setting: str,
-    hosts: Iterable[str],
-    errors: list[str],
     example: str = "",
     missing: str = "",
     allow_query: bool = True,
     allow_fragment: bool = True,
+    base: bool = False,
+    paths: tuple[str, ...] = (),
+    application: str = "",
     hint: str = "",
-) -> str:
-    """``value`` stripped, if it is an https URL (http only on a loopback host) without credentials on one of ``hosts``.
+    optional: bool = False,
+) -> Any:
+    """A URL setting: https (http only on a loopback host), no credentials, on an allowed host.
 
-    Else "" and one message in ``errors``: the first problem found, in the order scheme, host,
-    credentials, query/fragment (where refused), host allowlist. ``missing`` replaces the
-    message for an absent or non-text value (default: "<setting> must be a URL such as
-    <example>, got …"); ``hint`` is appended to the allowlist message.
+    ``base``: paths are appended to it, so no query and no fragment and no trailing slash.
+    ``paths``: the URL's path must be one of them (ignoring case and a trailing slash); the
+    value becomes ``scheme://host[:port]`` plus the path as spelt here. ``missing`` replaces
+    the message for an absent value; ``hint`` is appended to the allowlist message;
+    ``optional``: absent ("" or None) is allowed and stays "".
     """
-    if not isinstance(value, str) or not value.strip():
-        such_as = f" such as {example}" if example else ""
-        errors.append(missing or f"{setting} must be a URL{such_as}, got {value!r}.")
-        return ""
-    url = value.strip()
-    try:
-        parts = urlsplit(url)
-        host = normalise_host(parts.hostname or "")
-        parts.port  # noqa: B018 - raises ValueError for a malformed port
-    except ValueError as exc:
-        errors.append(f"{setting} {url!r} is no valid URL: {exc}.")
-        return ""
-    problem = _url_problem(url, parts, host, setting=setting, allow_query=allow_query, allow_fragment=allow_fragment)
-    allowed = set(hosts)
-    if not problem and host not in allowed:
-        problem = f"{setting} host {host!r} is not allowed; allowed: {', '.join(sorted(allowed))}."
-        problem = f"{problem} {hint}" if hint else problem
-    if problem:
-        errors.append(problem)
-        return ""
-    return url
+
+    base = base or bool(paths)  # an application's address gets paths appended too
+
+    def check(value: Any, info: ValidationInfo) -> str:
+        setting = info.field_name
+        if optional and value in (None, ""):
+            return ""
+        if not isinstance(value, str) or not value.strip():
+            such_as = f" wie {example}" if example else ""
+            raise setting_problem(missing or f"{setting} muss eine URL sein{such_as}, nicht {value!r}.")
+        url = value.strip()
+        try:
+            parts = urlsplit(url)
+            host = normalise_host(parts.hostname or "")
+            parts.port  # noqa: B018 - raises ValueError for a malformed port
+        except ValueError as exc:
+            raise setting_problem(f"{setting} {url!r} ist keine gültige URL: {exc}.") from None
+        refused = [
+            part
+            for part, present, allowed in (
+                ("keine Query (?…)", parts.query, allow_query and not base),
+                ("kein Fragment (#…)", parts.fragment, allow_fragment and not base),
+            )
+            if present and not allowed
+        ]
+        allowed = set(_hosts(info))
+        if not (parts.scheme == "https" or (parts.scheme == "http" and host in LOOPBACK_HOSTS)):
+            problem = f"{setting} muss https verwenden, nicht {parts.scheme or 'kein Schema'} in {url!r}."
+        elif not host:
+            problem = f"{setting} {url!r} hat keinen Host."
+        elif parts.username is not None or parts.password is not None:
+            problem = f"{setting} darf keine Zugangsdaten enthalten (Quellen werden ohne Anmeldung gelesen)."
+        elif refused:
+            problem = f"{setting} darf {' und '.join(refused)} enthalten, nicht {url!r}."
+        elif host not in allowed:
+            problem = f"{setting}: Host {host!r} ist nicht erlaubt; erlaubt: {', '.join(sorted(allowed))}."
+            problem = f"{problem} {hint}" if hint else problem
+        else:
+            problem = ""
+        if problem:
+            raise setting_problem(problem)
+        if base:
+            url = url.rstrip("/")
+        return _application(url, setting=setting, paths=paths, application=application) if paths else url
+
+    return Annotated[str, BeforeValidator(check)]
 
 
-def _url_problem(
-    url: str, parts: SplitResult, host: str, *, setting: str, allow_query: bool, allow_fragment: bool
-) -> str:
-    if not (parts.scheme == "https" or (parts.scheme == "http" and host in LOOPBACK_HOSTS)):
-        return f"{setting} must use https, got {parts.scheme or 'no'} scheme in {url!r}."
-    if not host:
-        return f"{setting} {url!r} has no host."
-    if parts.username is not None or parts.password is not None:
-        return f"{setting} must not contain credentials (sources are read without a login)."
-    refused = [
-        part
-        for part, present, allowed in (
-            ("query", parts.query, allow_query),
-            ("fragment", parts.fragment, allow_fragment),
-        )
-        if present and not allowed
-    ]
-    if refused:
-        return f"{setting} must not carry a {' or '.join(refused)}, got {url!r}."
-    return ""
-
-
-def base_url(value: Any, *, hosts: Iterable[str], errors: list[str], example: str) -> str:
-    """The ``base_url`` setting: an :func:`endpoint_url` that paths are appended to.
-
-    So no query and no fragment; a trailing slash is removed. "" after a message.
-    """
-    url = endpoint_url(
-        value,
-        setting="base_url",
-        hosts=hosts,
-        errors=errors,
-        example=example,
-        allow_query=False,
-        allow_fragment=False,
-    )
-    return url.rstrip("/")
-
-
-def application_url(
-    value: Any, *, hosts: Iterable[str], errors: list[str], paths: Sequence[str], application: str, example: str
-) -> str:
-    """``base_url`` of a portal application: a :func:`base_url` whose path is one of ``paths``.
-
-    Paths match ignoring case and a trailing slash; the result is ``scheme://host[:port]``
-    followed by the path as spelt in ``paths`` (so "/netserver" becomes "/NetServer/" when
-    ``paths`` is ``("/NetServer/",)``). Else "" and a message naming ``application``.
-    """
-    url = base_url(value, hosts=hosts, errors=errors, example=example)
-    if not url:
-        return ""
+def _application(url: str, *, setting: str, paths: tuple[str, ...], application: str) -> str:
     parts = urlsplit(url)
-    path = parts.path.casefold()
     for known in paths:
-        if known.rstrip("/").casefold() == path:
+        if known.rstrip("/").casefold() == parts.path.casefold():
             return f"{parts.scheme}://{parts.netloc}{known}"
-    ending = paths[0] if len(paths) == 1 else f"one of {', '.join(paths)}"
-    errors.append(f"base_url must end in {ending} (the {application} application), got {url!r}.")
-    return ""
+    ending = paths[0] if len(paths) == 1 else f"eines von {', '.join(paths)}"
+    raise setting_problem(f"{setting} muss auf {ending} enden (die {application}-Anwendung), nicht {url!r}.")
 
 
 def url_hosts(settings: Mapping[str, Any], names: Iterable[str]) -> frozenset[str]:
@@ -184,70 +155,101 @@ def url_hosts(settings: Mapping[str, Any], names: Iterable[str]) -> frozenset[st
     return frozenset(normalise_host(urlsplit(str(url)).hostname or "") for url in urls if url) - {""}
 
 
-def bounded_int(
-    value: Any, *, setting: str, low: int, high: int, errors: list[str], digit_strings: bool = True
-) -> int | None:
-    """``value`` if it is a whole number from ``low`` to ``high``, else None and a message.
+# -- numbers and days --------------------------------------------------------------------------------
 
-    ``digit_strings``: ASCII digits as text ("10") count as the number; booleans never do
-    (JSON ``true`` is no page count).
-    """
-    if digit_strings and isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        value = int(value.strip())
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        errors.append(f"{setting} must be a whole number from {low} to {high}, got {value!r}.")
-        return None
+
+def _text_digits(value: Any) -> Any:
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
     return value
 
 
-def bounded_ints(
-    values: Mapping[str, Any],
-    *,
-    ranges: Mapping[str, tuple[int, int]],
-    defaults: Mapping[str, int],
-    errors: list[str],
-    digit_strings: bool = True,
-) -> dict[str, int]:
-    """Every setting of ``ranges`` ({name: (low, high)}) by :func:`bounded_int`, absent ones at their default."""
-    result: dict[str, int] = {}
-    for setting, (low, high) in ranges.items():
-        number = bounded_int(
-            values.get(setting, defaults[setting]),
-            setting=setting,
-            low=low,
-            high=high,
-            errors=errors,
-            digit_strings=digit_strings,
-        )
-        result[setting] = defaults[setting] if number is None else number
-    return result
+# For ``Annotated[int, TextDigits, Field(ge=…, le=…)]``: ASCII digits as text ("10") count as the
+# number (settings typed in a form); booleans never do (JSON ``true`` is no page count).
+TextDigits = BeforeValidator(_text_digits)
 
 
-def iso_day(
-    value: Any, *, setting: str, errors: list[str], earliest: date | None = None, earliest_reason: str = ""
-) -> str | None:
-    """``value`` as an ISO day ("YYYY-MM-DD"); None when absent (None or "") or refused with a message.
-
-    ``earliest``: days before it are refused, the message giving ``earliest_reason``.
-    """
+def _day_input(value: Any) -> Any:
     if value is None or value == "":
         return None
     if isinstance(value, datetime):
-        value = value.date()
+        return value.date()
+    if isinstance(value, str):
+        return value.strip()
+    return value if isinstance(value, date) else _not_a_day(value)
+
+
+def _not_a_day(value: Any) -> Any:
+    # Numbers would pass as Unix timestamps in pydantic's lax date parsing; a day is typed as text.
+    raise PydanticCustomError("date_type", "not a day", {})
+
+
+def Day(*, earliest: date | None = None, reason: str = "") -> Any:  # noqa: N802 - reads as a type
+    """An ISO day ("YYYY-MM-DD", a date or a datetime's day), kept as ISO text; None when absent.
+
+    ``earliest``: days before it are refused, the message giving ``reason``.
+    """
+
+    def not_before(value: date | None, info: ValidationInfo) -> date | None:
+        if value is not None and earliest is not None and value < earliest:
+            why = f" ({reason})" if reason else ""
+            raise setting_problem(f"{info.field_name} muss {earliest.isoformat()} oder später sein{why}.")
+        return value
+
+    return Annotated[Annotated[date, Strict(False)] | None, BeforeValidator(_day_input), AfterValidator(not_before)]
+
+
+# -- the schema and its messages ---------------------------------------------------------------------
+
+
+class AdapterSettings(BaseModel):
+    """The base of every adapter's settings: unknown keys refused, ``allowed_hosts`` first (URLs use it)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, validate_default=True)
+
+    allowed_hosts: HostNames = []
+
+
+def _bounds(model: type[BaseModel], name: str) -> tuple[Any, Any]:
+    field = model.model_fields.get(name)
+    low = next((m.ge for m in getattr(field, "metadata", ()) if hasattr(m, "ge")), None)
+    high = next((m.le for m in getattr(field, "metadata", ()) if hasattr(m, "le")), None)
+    return low, high
+
+
+def _message(model: type[AdapterSettings], error: Mapping[str, Any], raw: Mapping[str, Any]) -> str:
+    """One German message for one schema error, naming its setting."""
+    setting = str(error["loc"][0]) if error["loc"] else ""
+    if error["type"] == "adapter_setting":
+        return str(error["ctx"]["message"])
+    low, high = _bounds(model, setting)
+    value = raw.get(setting)
+    field = model.model_fields.get(setting)
+    if error["type"].startswith("date"):
+        return f"{setting} muss ein ISO-Datum (JJJJ-MM-TT) sein, nicht {value!r}."
+    if field is not None and field.annotation is int:
+        return f"{setting} muss eine ganze Zahl von {low} bis {high} sein, nicht {value!r}."
+    return f"{setting}: ungültiger Wert {value!r}."
+
+
+def validated_settings(
+    model: type[AdapterSettings], values: Mapping[str, Any], *, name: str, known_hosts: Collection[str]
+) -> dict[str, Any]:
+    """``values`` validated by ``model``, as JSON-serialisable settings (absent optional ones left out).
+
+    Raises ``ValidationError`` with every problem at once: unknown keys first (one message,
+    ``name`` is the adapter's short name), then one message per setting in declaration order.
+    """
     try:
-        day = value if isinstance(value, date) else date.fromisoformat(str(value).strip())
-    except ValueError:
-        errors.append(f"{setting} must be an ISO date (YYYY-MM-DD), got {value!r}.")
-        return None
-    if earliest is not None and day < earliest:
-        reason = f" ({earliest_reason})" if earliest_reason else ""
-        errors.append(f"{setting} must be {earliest.isoformat()} or later{reason}.")
-        return None
-    return day.isoformat()
-
-
-def settings_result(result: dict[str, Any], errors: list[str]) -> dict[str, Any]:
-    """``result`` when no check failed, else ``ValidationError`` listing every message."""
-    if errors:
-        raise ValidationError(errors)
-    return result
+        settings = model.model_validate(dict(values), context={"known_hosts": tuple(known_hosts)})
+    except SchemaError as exc:
+        errors = exc.errors(include_url=False)
+        unknown = sorted(str(error["loc"][0]) for error in errors if error["type"] == "extra_forbidden")
+        messages = []
+        if unknown:
+            known = ", ".join(sorted(model.model_fields))
+            messages.append(f"Unbekannte {name}-Einstellung(en): {', '.join(unknown)}; bekannt: {known}.")
+        messages += [_message(model, error, values) for error in errors if error["type"] != "extra_forbidden"]
+        raise ValidationError(messages) from None
+    dumped = settings.model_dump(mode="json")
+    return {key: value for key, value in dumped.items() if value is not None and value != "" and value != []}

@@ -38,11 +38,13 @@ Limits and decisions:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from datetime import date, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
+
+from pydantic import Field
 
 from sources.adapters.base import (
     Adapter,
@@ -53,7 +55,7 @@ from sources.adapters.base import (
     scope_text,
     walk_files,
 )
-from sources.adapters.settings import bounded_ints, endpoint_url, iso_day
+from sources.adapters.settings import AdapterSettings, Day, Url
 from sources.network import Fetcher, raise_for_wall
 from sources.parallel import ordered_map, parse_workers
 from sources.parsers.eforms import parse_eforms
@@ -72,14 +74,20 @@ from tenders.vocabulary.time_zone import BERLIN
 __all__ = ["DEFAULT_API_URL", "TedAdapter", "fetch_window"]
 
 DEFAULT_API_URL = "https://api.ted.europa.eu/v3/notices/search"
-DEFAULTS: dict[str, Any] = {"api_url": DEFAULT_API_URL, "page_size": 100, "max_pages": 50, "lookback_days": 2}
-# (minimum, maximum) of the integer settings
-INT_RANGES: dict[str, tuple[int, int]] = {
-    "page_size": (1, MAX_PAGE_SIZE),
-    "max_pages": (1, 1000),
-    "lookback_days": (1, 366),
-}
-KNOWN_SETTINGS = frozenset({*DEFAULTS, "start_day", "allowed_hosts"})
+ApiUrl = Url()
+StartDay = Day()
+
+
+class TedSettings(AdapterSettings):
+    """``api_url`` and the numbers with their defaults (JSON numbers only), ``start_day`` when given."""
+
+    api_url: ApiUrl = DEFAULT_API_URL
+    page_size: Annotated[int, Field(ge=1, le=MAX_PAGE_SIZE)] = 100
+    max_pages: Annotated[int, Field(ge=1, le=1000)] = 50
+    lookback_days: Annotated[int, Field(ge=1, le=366)] = 2
+    start_day: StartDay = None
+
+
 FILE_SUFFIXES = (".json", ".xml")
 
 
@@ -115,21 +123,7 @@ class TedAdapter(Adapter):
     label: ClassVar[str] = "TED (Tenders Electronic Daily) API v3"
     short_name: ClassVar[str] = "TED"
     known_hosts: ClassVar[tuple[str, ...]] = ("api.ted.europa.eu",)
-    known_settings: ClassVar[frozenset[str]] = KNOWN_SETTINGS
-
-    @staticmethod
-    def check_settings(values: Mapping[str, Any], *, hosts: Sequence[str], errors: list[str]) -> dict[str, Any]:
-        """``api_url`` and the numbers with their defaults, ``start_day`` when given."""
-        result: dict[str, Any] = {
-            "api_url": endpoint_url(
-                values.get("api_url", DEFAULTS["api_url"]), setting="api_url", hosts=hosts, errors=errors
-            )
-        }
-        result.update(bounded_ints(values, ranges=INT_RANGES, defaults=DEFAULTS, errors=errors, digit_strings=False))
-        start_day = iso_day(values.get("start_day"), setting="start_day", errors=errors)
-        if start_day:
-            result["start_day"] = start_day
-        return result
+    settings_model: ClassVar[type[AdapterSettings]] = TedSettings
 
     def fetch(self, *, config: SourceConfig, fetcher: Fetcher, now: datetime) -> Iterator[FetchedBatch]:
         settings = self.settings_for(config)

@@ -7,6 +7,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from config.errors import ApplicationError
 from tenders.merging import compile_tender, record_from_json
 from tenders.models import MergeRule, Tender, TenderSource
 from tenders.services.ingest import lock_ingest
@@ -26,7 +27,9 @@ def tender_split_source(*, tender_source_id: int, now: datetime | None = None) -
         moved = TenderSource.objects.select_for_update().get(pk=tender_source_id)
         old_tender_id = moved.tender_id
         if not TenderSource.objects.filter(tender_id=old_tender_id).exclude(pk=moved.pk).exists():
-            raise ValueError("This source is the tender's only source; there is nothing to split off.")
+            raise ApplicationError(
+                "Diese Quelle ist die einzige der Ausschreibung; es gibt nichts abzutrennen.", code="only_source"
+            )
         records = [record_from_json(r) for r in moved.versions.values_list("record", flat=True)]
         state = compile_tender(records, now=now)
         new_tender = Tender.objects.create(

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 _DATA = Path(__file__).resolve().parent / "data"
@@ -28,9 +28,12 @@ _CPV_RE = re.compile(r"(\d{8})(?:-\d)?")
 
 def normalise_cpv(raw: str | None) -> str:
     """ "45233140-2", "45233140", " 45233140 -2" -> "45233140"; anything else -> ""."""
-    if not raw:
-        return ""
-    compact = re.sub(r"\s+", "", str(raw))
+    return _cpv_of_text(str(raw)) if raw else ""
+
+
+@lru_cache(maxsize=8192)  # a notice names its codes several times, and codes recur across notices
+def _cpv_of_text(text: str) -> str:
+    compact = re.sub(r"\s+", "", text)
     match = _CPV_RE.fullmatch(compact) or _CPV_RE.match(compact)
     return match.group(1) if match else ""
 

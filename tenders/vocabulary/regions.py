@@ -8,6 +8,7 @@ abbreviation (the postcode table, ``postcodes``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # (abbreviation, NUTS level 1, name)
 _LAENDER: tuple[tuple[str, str, str], ...] = (
@@ -43,6 +44,7 @@ def bundesland_for_nuts(nuts_codes: tuple[str, ...] | list[str]) -> str:
     return ""
 
 
+@lru_cache(maxsize=8192)  # a handful of codes recur in every notice of a region
 def normalise_nuts(raw: str | None) -> str:
     code = (raw or "").strip().upper().replace(" ", "")
     return code if re.fullmatch(r"[A-Z]{2}[0-9A-Z]{0,3}", code) else ""

@@ -89,5 +89,5 @@ def test_without_mail_the_command_says_how_to_set_the_password_and_prints_no_sec
 def test_bad_input_is_a_clear_error():
     with pytest.raises(CommandError, match="TENDER_RADAR_PUBLIC_HOST"):
         call_command("platform_init", host="", operator_email="")
-    with pytest.raises(CommandError, match="'not a host' is no valid host name"):
+    with pytest.raises(CommandError, match="'not a host' ist kein gültiger Hostname"):
         call_command("platform_init", host="not a host", operator_email="ops@radar.example")

@@ -1,12 +1,12 @@
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.db import connection
 from django_tenants.utils import schema_context, schema_exists
 
 from accounts.models import Domain, Tenant
 from accounts.roles import Role, user_is_tenant_admin, user_role
 from accounts.services import tenant_create, user_create
+from config.errors import ApplicationError
 
 
 @pytest.mark.usefixtures("committed")
@@ -32,16 +32,16 @@ def test_tenant_create_makes_schema_domain_and_first_admin():
 @pytest.mark.parametrize(
     ("schema", "domain", "message"),
     [
-        ("public", "x.localhost", "not allowed"),
-        ("Bad-Name", "x.localhost", "not allowed"),
-        ("pg_evil", "x.localhost", "not allowed"),
-        ("delta", "not a host", "not a valid host"),
-        ("alpha", "new.localhost", "already exists"),
-        ("delta", "alpha.localhost", "already taken"),
+        ("public", "x.localhost", "nicht erlaubt"),
+        ("Bad-Name", "x.localhost", "nicht erlaubt"),
+        ("pg_evil", "x.localhost", "nicht erlaubt"),
+        ("delta", "not a host", "kein gültiger Hostname"),
+        ("alpha", "new.localhost", "gibt es bereits"),
+        ("delta", "alpha.localhost", "bereits vergeben"),
     ],
 )
 def test_tenant_create_refuses_bad_or_taken_names(alpha, schema, domain, message):
-    with pytest.raises(ValidationError, match=message):
+    with pytest.raises(ApplicationError, match=message):
         tenant_create(name="X", schema_name=schema, domain=domain, admin_email="a@b.example")
     assert not Tenant.objects.filter(schema_name="delta").exists()
 
@@ -52,5 +52,8 @@ def test_user_create_assigns_roles_inside_the_tenant_schema(alpha):
         admin = user_create(email="new.admin@alpha.example", password="x-Secret-42", role=Role.ADMIN)
         assert user_role(member) == Role.MEMBER
         assert user_role(admin) == Role.ADMIN
-        with pytest.raises(ValidationError, match="already exists"):
+        with pytest.raises(ApplicationError) as caught:
             user_create(email="NEW.member@alpha.example", password=None)
+        assert caught.value.fields == {
+            "email": "Es gibt bereits ein Konto mit der E-Mail-Adresse new.member@alpha.example."
+        }

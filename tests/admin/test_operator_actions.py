@@ -57,7 +57,7 @@ def test_the_only_source_cannot_be_split(operator_client):
     page = operator_client.get(f"/admin/tenders/tender/{tender.pk}/change/").content.decode()
     assert "einzige Quelle" in page and "/abtrennen/" not in page
     response = operator_client.post(f"/admin/tenders/tender/{tender.pk}/abtrennen/{source.pk}/", follow=True)
-    assert "nothing to split off" in response.content.decode()
+    assert "es gibt nichts abzutrennen" in response.content.decode()
     assert Tender.objects.count() == 1
 
 

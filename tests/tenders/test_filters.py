@@ -5,7 +5,9 @@ from decimal import Decimal
 import pytest
 from django.http import QueryDict
 
-from tenders.filters import FilterError, TenderFilters, cpv_prefix, parse_filters, websearch_text
+from tenders.filters import FilterError, TenderFilters, parse_filters
+from tenders.fulltext import websearch_text
+from tenders.vocabulary.cpv import cpv_prefix
 
 
 @pytest.mark.parametrize(

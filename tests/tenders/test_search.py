@@ -166,7 +166,7 @@ def test_unknown_order_falls_back_to_relevance():
 
 
 def test_same_filters_same_results_as_the_builder(ids):
-    from tenders.filters import filters_q
+    from tenders.filter_query import filters_q
     from tenders.models import Tender
 
     filters = TenderFilters(q="Straße", bundesland=("Bayern",))

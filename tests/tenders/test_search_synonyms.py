@@ -10,7 +10,8 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.db import connection
 
-from tenders.filters import TenderFilters, filters_q
+from tenders.filter_query import filters_q
+from tenders.filters import TenderFilters
 from tenders.fulltext import synonym_rewrite_text
 from tenders.models import SynonymGroup, Tender
 from tenders.search import tender_search

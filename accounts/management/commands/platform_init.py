@@ -10,12 +10,13 @@ import sys
 
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from accounts.platform import operator_password_link_send, operator_password_set, platform_init
+from config.edges import ApplicationCommand
 
 
-class Command(BaseCommand):
+class Command(ApplicationCommand):
     help = "Set up the operators' host, the first operator (password by one-time link or prompt) and beat schedules."
 
     def add_arguments(self, parser):
@@ -32,7 +33,7 @@ class Command(BaseCommand):
             )
         try:
             result = platform_init(host=host, operator_email=operator_email)
-        except ValidationError as exc:
+        except ValidationError as exc:  # Django's e-mail validator; refusals of our own: ApplicationCommand
             raise CommandError("; ".join(exc.messages)) from exc
         self.stdout.write(f"Operators' console: host {result.host} (public schema).")
         self.stdout.write(

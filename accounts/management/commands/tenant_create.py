@@ -1,10 +1,10 @@
-from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+
 
 from accounts.services import tenant_create
+from config.edges import ApplicationCommand
 
 
-class Command(BaseCommand):
+class Command(ApplicationCommand):
     help = "Create a tenant: schema, primary domain and first admin user."
 
     def add_arguments(self, parser):
@@ -15,16 +15,13 @@ class Command(BaseCommand):
         parser.add_argument("--admin-password", default=None, help="generated and printed when omitted")
 
     def handle(self, *args, **options):
-        try:
-            created = tenant_create(
-                name=options["name"],
-                schema_name=options["schema"],
-                domain=options["domain"],
-                admin_email=options["admin_email"],
-                admin_password=options["admin_password"],
-            )
-        except ValidationError as exc:
-            raise CommandError(exc.messages[0]) from exc
+        created = tenant_create(  # a refusal ends as CommandError (ApplicationCommand)
+            name=options["name"],
+            schema_name=options["schema"],
+            domain=options["domain"],
+            admin_email=options["admin_email"],
+            admin_password=options["admin_password"],
+        )
         self.stdout.write(
             self.style.SUCCESS(
                 f"Tenant {created.tenant.name} ready at http://{created.domain.domain}/ — "

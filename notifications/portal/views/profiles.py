@@ -11,13 +11,14 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.roles import user_is_tenant_admin
+from config.errors import ApplicationError
 from notifications.alerts.selectors import instant_alerts_without_mail_route
 from notifications.models import SavedSearch
 from notifications.portal.formatting import filters_summary
@@ -118,17 +119,25 @@ def _render_form(request, *, settings_form, filters, errors, params, profile=Non
     return render(request, "portal/profile_form.html", context, status=status)
 
 
-def _save_errors(settings_form, exc: ValidationError) -> dict[str, str]:
+def _save_errors(settings_form, exc: ApplicationError) -> dict[str, str]:
+    """The service's refusal on the page: settings on their form, filter problems beside the filters.
+
+    Refusals that are not about the input (403, 404) are left to ``config.middleware``.
+    """
+    if exc.status != 400:
+        raise exc
     filter_errors = {}
-    for field, messages_ in exc.message_dict.items():
+    if str(exc.message):
+        settings_form.add_error(None, str(exc.message))
+    for field, message in exc.fields.items():
         if field in settings_form.fields:
-            settings_form.add_error(field, messages_)
+            settings_form.add_error(field, str(message))
         elif field == "filters":
-            filter_errors["__all__"] = messages_[0]
+            filter_errors["__all__"] = str(message)
         elif field.startswith("filters."):
-            filter_errors[field.removeprefix("filters.")] = messages_[0]
+            filter_errors[field.removeprefix("filters.")] = str(message)
         else:
-            settings_form.add_error(None, messages_)
+            settings_form.add_error(None, str(message))
     return filter_errors
 
 
@@ -156,7 +165,7 @@ def profile_create(request):
             instant_alert=data["instant_alert"],
             email_enabled=data["email_enabled"],
         )
-    except ValidationError as exc:
+    except ApplicationError as exc:
         errors = _save_errors(settings_form, exc)
         return _render_form(
             request, settings_form=settings_form, filters=filters, errors=errors, params=request.POST, status=400
@@ -209,7 +218,7 @@ def profile_edit(request, pk: int):
             email_enabled=data["email_enabled"],
             is_active=data["is_active"],
         )
-    except ValidationError as exc:
+    except ApplicationError as exc:
         errors = _save_errors(settings_form, exc)
         return _render_form(
             request,

@@ -6,7 +6,6 @@ from datetime import datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -15,6 +14,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from config.errors import ApplicationError, NotFound
 from notifications.portal.formatting import change_lines, external_url, notice_kind_label, procedure_type_text
 from notifications.portal.forms import TriageForm
 from notifications.portal.selectors import tender_view, triage_for
@@ -98,11 +98,11 @@ def tender_triage(request, tender_id: int):
         note = form.cleaned_data["note"] if "note" in request.POST else None
         try:
             triage_set(user=request.user, tender_id=tender_id, status=form.cleaned_data["status"], note=note)
-        except ValidationError as exc:
-            if "tender" in exc.message_dict:
-                raise Http404(exc.message_dict["tender"][0]) from exc
-            for field, errors in exc.message_dict.items():
-                form.add_error(field if field in form.fields else None, errors)
+        except NotFound as exc:
+            raise Http404(exc.text) from exc
+        except ApplicationError as exc:
+            for field, message in (exc.fields or {None: exc.text}).items():
+                form.add_error(field if field in form.fields else None, str(message))
         else:
             saved = True
     if not request.htmx:

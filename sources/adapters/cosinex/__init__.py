@@ -65,7 +65,7 @@ The fetcher keeps the session cookies of a run, which the Center JSON search nee
 """
 
 from .adapter import CosinexAdapter
-from .options import KNOWN_HOSTS, check_cosinex_settings, list_url
+from .options import KNOWN_HOSTS, CosinexSettings, list_url
 from .parse import ListPage, ListRow, ProjectPage, notice_kind, notice_record, parse_list_page, parse_project_page
 
 __all__ = [
@@ -79,5 +79,5 @@ __all__ = [
     "notice_record",
     "parse_list_page",
     "parse_project_page",
-    "check_cosinex_settings",
+    "CosinexSettings",
 ]

@@ -18,7 +18,7 @@ from sources.registry import register
 
 from .center import CenterSearch, is_center
 from .crawl import CosinexCrawl
-from .options import KNOWN_HOSTS, KNOWN_SETTINGS, check_cosinex_settings
+from .options import KNOWN_HOSTS, CosinexSettings
 from .parse import ListRow, ProjectPage, notice_record, parse_list_page, parse_project_page
 
 __all__ = ["CosinexAdapter"]
@@ -34,8 +34,7 @@ class CosinexAdapter(Adapter):
     label: ClassVar[str] = "cosinex Vergabemarktplatz (DTVP and others)"
     short_name: ClassVar[str] = "cosinex"
     known_hosts: ClassVar[tuple[str, ...]] = KNOWN_HOSTS
-    known_settings: ClassVar[frozenset[str]] = KNOWN_SETTINGS
-    check_settings = staticmethod(check_cosinex_settings)
+    settings_model: ClassVar[type[CosinexSettings]] = CosinexSettings
     url_settings: ClassVar[tuple[str, ...]] = ("base_url", "opendata_url")
     # The open-data export of a busy host is a ZIP of several thousand notices.
     max_body_bytes: ClassVar[int] = 200 * 2**20

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode, urlsplit
 
-from sources.adapters.settings import application_url, bounded_ints, endpoint_url
+from pydantic import BeforeValidator, Field
+
+from sources.adapters.settings import AdapterSettings, TextDigits, Url, setting_problem
 
 from . import selectors
 
@@ -33,62 +34,52 @@ FAMILY_DOMAINS: tuple[str, ...] = ("cosinex.de",)
 WWW_ONLY_HOSTS: dict[str, str] = {"vergabe.metropoleruhr.de": "www.vergabe.metropoleruhr.de"}
 # The application prefixes seen on those hosts.
 BASE_PATHS = ("/Satellite", "/Center", "/VMPSatellite", "/VMPCenter")
-# max_details: project pages read per run for list rows that carry only a pid (0 = rows only).
-DEFAULTS: dict[str, Any] = {"max_pages": 10, "max_bytes": 50 * 2**20, "max_details": 100}
-INT_RANGES: dict[str, tuple[int, int]] = {
-    "max_pages": (1, 200),
-    "max_bytes": (10_000, 500 * 2**20),
-    "max_details": (0, 5000),
-}
-KNOWN_SETTINGS = frozenset({"base_url", "allowed_hosts", "opendata_url", "cpv_codes", *DEFAULTS})
 _CPV_CODE = re.compile(r"\d{8}-\d")
 
 
-def check_cosinex_settings(settings: Mapping[str, Any], *, hosts: Sequence[str], errors: list[str]) -> dict[str, Any]:
-    """The cosinex settings, defaults filled in; problems appended to ``errors``. URLs must be on one of ``hosts``.
+def _base_url_input(value: Any) -> Any:
+    host = (urlsplit(str(value or "")).hostname or "").lower()
+    if host in WWW_ONLY_HOSTS:
+        raise setting_problem(
+            f"base_url: {host} scheitert ohne www. an TLS; bitte https://{WWW_ONLY_HOSTS[host]}/… verwenden."
+        )
+    return value
+
+
+def _cpv_codes(codes: Any) -> list[str]:
+    if codes in (None, [], ()):
+        return []
+    if not isinstance(codes, (list, tuple)) or not all(isinstance(c, str) and _CPV_CODE.fullmatch(c) for c in codes):
+        raise setting_problem(
+            f"cpv_codes muss eine Liste von CPV-Codes mit Prüfziffer sein (z. B. 72000000-5), nicht {codes!r}."
+        )
+    return list(dict.fromkeys(codes))
+
+
+BaseUrl = Annotated[
+    Url(paths=BASE_PATHS, application="cosinex", example="https://www.dtvp.de/Satellite"),
+    BeforeValidator(_base_url_input),
+]
+OpendataUrl = Url(
+    optional=True, allow_fragment=False, example="https://vergabe.example.de/VMPSatellite/opendata?id=<uuid>"
+)
+
+
+class CosinexSettings(AdapterSettings):
+    """The cosinex settings; URLs must be on an allowed host.
 
     ``base_url`` is ``https://<host>/<Satellite|Center|VMPSatellite|VMPCenter>`` (no trailing
-    slash, no query or fragment); ``opendata_url`` (optional) is the host's eForms export, on an
-    allowed host; ``cpv_codes`` (optional) lists ``NNNNNNNN-N`` categories read instead of the
-    newest list; ``max_details`` caps the project pages read per run for rows without a CX id.
+    slash, no query or fragment); ``opendata_url`` (optional) is the host's eForms export;
+    ``cpv_codes`` (optional) lists ``NNNNNNNN-N`` categories read instead of the newest list;
+    ``max_details`` caps the project pages read per run for rows without a CX id (0 = rows only).
     """
-    base_host = (urlsplit(str(settings.get("base_url") or "")).hostname or "").lower()
-    if base_host in WWW_ONLY_HOSTS:
-        errors.append(
-            f"base_url: {base_host} fails TLS without www.; use https://{WWW_ONLY_HOSTS[base_host]}/… instead."
-        )
-        return {}
-    result: dict[str, Any] = {
-        "base_url": application_url(
-            settings.get("base_url"),
-            hosts=hosts,
-            errors=errors,
-            paths=BASE_PATHS,
-            application="cosinex",
-            example="https://www.dtvp.de/Satellite",
-        )
-    }
-    opendata = settings.get("opendata_url")
-    if opendata not in (None, ""):
-        url = endpoint_url(
-            opendata,
-            setting="opendata_url",
-            hosts=hosts,
-            errors=errors,
-            example="https://vergabe.example.de/VMPSatellite/opendata?id=<uuid>",
-            allow_fragment=False,
-        )
-        if url:
-            result["opendata_url"] = url
-    codes = settings.get("cpv_codes")
-    if codes not in (None, [], ()):
-        valid = isinstance(codes, (list, tuple)) and all(isinstance(c, str) and _CPV_CODE.fullmatch(c) for c in codes)
-        if not valid:
-            errors.append(f"cpv_codes must be a list of CPV codes with check digit (e.g. 72000000-5), got {codes!r}.")
-        else:
-            result["cpv_codes"] = list(dict.fromkeys(codes))
-    result.update(bounded_ints(settings, ranges=INT_RANGES, defaults=DEFAULTS, errors=errors))
-    return result
+
+    base_url: BaseUrl = None
+    opendata_url: OpendataUrl = ""
+    cpv_codes: Annotated[list[str], BeforeValidator(_cpv_codes)] = []
+    max_pages: Annotated[int, TextDigits, Field(ge=1, le=200)] = 10
+    max_bytes: Annotated[int, TextDigits, Field(ge=10_000, le=500 * 2**20)] = 50 * 2**20
+    max_details: Annotated[int, TextDigits, Field(ge=0, le=5000)] = 100
 
 
 def list_url(base_url: str, page: int) -> str:

@@ -20,7 +20,7 @@ from sources.parallel import parse_workers
 from sources.registry import register
 
 from .archive import NOTICE_SUFFIXES, ZipLimits
-from .options import EXPORT_FORMATS, KNOWN_SETTINGS, check_doe_settings, days_to_fetch, export_url
+from .options import EXPORT_FORMATS, DoeSettings, days_to_fetch, export_url
 from .stream import BatchLimits, ExportStream, LooseFile
 
 __all__ = ["DoeAdapter"]
@@ -37,8 +37,7 @@ class DoeAdapter(Adapter):
     label: ClassVar[str] = "DÖE / oeffentlichevergabe.de OpenData"
     short_name: ClassVar[str] = "DÖE"
     known_hosts: ClassVar[tuple[str, ...]] = ("oeffentlichevergabe.de",)
-    known_settings: ClassVar[frozenset[str]] = KNOWN_SETTINGS
-    check_settings = staticmethod(check_doe_settings)
+    settings_model: ClassVar[type[DoeSettings]] = DoeSettings
     # A busy day's export zip runs to well over 20 MiB.
     max_body_bytes: ClassVar[int] = 300 * 2**20
     # Class attribute so a deployment (or a test) can tighten the caps without new settings.

@@ -11,13 +11,15 @@ day is yesterday relative to ``now`` in Europe/Berlin, whatever the server's tim
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
+from pydantic import Field
+
 from sources.adapters.base import AdapterError
-from sources.adapters.settings import base_url, bounded_int, iso_day
+from sources.adapters.settings import AdapterSettings, Day, TextDigits, Url
 from tenders.vocabulary.time_zone import BERLIN
 
 DEFAULT_BASE_URL = "https://oeffentlichevergabe.de"
@@ -26,35 +28,17 @@ EXPORT_PATH = "/api/notice-exports"
 EXPORT_FORMATS = ("ocds.zip", "eforms.zip")
 FIRST_EXPORT_DAY = date(2022, 12, 1)  # the service answers 400 for earlier pubDay values
 DEFAULT_MAX_DAYS = 3
-MAX_DAYS_RANGE = (1, 31)
-KNOWN_SETTINGS = frozenset({"base_url", "start_day", "max_days_per_run", "allowed_hosts"})
+BaseUrl = Url(base=True, example=DEFAULT_BASE_URL)
+StartDay = Day(earliest=FIRST_EXPORT_DAY, reason="erster Tag, den DÖE exportiert")
 
 
-def check_doe_settings(settings: Mapping[str, Any], *, hosts: Sequence[str], errors: list[str]) -> dict[str, Any]:
-    """The DÖE settings (JSON-serialisable), defaults filled in; problems appended to ``errors``.
+class DoeSettings(AdapterSettings):
+    """``base_url`` on an allowed host (no trailing slash, no query or fragment: the export path and
+    query are appended), ``max_days_per_run`` and, when given, ``start_day``."""
 
-    Returns ``base_url`` (on one of ``hosts``; no trailing slash, no query or fragment: the
-    export path and query are appended), ``max_days_per_run`` and, when given, ``start_day``
-    (ISO string). Unknown keys and ``allowed_hosts`` are ``Adapter.validate_settings``' part.
-    """
-    result: dict[str, Any] = {
-        "base_url": base_url(
-            settings.get("base_url", DEFAULT_BASE_URL), hosts=hosts, errors=errors, example=DEFAULT_BASE_URL
-        )
-    }
-    low, high = MAX_DAYS_RANGE
-    max_days = settings.get("max_days_per_run", DEFAULT_MAX_DAYS)
-    result["max_days_per_run"] = bounded_int(max_days, setting="max_days_per_run", low=low, high=high, errors=errors)
-    start_day = iso_day(
-        settings.get("start_day"),
-        setting="start_day",
-        errors=errors,
-        earliest=FIRST_EXPORT_DAY,
-        earliest_reason="first day DÖE exports",
-    )
-    if start_day:
-        result["start_day"] = start_day
-    return result
+    base_url: BaseUrl = DEFAULT_BASE_URL
+    start_day: StartDay = None
+    max_days_per_run: Annotated[int, TextDigits, Field(ge=1, le=31)] = DEFAULT_MAX_DAYS
 
 
 def days_to_fetch(

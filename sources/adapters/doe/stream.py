@@ -121,9 +121,7 @@ class _Joiner:
         target[key] = (label, record)
 
     def _keep_astray(self, kind: str, key: Key, label: str, record: NoticeRecord) -> None:
-        earlier = self._written[kind].get(key) or (
-            self._astray[kind][key].label if key in self._astray[kind] else None
-        )
+        earlier = self._written[kind].get(key) or (self._astray[kind][key].label if key in self._astray[kind] else None)
         if earlier:
             self._duplicate(label, record, key, earlier)
             return

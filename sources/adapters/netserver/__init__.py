@@ -56,7 +56,7 @@ UTF-8 > windows-1252) through the same parser.
 """
 
 from .adapter import NetServerAdapter
-from .options import KNOWN_HOSTS, check_netserver_settings, detail_url, search_url
+from .options import KNOWN_HOSTS, NetServerSettings, detail_url, search_url
 from .parse import DetailFacts, ResultPage, ResultRow, notice_record, parse_detail_page, parse_result_page
 
 __all__ = [
@@ -70,5 +70,5 @@ __all__ = [
     "parse_detail_page",
     "parse_result_page",
     "search_url",
-    "check_netserver_settings",
+    "NetServerSettings",
 ]

@@ -15,7 +15,7 @@ from sources.network import Fetcher
 from sources.registry import register
 
 from .crawl import NetServerCrawl
-from .options import KNOWN_HOSTS, KNOWN_SETTINGS, check_netserver_settings
+from .options import KNOWN_HOSTS, NetServerSettings
 from .parse import DetailFacts, ResultRow, notice_record, parse_detail_page, parse_result_page, refused_link_problems
 
 __all__ = ["NetServerAdapter"]
@@ -30,8 +30,7 @@ class NetServerAdapter(Adapter):
     label: ClassVar[str] = "AI Vergabe@Net (NetServer) portals"
     short_name: ClassVar[str] = "NetServer"
     known_hosts: ClassVar[tuple[str, ...]] = KNOWN_HOSTS
-    known_settings: ClassVar[frozenset[str]] = KNOWN_SETTINGS
-    check_settings = staticmethod(check_netserver_settings)
+    settings_model: ClassVar[type[NetServerSettings]] = NetServerSettings
     url_settings: ClassVar[tuple[str, ...]] = ("base_url",)
     # A result page of 100 rows is a few hundred KB; anything near this cap is not a result page.
     max_body_bytes: ClassVar[int] = 10 * 2**20

@@ -6,11 +6,12 @@ how search, detail and document URLs are built from it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from sources.adapters.settings import application_url, bounded_ints
+from pydantic import BeforeValidator, Field
+
+from sources.adapters.settings import AdapterSettings, TextDigits, Url, setting_problem
 
 from . import selectors
 
@@ -37,56 +38,34 @@ KNOWN_HOSTS: tuple[str, ...] = (
 # portals (<name>.vmstart.de). With KNOWN_HOSTS they are the family's mail domains (mail.portals).
 FAMILY_DOMAINS: tuple[str, ...] = ("vmstart.de", "ai-ag.de")
 BASE_PATH = "/NetServer/"
-DEFAULTS: dict[str, Any] = {
-    "categories": ["InvitationToTender"],
-    "page_size": 50,
-    "max_pages": 10,
-    "max_bytes": 50 * 2**20,
-    "max_details": 100,
-}
-# (minimum, maximum) of the integer settings
-INT_RANGES: dict[str, tuple[int, int]] = {
-    "page_size": (1, 100),
-    "max_pages": (1, 200),
-    "max_bytes": (10_000, 500 * 2**20),
-    "max_details": (0, 5000),
-}
-KNOWN_SETTINGS = frozenset({"base_url", "allowed_hosts", *DEFAULTS})
+DEFAULT_CATEGORIES = ("InvitationToTender",)
 
 
-def check_netserver_settings(settings: Mapping[str, Any], *, hosts: Sequence[str], errors: list[str]) -> dict[str, Any]:
-    """The NetServer settings, defaults filled in; problems appended to ``errors``.
-
-    ``base_url`` must be ``https://<host>/NetServer/`` (trailing slash added; no query or
-    fragment) on one of ``hosts`` (``allowed_hosts`` if given, else :data:`KNOWN_HOSTS`).
-    """
-    result: dict[str, Any] = {
-        "base_url": application_url(
-            settings.get("base_url"),
-            hosts=hosts,
-            errors=errors,
-            paths=(BASE_PATH,),
-            application="public NetServer",
-            example="https://www.tender24.de/NetServer/",
-        )
-    }
-    result["categories"] = _categories(settings.get("categories", DEFAULTS["categories"]), errors)
-    result.update(bounded_ints(settings, ranges=INT_RANGES, defaults=DEFAULTS, errors=errors))
-    return result
-
-
-def _categories(value: Any, errors: list[str]) -> list[str]:
+def _categories(value: Any) -> list[str]:
     known = selectors.CATEGORIES
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
-        errors.append(f"categories must be a non-empty list of {', '.join(known)}, got {value!r}.")
-        return list(DEFAULTS["categories"])
+        raise setting_problem(f"categories muss eine nicht leere Liste aus {', '.join(known)} sein, nicht {value!r}.")
     wrong = [v for v in value if v not in known]
     if wrong:
-        errors.append(f"Unknown NetServer categories {wrong!r}; known: {', '.join(known)}.")
-        return list(DEFAULTS["categories"])
+        raise setting_problem(f"Unbekannte NetServer-Kategorien {wrong!r}; bekannt: {', '.join(known)}.")
     return list(dict.fromkeys(value))
+
+
+BaseUrl = Url(paths=(BASE_PATH,), application="öffentliche NetServer", example="https://www.tender24.de/NetServer/")
+
+
+class NetServerSettings(AdapterSettings):
+    """``base_url`` is ``https://<host>/NetServer/`` (trailing slash added; no query or fragment) on one of
+    the hosts (``allowed_hosts`` if given, else :data:`KNOWN_HOSTS`); the rest have defaults."""
+
+    base_url: BaseUrl = None
+    categories: Annotated[list[str], BeforeValidator(_categories)] = list(DEFAULT_CATEGORIES)
+    page_size: Annotated[int, TextDigits, Field(ge=1, le=100)] = 50
+    max_pages: Annotated[int, TextDigits, Field(ge=1, le=200)] = 10
+    max_bytes: Annotated[int, TextDigits, Field(ge=10_000, le=500 * 2**20)] = 50 * 2**20
+    max_details: Annotated[int, TextDigits, Field(ge=0, le=5000)] = 100
 
 
 def search_url(base_url: str, *, category: str, start: int, page_size: int) -> str:

@@ -60,8 +60,15 @@ def _parser() -> etree.XMLParser:
     """One hardened parser per thread (lxml parsers are reusable but not thread-safe)."""
     parser = getattr(_local, "parser", None)
     if parser is None:
+        # collect_ids/remove_blank_text: no xml:id index and no whitespace-only nodes between
+        # elements (a leaf's own text is kept); every lookup ignores both, and the tree builds faster.
         parser = _local.parser = etree.XMLParser(
-            resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False
+            resolve_entities=False,
+            no_network=True,
+            huge_tree=False,
+            load_dtd=False,
+            collect_ids=False,
+            remove_blank_text=True,
         )
     return parser
 
@@ -94,21 +101,38 @@ def text(el: Element | None) -> str:
     return clean_text(el.text) if el is not None and el.text else ""
 
 
+# first/texts/localised run about ninety times per notice: plain loops, no generator chains.
 def first(el: Element | None, path: str) -> str:
     """Text of the first non-empty match of ``path`` under ``el`` ("" if none)."""
-    return next((t for t in (text(x) for x in findall(el, path)) if t), "")
+    if el is None:
+        return ""
+    for found in _compiled(path)(el):
+        raw = found.text
+        if raw and (cleaned := clean_text(raw)):
+            return cleaned
+    return ""
 
 
 def texts(el: Element | None, path: str) -> list[str]:
     """Non-empty texts of all matches, in document order."""
-    return [t for t in (text(x) for x in findall(el, path)) if t]
+    if el is None:
+        return []
+    return [cleaned for found in _compiled(path)(el) if (raw := found.text) and (cleaned := clean_text(raw))]
 
 
 def localised(el: Element | None, path: str) -> str:
     """German text of a multilingual element (``languageID="DEU"``) if present, else the first non-empty one."""
-    found = [(x.get("languageID", "").strip().upper(), text(x)) for x in findall(el, path)]
-    found = [(lang, value) for lang, value in found if value]
-    return next((value for lang, value in found if lang in _GERMAN), found[0][1] if found else "")
+    if el is None:
+        return ""
+    fallback = ""
+    for found in _compiled(path)(el):
+        raw = found.text
+        if not raw or not (value := clean_text(raw)):
+            continue
+        if found.get("languageID", "").strip().upper() in _GERMAN:
+            return value
+        fallback = fallback or value
+    return fallback
 
 
 def attribute(el: Element | None, name: str) -> str:

@@ -1,13 +1,14 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils import timezone
 
-from tenders.filters import FilterError, parse_filters
+from config.edges import ApplicationCommand
+from tenders.filters import parse_filters
 from tenders.search import tender_search
 
 
-class Command(BaseCommand):
+class Command(ApplicationCommand):
     help = 'Print the tenders the portal finds for a query, best first: manage.py search "Reinigung Berlin".'
 
     def add_arguments(self, parser):
@@ -18,10 +19,7 @@ class Command(BaseCommand):
     def handle(self, *args, query: str, limit: int, format: str, **options):
         if limit < 1:
             raise CommandError("--limit must be at least 1")
-        try:
-            filters = parse_filters({"q": [query]})
-        except FilterError as exc:
-            raise CommandError(str(exc)) from exc
+        filters = parse_filters({"q": [query]})  # FilterError ends as CommandError (ApplicationCommand)
         results = tender_search(filters=filters, order="relevance", now=timezone.now())
         for tender in results.only("id", "title")[:limit]:
             rank = round(float(getattr(tender, "rank", 0.0)), 6)

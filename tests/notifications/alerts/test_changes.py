@@ -8,8 +8,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from notifications.alerts.changes import ChangeNotice, change_label, change_notices, match_changes_insert
-from notifications.models import MatchChange, TenderMatch
+from notifications.alerts.change_labels import DEADLINE, change_label
+from notifications.alerts.changes import ChangeNotice, change_notices, match_changes_insert
+from notifications.models import ChangeKind, MatchChange, TenderMatch
 from tenders.vocabulary.time_zone import BERLIN
 from tests.notifications.alerts.helpers import changed_notice, ingest, notice, saved_search, user
 
@@ -48,6 +49,10 @@ def test_labels_say_which_way_the_deadline_moved():
     assert change_label(kind="deadline", old_value=LATER, new_value=OLD) == "deadline_shortened"
     assert change_label(kind="deadline", old_value="", new_value=LATER) == "deadline_set"
     assert change_label(kind="cancelled", old_value="active", new_value="cancelled") == "cancelled"
+
+
+def test_the_pure_label_module_names_the_models_deadline_kind():
+    assert DEADLINE == ChangeKind.DEADLINE
 
 
 @pytest.mark.django_db

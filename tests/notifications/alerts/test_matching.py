@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from notifications.alerts.matching import active_searches, matches_insert, search_conditions
 from notifications.models import SavedSearch, TenderMatch
-from tenders.filters import TenderFilters, alert_filters, filters_q
+from tenders.filter_query import filters_q
+from tenders.filters import TenderFilters, alert_filters
 from tenders.models import Tender
 from tests.notifications.alerts.helpers import ingest, notice, saved_search, user
 

@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django_tenants.utils import schema_context
 
+from config.errors import ApplicationError
 from notifications.api.services import api_key_create, api_key_hash, api_key_revoke, api_key_touch
 from notifications.models import ApiKey
 from tenders.vocabulary.time_zone import BERLIN
@@ -32,8 +33,9 @@ def test_keys_are_random_and_only_their_hash_is_kept(alpha_admin):
 
 @pytest.mark.parametrize("name", ["", "   ", "x" * 101])
 def test_key_needs_a_sensible_name(alpha_admin, name):
-    with pytest.raises(ValueError):
+    with pytest.raises(ApplicationError) as caught:
         api_key_create(name=name, created_by=alpha_admin)
+    assert list(caught.value.fields) == ["name"] and caught.value.status == 400
 
 
 def test_revocation_is_idempotent(alpha_admin):

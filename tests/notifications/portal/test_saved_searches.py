@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
+from config.errors import ApplicationError, PermissionRefused
 from notifications.models import SavedSearch, TenderMatch
 from notifications.portal.selectors import saved_search_preview
 from notifications.portal.services import saved_search_create, saved_search_delete, saved_search_update
@@ -215,9 +215,9 @@ def test_services_enforce_permissions_too(alpha, alpha_member, alpha_admin):
     shared = _profile(alpha, alpha_admin, name="Admin geteilt", is_shared=True)
     with schema_context(alpha.schema_name):
         for profile in (private, shared):
-            with pytest.raises(PermissionDenied):
+            with pytest.raises(PermissionRefused, match="nur sein Eigentümer oder ein Administrator löschen"):
                 saved_search_delete(saved_search=profile, actor=alpha_member)
-            with pytest.raises(PermissionDenied):
+            with pytest.raises(PermissionRefused, match="nur sein Eigentümer oder ein Administrator ändern"):
                 saved_search_update(
                     saved_search=profile,
                     actor=alpha_member,
@@ -228,8 +228,9 @@ def test_services_enforce_permissions_too(alpha, alpha_member, alpha_admin):
                     email_enabled=True,
                     is_active=True,
                 )
-        with pytest.raises(ValidationError):
+        with pytest.raises(ApplicationError) as caught:
             saved_search_create(owner=alpha_member, name="leer", filters=TenderFilters())
+        assert list(caught.value.fields) == ["filters"] and caught.value.status == 400
 
 
 def test_profiles_of_one_tenant_are_unknown_to_another(alpha, beta_client, beta_admin_client, alpha_member):

@@ -1,8 +1,8 @@
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from config.errors import ApplicationError
 from notifications.models import SavedSearch, SmtpSettings, UserPreference
 from notifications.preferences.hosts import mail_host_check
 from notifications.preferences.services import (
@@ -36,7 +36,7 @@ def test_get_or_create_is_idempotent(member):
     ],
 )
 def test_update_refuses_values_outside_the_choices(member, kwargs):
-    with pytest.raises(ValidationError):
+    with pytest.raises(ApplicationError):
         user_preference_update(user=member, **kwargs)
 
 
@@ -55,7 +55,7 @@ def test_smtp_settings_stay_one_row(member):
         )
     assert SmtpSettings.objects.count() == 1
     assert SmtpSettings.objects.get().port == 465
-    with pytest.raises(ValidationError):
+    with pytest.raises(ApplicationError):
         smtp_settings_save(host="127.0.0.1", port=25, tls_mode="plain", username="", password="", from_email="a@b.de")
 
 
@@ -68,10 +68,10 @@ def test_mail_host_rules():
         "mail.example.de"
     )
     for host, addresses in [("mail.example.de", ("10.0.0.3",)), ("169.254.169.254", ()), ("::1", ())]:
-        with pytest.raises(ValidationError, match="internen Netz"):
+        with pytest.raises(ApplicationError, match="internen Netz"):
             mail_host_check(host, 587, allow_loopback=False, resolver=_resolver(*addresses))
-    with pytest.raises(ValidationError, match="Hostnamen"):
+    with pytest.raises(ApplicationError, match="Hostnamen"):
         mail_host_check("mail example", 587, allow_loopback=False, resolver=_resolver("93.184.215.14"))
-    with pytest.raises(ValidationError, match="auflösen"):
+    with pytest.raises(ApplicationError, match="auflösen"):
         mail_host_check("mail.example.de", 587, allow_loopback=False, resolver=_resolver())
     assert mail_host_check("127.0.0.1", 2525, allow_loopback=True, resolver=_resolver())

@@ -4,10 +4,10 @@ from datetime import datetime
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 
+from config.errors import ApplicationError
 from notifications.models import DeliveryStatus, SavedSearch, Webhook, WebhookEvent
 from notifications.outbox_decisions import RecipientInactive, webhook_event_resend
 from notifications.team.services import team_member_deactivate
@@ -38,8 +38,9 @@ def test_created_webhook_stores_the_secret_encrypted(scene):
     ["http://93.184.215.14/hook", "https://10.0.0.8/hook", "https://127.0.0.1/hook", "https://u:p@93.184.215.14/"],
 )
 def test_create_refuses_urls_we_must_not_call(scene, url):
-    with pytest.raises(ValidationError):
+    with pytest.raises(ApplicationError) as refused:
         webhook_create(saved_search=scene.search, url=url, created_by=scene.search.owner)
+    assert list(refused.value.fields) == ["url"] and refused.value.status == 400
     assert Webhook.objects.count() == 1
 
 
@@ -147,7 +148,7 @@ def test_only_own_or_shared_profiles_get_a_webhook(scene, alpha):
     private = SavedSearch.objects.create(
         owner=member, name="Privat", filters={}, active_since=scene.search.active_since, is_shared=False
     )
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(ApplicationError) as refused:
         webhook_create(saved_search=private, url="http://127.0.0.1:9/x", created_by=scene.search.owner)
     assert refused.value.code == "saved_search"
     private.is_shared = True
@@ -187,7 +188,7 @@ def test_webhooks_a_deactivated_person_connected_stop_and_stay_off(scene, alpha)
     assert (dropped.status, dropped.last_error) == (DeliveryStatus.FAILED, CREATOR_LEFT_REASON)
     later = scene.match(ingest_tenders(1)[0], search=own)
     assert webhook_events_for_matches(match_ids=[later.pk]) == 0
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(ApplicationError) as refused:
         webhook_set_active(webhook=theirs, is_active=True)
     assert refused.value.code == "creator_inactive"
     admin = get_user_model().objects.get(username=alpha.admin_email)

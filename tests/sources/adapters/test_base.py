@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import pytest
 from django.core.exceptions import ValidationError
+from pydantic import Field
 
 from sources.adapters.base import (
     SCOPE_MAX,
@@ -21,7 +22,7 @@ from sources.adapters.base import (
     scope_text,
     walk_files,
 )
-from sources.adapters.settings import bounded_ints, endpoint_url
+from sources.adapters.settings import AdapterSettings, TextDigits, Url
 from sources.network import Fetcher
 
 
@@ -39,23 +40,19 @@ class _Plain(Adapter):
         return iter(())
 
 
+ApiUrl = Url()
+
+
+class _ApiSettings(AdapterSettings):
+    api_url: ApiUrl = "https://api.example/v1"
+    max_pages: Annotated[int, TextDigits, Field(ge=1, le=9)] = 3
+
+
 class _Api(_Plain):
     type: ClassVar[str] = "api"
     short_name: ClassVar[str] = "API"
     known_hosts: ClassVar[tuple[str, ...]] = ("api.example", "www.api.example")
-    known_settings: ClassVar[frozenset[str]] = frozenset({"api_url", "max_pages", "allowed_hosts"})
-    seen_hosts: ClassVar[list[Sequence[str]]] = []
-
-    @staticmethod
-    def check_settings(values: Mapping[str, Any], *, hosts: Sequence[str], errors: list[str]) -> dict[str, Any]:
-        _Api.seen_hosts.append(hosts)
-        api_url = endpoint_url(
-            values.get("api_url", "https://api.example/v1"), setting="api_url", hosts=hosts, errors=errors
-        )
-        return {
-            "api_url": api_url,
-            **bounded_ints(values, ranges={"max_pages": (1, 9)}, defaults={"max_pages": 3}, errors=errors),
-        }
+    settings_model: ClassVar[type[AdapterSettings]] = _ApiSettings
 
 
 class _Portal(_Api):
@@ -73,30 +70,29 @@ def config(settings: Any, key: str = "src") -> SourceConfig:
 
 def test_settings_must_be_an_object() -> None:
     for adapter in (_Plain, _Api):
-        with pytest.raises(ValidationError, match="Adapter settings must be a JSON object"):
+        with pytest.raises(ValidationError, match="Adapter-Einstellungen müssen ein JSON-Objekt sein"):
             adapter.validate_settings(["api_url"])  # type: ignore[arg-type]
 
 
-def test_without_known_settings_the_settings_are_kept_as_given() -> None:
+def test_without_a_settings_model_the_settings_are_kept_as_given() -> None:
     assert _Plain.validate_settings({"anything": [1, 2]}) == {"anything": [1, 2]}
 
 
 def test_defaults_are_filled_in_and_hosts_default_to_the_known_hosts() -> None:
-    _Api.seen_hosts.clear()
     assert _Api.validate_settings({}) == {"api_url": "https://api.example/v1", "max_pages": 3}
-    assert _Api.seen_hosts == [("api.example", "www.api.example")]
+    assert _Api.validate_settings({"api_url": "https://www.api.example/v2"})["api_url"] == "https://www.api.example/v2"
+    with pytest.raises(ValidationError, match="Host 'localhost' ist nicht erlaubt; erlaubt: api.example, www.api"):
+        _Api.validate_settings({"api_url": "http://localhost:8080/v1"})
 
 
 def test_allowed_hosts_are_normalised_kept_and_are_the_hosts_urls_may_name() -> None:
-    _Api.seen_hosts.clear()
     settings = {"api_url": "http://localhost:8080/v1", "allowed_hosts": ["LocalHost"]}
     assert _Api.validate_settings(settings) == {
         "allowed_hosts": ["localhost"],
         "api_url": "http://localhost:8080/v1",
         "max_pages": 3,
     }
-    assert _Api.seen_hosts == [["localhost"]]
-    with pytest.raises(ValidationError, match="host 'api.example' is not allowed; allowed: localhost"):
+    with pytest.raises(ValidationError, match="Host 'api.example' ist nicht erlaubt; erlaubt: localhost"):
         _Api.validate_settings({"allowed_hosts": ["localhost"]})  # the default URL is no longer admitted
 
 
@@ -104,12 +100,14 @@ def test_every_problem_is_reported_at_once_unknown_keys_first() -> None:
     with pytest.raises(ValidationError) as caught:
         _Api.validate_settings({"api_url": "https://evil.example/", "max_pages": 0, "maxpages": 2, "allowed_hosts": 1})
     assert [message.split(" ")[0] for message in caught.value.messages] == [
-        "Unknown",
+        "Unbekannte",
         "allowed_hosts",
-        "api_url",
+        "api_url:",
         "max_pages",
     ]
-    assert caught.value.messages[0] == "Unknown API setting(s): maxpages; known: allowed_hosts, api_url, max_pages."
+    assert caught.value.messages[0] == (
+        "Unbekannte API-Einstellung(en): maxpages; bekannt: allowed_hosts, api_url, max_pages."
+    )
 
 
 # -- settings_for -------------------------------------------------------------------------------
@@ -125,8 +123,8 @@ def test_settings_for_fails_the_run_naming_source_adapter_and_every_problem() ->
         _Api().settings_for(config({"api_url": "https://evil.example/", "max_pages": 10}, key="feed-1"))
     assert caught.value.reason == "invalid_settings"
     assert str(caught.value) == (
-        "Source 'feed-1': invalid API settings: api_url host 'evil.example' is not allowed; allowed: api.example, "
-        "www.api.example. max_pages must be a whole number from 1 to 9, got 10."
+        "Source 'feed-1': invalid API settings: api_url: Host 'evil.example' ist nicht erlaubt; erlaubt: "
+        "api.example, www.api.example. max_pages muss eine ganze Zahl von 1 bis 9 sein, nicht 10."
     )
     with pytest.raises(AdapterError, match="invalid portal settings"):  # no short name: the type
         _Portal.settings_for(config({"api_url": 1}))

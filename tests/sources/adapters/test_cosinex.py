@@ -138,14 +138,14 @@ def test_the_migrated_dtvp_source_validates_unchanged() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"base_url": "https://www.dtvp.de/Other"}, "must end in one of"),
-        ({"base_url": "https://dtvp.example.org/Satellite"}, "not allowed"),
+        ({"base_url": "https://www.dtvp.de/Other"}, "muss auf eines von"),
+        ({"base_url": "https://dtvp.example.org/Satellite"}, "nicht erlaubt"),
         (
             {"base_url": "https://www.dtvp.de/Satellite", "opendata_url": "https://elsewhere.example/x.zip"},
-            "opendata_url host",
+            "opendata_url: Host",
         ),
-        ({"base_url": "https://www.dtvp.de/Satellite", "cpv_codes": ["72000000"]}, "cpv_codes must be"),
-        ({"base_url": "https://www.dtvp.de/Satellite", "token": "x"}, "Unknown cosinex setting"),
+        ({"base_url": "https://www.dtvp.de/Satellite", "cpv_codes": ["72000000"]}, "cpv_codes muss"),
+        ({"base_url": "https://www.dtvp.de/Satellite", "token": "x"}, "Unbekannte cosinex-Einstellung"),
     ],
 )
 def test_bad_settings_are_refused_with_a_clear_message(settings: dict, message: str) -> None:

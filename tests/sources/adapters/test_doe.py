@@ -578,26 +578,26 @@ def test_registered_with_defaults() -> None:
 def test_local_test_server_is_valid_with_allowed_hosts() -> None:
     settings = {"base_url": "http://localhost:8080/", "allowed_hosts": ["localhost", "127.0.0.1"]}
     assert DoeAdapter.validate_settings(settings)["base_url"] == "http://localhost:8080"
-    with pytest.raises(ValidationError, match="host 'localhost' is not allowed"):
+    with pytest.raises(ValidationError, match="Host 'localhost' ist nicht erlaubt"):
         DoeAdapter.validate_settings({"base_url": "http://localhost:8080/"})
 
 
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"base_url": "http://oeffentlichevergabe.de"}, "base_url must use https"),
-        ({"base_url": "ftp://oeffentlichevergabe.de"}, "base_url must use https"),
-        ({"base_url": "https://evil.example.com"}, "base_url host 'evil.example.com' is not allowed"),
-        ({"base_url": "https://oeffentlichevergabe.de.evil.com"}, "is not allowed"),
-        ({"base_url": "https://u:p@oeffentlichevergabe.de"}, "must not contain credentials"),
-        ({"base_url": 42}, "base_url must be a URL"),
-        ({"start_day": "14.09.2026"}, "start_day must be an ISO date"),
-        ({"start_day": "2022-11-30"}, "start_day must be 2022-12-01 or later"),
-        ({"max_days_per_run": 0}, "max_days_per_run must be a whole number from 1 to 31"),
-        ({"max_days_per_run": 32}, "max_days_per_run must be a whole number from 1 to 31"),
-        ({"max_days_per_run": True}, "max_days_per_run must be a whole number"),
-        ({"allowed_hosts": "localhost"}, "allowed_hosts must be a list of host names"),
-        ({"max_days": 3}, "Unknown DÖE setting(s): max_days"),
+        ({"base_url": "http://oeffentlichevergabe.de"}, "base_url muss https verwenden"),
+        ({"base_url": "ftp://oeffentlichevergabe.de"}, "base_url muss https verwenden"),
+        ({"base_url": "https://evil.example.com"}, "base_url: Host 'evil.example.com' ist nicht erlaubt"),
+        ({"base_url": "https://oeffentlichevergabe.de.evil.com"}, "ist nicht erlaubt"),
+        ({"base_url": "https://u:p@oeffentlichevergabe.de"}, "darf keine Zugangsdaten enthalten"),
+        ({"base_url": 42}, "base_url muss eine URL sein"),
+        ({"start_day": "14.09.2026"}, "start_day muss ein ISO-Datum"),
+        ({"start_day": "2022-11-30"}, "start_day muss 2022-12-01 oder später sein"),
+        ({"max_days_per_run": 0}, "max_days_per_run muss eine ganze Zahl von 1 bis 31 sein"),
+        ({"max_days_per_run": 32}, "max_days_per_run muss eine ganze Zahl von 1 bis 31 sein"),
+        ({"max_days_per_run": True}, "max_days_per_run muss eine ganze Zahl"),
+        ({"allowed_hosts": "localhost"}, "allowed_hosts muss eine Liste von Hostnamen sein"),
+        ({"max_days": 3}, "Unbekannte DÖE-Einstellung(en): max_days"),
     ],
 )
 def test_bad_settings_are_refused_with_a_clear_message(settings: dict, message: str) -> None:

@@ -19,7 +19,9 @@ from sources.models import FetchRun
 DATA = Path(__file__).resolve().parents[2] / "data" / "doe"
 EXPORTS = DATA / "exports"
 REAL_FILES = sorted(p for p in DATA.iterdir() if p.suffix in (".xml", ".json"))
-OCDS_TEMPLATE = DATA / "ocds_release-package_tender_3lots_value_subreport-docs_000ada85-c11f-44cf-b1e6-b4bb5232ed7b.json"
+OCDS_TEMPLATE = (
+    DATA / "ocds_release-package_tender_3lots_value_subreport-docs_000ada85-c11f-44cf-b1e6-b4bb5232ed7b.json"
+)
 MIB = 2**20
 
 

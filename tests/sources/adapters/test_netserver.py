@@ -169,17 +169,17 @@ def test_the_migrated_netserver_sources_validate_unchanged() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"base_url": "https://www.evil.example/NetServer/"}, "not allowed"),
-        ({"base_url": "http://www.tender24.de/NetServer/"}, "must use https"),
-        ({"base_url": "https://www.tender24.de/Satellite/"}, "must end in /NetServer/"),
-        ({"base_url": "https://www.tender24.de/NetServer/?x=1"}, "query"),
+        ({"base_url": "https://www.evil.example/NetServer/"}, "nicht erlaubt"),
+        ({"base_url": "http://www.tender24.de/NetServer/"}, "muss https verwenden"),
+        ({"base_url": "https://www.tender24.de/Satellite/"}, "muss auf /NetServer/ enden"),
+        ({"base_url": "https://www.tender24.de/NetServer/?x=1"}, "Query"),
         (
             {"base_url": "https://www.tender24.de/NetServer/", "categories": ["Everything"]},
-            "Unknown NetServer categories",
+            "Unbekannte NetServer-Kategorien",
         ),
         ({"base_url": "https://www.tender24.de/NetServer/", "max_pages": 0}, "max_pages"),
-        ({"base_url": "https://www.tender24.de/NetServer/", "pagesize": 10}, "Unknown NetServer setting"),
-        ({}, "base_url must be a URL"),
+        ({"base_url": "https://www.tender24.de/NetServer/", "pagesize": 10}, "Unbekannte NetServer-Einstellung"),
+        ({}, "base_url muss eine URL sein"),
     ],
 )
 def test_bad_settings_are_refused_with_a_clear_message(settings: dict, message: str) -> None:

@@ -150,11 +150,11 @@ def test_registered_and_service_bund_settings_are_valid():
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({}, "feed_url is required"),
-        ({"feed_url": "https://example.org/feed.xml"}, "To add a feed on another host, list that host"),
-        ({"feed_url": "http://www.service.bund.de/feed.xml"}, "must use https"),
-        ({"feed_url": SERVICE_BUND_FEED, "ttl": 60}, "Unknown RSS setting(s): ttl"),
-        ({"feed_url": "https://user:pw@www.service.bund.de/x"}, "must not contain credentials"),
+        ({}, "feed_url fehlt"),
+        ({"feed_url": "https://example.org/feed.xml"}, "Für einen Feed auf einem anderen Host diesen Host in allowed_hosts eintragen"),
+        ({"feed_url": "http://www.service.bund.de/feed.xml"}, "muss https verwenden"),
+        ({"feed_url": SERVICE_BUND_FEED, "ttl": 60}, "Unbekannte RSS-Einstellung(en): ttl"),
+        ({"feed_url": "https://user:pw@www.service.bund.de/x"}, "darf keine Zugangsdaten enthalten"),
     ],
 )
 def test_bad_settings_are_refused_with_a_clear_message(settings, message):

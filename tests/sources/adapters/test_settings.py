@@ -1,83 +1,73 @@
-"""The shared checks of adapter settings (pure: values in, normalised values and messages out)."""
+"""The shared parts of adapter settings schemas (pure: values in, normalised values and German messages out)."""
 
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import Annotated, Any
 
 import pytest
 from django.core.exceptions import ValidationError
+from pydantic import Field, create_model
 
-from sources.adapters.settings import (
-    allowed_hosts,
-    application_url,
-    base_url,
-    bounded_int,
-    bounded_ints,
-    common_settings,
-    endpoint_url,
-    iso_day,
-    settings_result,
-    unknown_settings,
-    url_hosts,
-)
+from sources.adapters.settings import AdapterSettings, Day, TextDigits, Url, url_hosts, validated_settings
 
 HOSTS = ("api.example.org", "localhost")
+
+
+def validate(fields: dict[str, Any], values: dict[str, Any], *, hosts=HOSTS, name: str = "TED") -> dict[str, Any]:
+    model = create_model("Settings", __base__=AdapterSettings, **fields)
+    return validated_settings(model, values, name=name, known_hosts=hosts)
+
+
+def problems(fields: dict[str, Any], values: dict[str, Any], **options) -> list[str]:
+    with pytest.raises(ValidationError) as caught:
+        validate(fields, values, **options)
+    return caught.value.messages
 
 
 # -- keys and hosts -------------------------------------------------------------------------------
 
 
 def test_unknown_keys_are_named_sorted_with_the_known_ones() -> None:
-    errors: list[str] = []
-    unknown_settings({"zeta": 1, "alpha": 2, "url": 3}, {"url", "page_size"}, name="TED", errors=errors)
-    assert errors == ["Unknown TED setting(s): alpha, zeta; known: page_size, url."]
-    errors.clear()
-    unknown_settings({"url": 3}, {"url"}, name="TED", errors=errors)
-    assert errors == []
+    fields = {"url": (str, ""), "page_size": (int, 1)}
+    assert problems(fields, {"zeta": 1, "alpha": 2, "url": "x"}) == [
+        "Unbekannte TED-Einstellung(en): alpha, zeta; bekannt: allowed_hosts, page_size, url."
+    ]
+    assert validate(fields, {"url": "x"}) == {"url": "x", "page_size": 1}
 
 
 @pytest.mark.parametrize("value", [None, [], ()])
-def test_absent_allowed_hosts_are_empty(value) -> None:
-    errors: list[str] = []
-    assert allowed_hosts(value, errors) == []
-    assert errors == []
+def test_absent_allowed_hosts_are_left_out(value) -> None:
+    assert validate({}, {"allowed_hosts": value}) == {}
 
 
 def test_allowed_hosts_are_normalised_and_deduplicated_in_order() -> None:
-    errors: list[str] = []
-    assert allowed_hosts(["LocalHost", "[::1]", "localhost.", "Example.ORG"], errors) == [
-        "localhost",
-        "::1",
-        "example.org",
-    ]
-    assert errors == []
+    assert validate({}, {"allowed_hosts": ["LocalHost", "[::1]", "localhost.", "Example.ORG"]}) == {
+        "allowed_hosts": ["localhost", "::1", "example.org"]
+    }
 
 
 @pytest.mark.parametrize("value", ["localhost", ["localhost", ""], ["ok.example", 42], {"localhost": True}])
 def test_allowed_hosts_must_be_a_list_of_names(value) -> None:
-    errors: list[str] = []
-    assert allowed_hosts(value, errors) == []
-    assert errors == [f"allowed_hosts must be a list of host names, got {value!r}."]
+    assert problems({}, {"allowed_hosts": value}) == [
+        f"allowed_hosts muss eine Liste von Hostnamen sein, nicht {value!r}."
+    ]
 
 
-def test_common_settings_report_unknown_keys_and_bad_hosts_together() -> None:
-    errors: list[str] = []
-    assert common_settings({"allowed_hosts": "x", "typo": 1}, name="RSS", known={"allowed_hosts"}, errors=errors) == {}
-    assert [message.split(" ")[0] for message in errors] == ["Unknown", "allowed_hosts"]
-    errors.clear()
-    assert common_settings({"allowed_hosts": ["A.example"]}, name="RSS", known={"allowed_hosts"}, errors=errors) == {
-        "allowed_hosts": ["a.example"]
-    }
-    assert errors == []
+def test_unknown_keys_and_bad_hosts_are_reported_together() -> None:
+    messages = problems({}, {"allowed_hosts": "x", "typo": 1}, name="RSS")
+    assert [message.split(" ")[0] for message in messages] == ["Unbekannte", "allowed_hosts"]
 
 
 # -- URLs -----------------------------------------------------------------------------------------
 
 
-def check_url(value, **options) -> tuple[str, list[str]]:
-    errors: list[str] = []
-    options.setdefault("hosts", HOSTS)
-    return endpoint_url(value, setting="api_url", errors=errors, **options), errors
+def check_url(value, *, hosts=HOSTS, **options) -> tuple[str, list[str]]:
+    fields = {"api_url": (Url(**options), None)}
+    try:
+        return validate(fields, {"api_url": value}, hosts=hosts).get("api_url", ""), []
+    except ValidationError as exc:
+        return "", exc.messages
 
 
 def test_a_valid_url_is_returned_stripped_with_its_path_query_and_port() -> None:
@@ -91,24 +81,24 @@ def test_a_valid_url_is_returned_stripped_with_its_path_query_and_port() -> None
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ("http://api.example.org/v3", "api_url must use https, got http scheme in 'http://api.example.org/v3'."),
-        ("ftp://api.example.org/v3", "api_url must use https, got ftp scheme in 'ftp://api.example.org/v3'."),
-        ("api.example.org/v3", "api_url must use https, got no scheme in 'api.example.org/v3'."),
-        ("https:///v3", "api_url 'https:///v3' has no host."),
-        ("https://u:p@api.example.org/v3", "api_url must not contain credentials (sources are read without a login)."),
-        ("https://api.example.org:99999/", "api_url 'https://api.example.org:99999/' is no valid URL: "),
-        ("https://[::1/", "api_url 'https://[::1/' is no valid URL: "),
+        ("http://api.example.org/v3", "api_url muss https verwenden, nicht http in 'http://api.example.org/v3'."),
+        ("ftp://api.example.org/v3", "api_url muss https verwenden, nicht ftp in 'ftp://api.example.org/v3'."),
+        ("api.example.org/v3", "api_url muss https verwenden, nicht kein Schema in 'api.example.org/v3'."),
+        ("https:///v3", "api_url 'https:///v3' hat keinen Host."),
+        ("https://u:p@api.example.org/v3", "api_url darf keine Zugangsdaten enthalten (Quellen werden ohne Anmeldung"),
+        ("https://api.example.org:99999/", "api_url 'https://api.example.org:99999/' ist keine gültige URL: "),
+        ("https://[::1/", "api_url 'https://[::1/' ist keine gültige URL: "),
         (
             "https://evil.example/v3",
-            "api_url host 'evil.example' is not allowed; allowed: api.example.org, localhost.",
+            "api_url: Host 'evil.example' ist nicht erlaubt; erlaubt: api.example.org, localhost.",
         ),
         (
             "https://api.example.org.evil.example/",
-            "api_url host 'api.example.org.evil.example' is not allowed; allowed: api.example.org, localhost.",
+            "api_url: Host 'api.example.org.evil.example' ist nicht erlaubt; erlaubt: api.example.org, localhost.",
         ),
-        (42, "api_url must be a URL, got 42."),
-        ("   ", "api_url must be a URL, got '   '."),
-        (None, "api_url must be a URL, got None."),
+        (42, "api_url muss eine URL sein, nicht 42."),
+        ("   ", "api_url muss eine URL sein, nicht '   '."),
+        (None, "api_url muss eine URL sein, nicht None."),
     ],
 )
 def test_bad_urls_give_one_message_naming_the_setting(value, message: str) -> None:
@@ -119,60 +109,84 @@ def test_bad_urls_give_one_message_naming_the_setting(value, message: str) -> No
 
 def test_plain_http_is_only_for_loopback_hosts_even_when_allowed() -> None:
     assert check_url("http://api.example.org/", hosts=["api.example.org"])[1] == [
-        "api_url must use https, got http scheme in 'http://api.example.org/'."
+        "api_url muss https verwenden, nicht http in 'http://api.example.org/'."
     ]
     assert check_url("http://127.0.0.1:9/", hosts=["127.0.0.1"]) == ("http://127.0.0.1:9/", [])
+
+
+def test_allowed_hosts_replace_the_known_hosts_for_urls() -> None:
+    fields = {"api_url": (Url(), "https://api.example.org/v3")}
+    assert validate(fields, {"allowed_hosts": ["other.example"], "api_url": "https://other.example/x"}) == {
+        "allowed_hosts": ["other.example"],
+        "api_url": "https://other.example/x",
+    }
+    assert problems(fields, {"allowed_hosts": ["other.example"]}) == [
+        "api_url: Host 'api.example.org' ist nicht erlaubt; erlaubt: other.example."
+    ]
 
 
 def test_query_and_fragment_are_refused_only_where_asked() -> None:
     url = "https://api.example.org/a?b=1#c"
     assert check_url(url) == (url, [])
-    assert check_url(url, allow_query=False)[1] == [f"api_url must not carry a query, got {url!r}."]
-    assert check_url(url, allow_fragment=False)[1] == [f"api_url must not carry a fragment, got {url!r}."]
+    assert check_url(url, allow_query=False)[1] == [f"api_url darf keine Query (?…) enthalten, nicht {url!r}."]
+    assert check_url(url, allow_fragment=False)[1] == [f"api_url darf kein Fragment (#…) enthalten, nicht {url!r}."]
     assert check_url(url, allow_query=False, allow_fragment=False)[1] == [
-        f"api_url must not carry a query or fragment, got {url!r}."
+        f"api_url darf keine Query (?…) und kein Fragment (#…) enthalten, nicht {url!r}."
     ]
 
 
 def test_example_missing_message_and_hint() -> None:
     assert check_url(None, example="https://api.example.org/v3")[1] == [
-        "api_url must be a URL such as https://api.example.org/v3, got None."
+        "api_url muss eine URL sein wie https://api.example.org/v3, nicht None."
     ]
-    assert check_url("", missing="api_url is required.")[1] == ["api_url is required."]
-    assert check_url("https://other.example/", hint="List it in allowed_hosts.")[1] == [
-        "api_url host 'other.example' is not allowed; allowed: api.example.org, localhost. List it in allowed_hosts."
+    assert check_url("", missing="api_url fehlt.")[1] == ["api_url fehlt."]
+    assert check_url("https://other.example/", hint="In allowed_hosts eintragen.")[1] == [
+        "api_url: Host 'other.example' ist nicht erlaubt; erlaubt: api.example.org, localhost. In allowed_hosts eintragen."
     ]
+
+
+def test_optional_urls_may_be_absent() -> None:
+    assert check_url(None, optional=True) == ("", [])
+    assert check_url("", optional=True) == ("", [])
+    assert check_url("https://evil.example/", optional=True)[1][0].startswith("api_url: Host 'evil.example'")
 
 
 def test_base_url_drops_the_trailing_slash_and_refuses_query_and_fragment() -> None:
-    errors: list[str] = []
-    assert base_url("https://api.example.org/", hosts=HOSTS, errors=errors, example="x") == "https://api.example.org"
-    assert base_url("https://api.example.org/?a=1", hosts=HOSTS, errors=errors, example="x") == ""
-    assert base_url("https://api.example.org/#top", hosts=HOSTS, errors=errors, example="x") == ""
-    assert [m.split(",")[0] for m in errors] == [
-        "base_url must not carry a query",
-        "base_url must not carry a fragment",
+    def base(value: str) -> tuple[str, list[str]]:
+        fields = {"base_url": (Url(base=True, example="x"), None)}
+        try:
+            return validate(fields, {"base_url": value})["base_url"], []
+        except ValidationError as exc:
+            return "", exc.messages
+
+    assert base("https://api.example.org/") == ("https://api.example.org", [])
+    assert [m.split(",")[0] for value in ("/?a=1", "/#top") for m in base(f"https://api.example.org{value}")[1]] == [
+        "base_url darf keine Query (?…) enthalten",
+        "base_url darf kein Fragment (#…) enthalten",
     ]
 
 
 def test_application_url_matches_its_paths_ignoring_case_and_slash_and_spells_them_as_given() -> None:
-    errors: list[str] = []
+    def app(value: str, paths: tuple[str, ...]) -> tuple[str, list[str]]:
+        fields = {"base_url": (Url(paths=paths, application="Portal", example="x"), None)}
+        try:
+            return validate(fields, {"base_url": value})["base_url"], []
+        except ValidationError as exc:
+            return "", exc.messages
 
-    def app(value: str, paths: tuple[str, ...]) -> str:
-        return application_url(value, hosts=HOSTS, errors=errors, paths=paths, application="portal", example="x")
-
-    assert app("https://api.example.org/netserver", ("/NetServer/",)) == "https://api.example.org/NetServer/"
-    assert (
-        app("https://api.example.org:8443/Center/", ("/Satellite", "/Center")) == "https://api.example.org:8443/Center"
+    assert app("https://api.example.org/netserver", ("/NetServer/",)) == ("https://api.example.org/NetServer/", [])
+    assert app("https://api.example.org:8443/Center/", ("/Satellite", "/Center")) == (
+        "https://api.example.org:8443/Center",
+        [],
     )
-    assert errors == []
-    assert app("https://api.example.org/Other", ("/NetServer/",)) == ""
-    assert app("https://api.example.org/", ("/Satellite", "/Center")) == ""
-    assert app("https://elsewhere.example/Center", ("/Center",)) == ""
-    assert errors == [
-        "base_url must end in /NetServer/ (the portal application), got 'https://api.example.org/Other'.",
-        "base_url must end in one of /Satellite, /Center (the portal application), got 'https://api.example.org'.",
-        "base_url host 'elsewhere.example' is not allowed; allowed: api.example.org, localhost.",
+    assert app("https://api.example.org/Other", ("/NetServer/",))[1] == [
+        "base_url muss auf /NetServer/ enden (die Portal-Anwendung), nicht 'https://api.example.org/Other'."
+    ]
+    assert app("https://api.example.org/", ("/Satellite", "/Center"))[1] == [
+        "base_url muss auf eines von /Satellite, /Center enden (die Portal-Anwendung), nicht 'https://api.example.org'."
+    ]
+    assert app("https://elsewhere.example/Center", ("/Center",))[1] == [
+        "base_url: Host 'elsewhere.example' ist nicht erlaubt; erlaubt: api.example.org, localhost."
     ]
 
 
@@ -185,37 +199,26 @@ def test_url_hosts_are_the_hosts_of_the_named_urls_present() -> None:
 
 # -- numbers and days -----------------------------------------------------------------------------
 
-
-def check_int(value, **options) -> tuple[int | None, list[str]]:
-    errors: list[str] = []
-    return bounded_int(value, setting="max_pages", low=1, high=10, errors=errors, **options), errors
+PAGES = {"max_pages": (Annotated[int, TextDigits, Field(ge=1, le=10)], 5)}
 
 
 def test_whole_numbers_within_bounds_inclusive() -> None:
-    assert check_int(1) == (1, [])
-    assert check_int(10) == (10, [])
-    assert check_int(" 7 ") == (7, [])  # text digits count unless refused
+    assert validate(PAGES, {"max_pages": 1}) == {"max_pages": 1}
+    assert validate(PAGES, {"max_pages": 10}) == {"max_pages": 10}
+    assert validate(PAGES, {"max_pages": " 7 "}) == {"max_pages": 7}  # text digits count where declared
+    assert validate(PAGES, {}) == {"max_pages": 5}
 
 
 @pytest.mark.parametrize("value", [0, 11, -1, True, False, 2.0, None, "", "ten", "3.5", "²", "１２", [3]])
 def test_anything_else_is_refused_with_the_range(value) -> None:
-    assert check_int(value) == (None, [f"max_pages must be a whole number from 1 to 10, got {value!r}."])
+    assert problems(PAGES, {"max_pages": value}) == [
+        f"max_pages muss eine ganze Zahl von 1 bis 10 sein, nicht {value!r}."
+    ]
 
 
-def test_text_digits_can_be_refused() -> None:
-    assert check_int("7", digit_strings=False) == (None, ["max_pages must be a whole number from 1 to 10, got '7'."])
-
-
-def test_bounded_ints_fill_defaults_and_keep_the_default_for_refused_values() -> None:
-    errors: list[str] = []
-    ranges = {"page_size": (1, 100), "max_pages": (1, 10)}
-    defaults = {"page_size": 50, "max_pages": 5}
-    assert bounded_ints({}, ranges=ranges, defaults=defaults, errors=errors) == defaults
-    assert bounded_ints({"page_size": "20", "max_pages": 0}, ranges=ranges, defaults=defaults, errors=errors) == {
-        "page_size": 20,
-        "max_pages": 5,
-    }
-    assert errors == ["max_pages must be a whole number from 1 to 10, got 0."]
+def test_text_digits_are_refused_unless_declared() -> None:
+    fields = {"max_pages": (Annotated[int, Field(ge=1, le=10)], 5)}
+    assert problems(fields, {"max_pages": "7"}) == ["max_pages muss eine ganze Zahl von 1 bis 10 sein, nicht '7'."]
 
 
 @pytest.mark.parametrize(
@@ -230,31 +233,51 @@ def test_bounded_ints_fill_defaults_and_keep_the_default_for_refused_values() ->
     ],
 )
 def test_iso_days(value, day: str | None) -> None:
-    errors: list[str] = []
-    assert iso_day(value, setting="start_day", errors=errors) == day
-    assert errors == []
+    assert validate({"start_day": (Day(), None)}, {"start_day": value}).get("start_day") == day
 
 
 @pytest.mark.parametrize("value", ["01.07.2026", "2026-02-30", 2026, "gestern", ["2026-07-01"]])
 def test_anything_but_an_iso_day_is_refused(value) -> None:
-    errors: list[str] = []
-    assert iso_day(value, setting="start_day", errors=errors) is None
-    assert errors == [f"start_day must be an ISO date (YYYY-MM-DD), got {value!r}."]
+    assert problems({"start_day": (Day(), None)}, {"start_day": value}) == [
+        f"start_day muss ein ISO-Datum (JJJJ-MM-TT) sein, nicht {value!r}."
+    ]
 
 
 def test_days_before_the_earliest_are_refused_with_the_reason() -> None:
-    errors: list[str] = []
-    earliest = date(2022, 12, 1)
-    assert iso_day("2022-12-01", setting="start_day", errors=errors, earliest=earliest) == "2022-12-01"
-    assert iso_day("2022-11-30", setting="start_day", errors=errors, earliest=earliest, earliest_reason="why") is None
-    assert errors == ["start_day must be 2022-12-01 or later (why)."]
+    fields = {"start_day": (Day(earliest=date(2022, 12, 1), reason="warum"), None)}
+    assert validate(fields, {"start_day": "2022-12-01"}) == {"start_day": "2022-12-01"}
+    assert problems(fields, {"start_day": "2022-11-30"}) == ["start_day muss 2022-12-01 oder später sein (warum)."]
 
 
-# -- the result -----------------------------------------------------------------------------------
+# -- every problem at once ----------------------------------------------------------------------
 
 
-def test_settings_result_raises_every_message_at_once() -> None:
-    assert settings_result({"a": 1}, []) == {"a": 1}
-    with pytest.raises(ValidationError) as caught:
-        settings_result({"a": 1}, ["first.", "second."])
-    assert caught.value.messages == ["first.", "second."]
+def test_every_problem_is_reported_at_once_each_naming_its_setting() -> None:
+    fields = {
+        "api_url": (Url(), "https://api.example.org/v3"),
+        "max_pages": PAGES["max_pages"],
+        "start_day": (Day(), None),
+    }
+    values = {
+        "api_url": "https://evil.example/",
+        "max_pages": 0,
+        "start_day": "gestern",
+        "allowed_hosts": 7,
+        "maxpages": 1,
+        "api": 2,
+    }
+    assert problems(fields, values) == [
+        "Unbekannte TED-Einstellung(en): api, maxpages; bekannt: allowed_hosts, api_url, max_pages, start_day.",
+        "allowed_hosts muss eine Liste von Hostnamen sein, nicht 7.",
+        "api_url: Host 'evil.example' ist nicht erlaubt; erlaubt: api.example.org, localhost.",
+        "max_pages muss eine ganze Zahl von 1 bis 10 sein, nicht 0.",
+        "start_day muss ein ISO-Datum (JJJJ-MM-TT) sein, nicht 'gestern'.",
+    ]
+
+
+def test_several_range_problems_are_all_reported() -> None:
+    fields = {name: (Annotated[int, Field(ge=1, le=9)], 3) for name in ("a", "b", "c")}
+    assert problems(fields, {"a": 0, "b": 10, "c": 5}) == [
+        "a muss eine ganze Zahl von 1 bis 9 sein, nicht 0.",
+        "b muss eine ganze Zahl von 1 bis 9 sein, nicht 10.",
+    ]

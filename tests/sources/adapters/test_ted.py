@@ -326,17 +326,17 @@ def test_registered_with_defaults() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"api_url": "http://api.ted.europa.eu/v3/notices/search"}, "api_url must use https"),
-        ({"api_url": "https://evil.example/v3/notices/search"}, "api_url host 'evil.example' is not allowed"),
-        ({"api_url": "https://u:p@api.ted.europa.eu/v3/notices/search"}, "must not contain credentials"),
-        ({"api_url": 42}, "api_url must be a URL"),
-        ({"page_size": 251}, "page_size must be a whole number from 1 to 250"),
-        ({"page_size": "100"}, "page_size must be a whole number"),
-        ({"max_pages": 0}, "max_pages must be a whole number"),
-        ({"lookback_days": True}, "lookback_days must be a whole number"),
-        ({"start_day": "24.07.2026"}, "start_day must be an ISO date"),
-        ({"allowed_hosts": "localhost"}, "allowed_hosts must be a list of host names"),
-        ({"pagesize": 10}, "Unknown TED setting(s): pagesize"),
+        ({"api_url": "http://api.ted.europa.eu/v3/notices/search"}, "api_url muss https verwenden"),
+        ({"api_url": "https://evil.example/v3/notices/search"}, "api_url: Host 'evil.example' ist nicht erlaubt"),
+        ({"api_url": "https://u:p@api.ted.europa.eu/v3/notices/search"}, "darf keine Zugangsdaten enthalten"),
+        ({"api_url": 42}, "api_url muss eine URL sein"),
+        ({"page_size": 251}, "page_size muss eine ganze Zahl von 1 bis 250 sein"),
+        ({"page_size": "100"}, "page_size muss eine ganze Zahl"),
+        ({"max_pages": 0}, "max_pages muss eine ganze Zahl"),
+        ({"lookback_days": True}, "lookback_days muss eine ganze Zahl"),
+        ({"start_day": "24.07.2026"}, "start_day muss ein ISO-Datum"),
+        ({"allowed_hosts": "localhost"}, "allowed_hosts muss eine Liste von Hostnamen sein"),
+        ({"pagesize": 10}, "Unbekannte TED-Einstellung(en): pagesize"),
     ],
 )
 def test_invalid_settings(settings: dict, message: str) -> None:

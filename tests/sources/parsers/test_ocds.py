@@ -397,3 +397,21 @@ class TestHostile:
         assert record.estimated_value is None and record.published_at is None
         assert [lot.lot_id for lot in record.lots] == ["1"]
         assert record.kind is NoticeKind.CONTRACT_NOTICE and record.status is TenderStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b"123456789012345678901234", Decimal("123456789012345678901234")),  # beyond 64 bits: no float detour
+        (b"1234.5", Decimal("1234.5")),
+        (b"NaN", None),  # json.loads reads NaN; the amount rule refuses it
+    ],
+)
+def test_amounts_are_read_as_the_standard_json_parser_reads_them(raw: bytes, expected) -> None:
+    package = b'{"releases": [{"ocid": "o-1", "id": "r-1", "tag": ["tender"], "tender": {"value": {"amount": %s, "currency": "EUR"}}}]}'
+    assert parse_ocds_package(package % raw)[0].estimated_value == expected
+
+
+def test_a_utf16_package_is_read() -> None:
+    package = json.dumps({"releases": [_release(tender={"id": "p", "title": "Straßenbau"})]}).encode("utf-16")
+    assert parse_ocds_package(package)[0].title == "Straßenbau"

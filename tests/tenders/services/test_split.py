@@ -6,6 +6,7 @@ from datetime import datetime
 
 import pytest
 
+from config.errors import ApplicationError
 from tenders.models import MergeRule, Tender, TenderSource, TenderVersion
 from tenders.services import notices_ingest, tender_split_source
 from tenders.vocabulary.time_zone import BERLIN
@@ -38,6 +39,7 @@ def test_operator_splits_a_wrongly_merged_source():
 @pytest.mark.django_db
 def test_a_tender_s_only_source_cannot_be_split_off():
     notices_ingest(records=[NoticeRecordFactory()], now=NOW, use_fingerprint=False)
-    with pytest.raises(ValueError, match="only source"):
+    with pytest.raises(ApplicationError, match="einzige der Ausschreibung") as caught:
         tender_split_source(tender_source_id=TenderSource.objects.get().pk, now=NOW)
+    assert (caught.value.code, caught.value.status) == ("only_source", 400)
     assert Tender.objects.count() == 1

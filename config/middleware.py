@@ -1,0 +1,30 @@
+"""Pages map an ``ApplicationError`` a view let through to its status and German message."""
+
+from __future__ import annotations
+
+from django.shortcuts import render
+from django.utils.translation import gettext as _
+
+from config.errors import ApplicationError
+
+_HEADINGS = {
+    403: lambda: _("Keine Berechtigung."),
+    404: lambda: _("Nicht gefunden."),
+}
+
+
+class ApplicationErrorMiddleware:
+    """400/403/404 with the error's messages; views that can show them beside a form catch them first."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, ApplicationError):
+            return None  # anything else is a bug or Django's own (Http404, PermissionDenied)
+        heading = _HEADINGS.get(exception.status, lambda: _("Das ging nicht."))()
+        context = {"heading": heading, "messages_": exception.messages}
+        return render(request, "application_error.html", context, status=exception.status)

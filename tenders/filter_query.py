@@ -1,0 +1,53 @@
+"""The one filter builder: ``TenderFilters`` as a condition over ``Tender`` (the ORM half of the filters).
+
+Search in the portal, the partner API and the matching of saved searches use ``filters_q``;
+matching ORs/UNIONs these same Q objects, so a saved search finds exactly what the portal
+shows for the same filters. Parsing (pure) is ``tenders.filters``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta
+
+from django.db.models import Exists, OuterRef, Q
+
+from tenders.filters import TenderFilters
+from tenders.fulltext import search_query
+from tenders.models import TenderSource
+from tenders.vocabulary.cpv import cpv_prefix
+from tenders.vocabulary.time_zone import BERLIN
+
+
+def _cpv_q(codes: tuple[str, ...]) -> Q:
+    # Tender.cpv_prefixes holds every prefix of every code, so any level is one GIN-indexed overlap.
+    return Q(cpv_prefixes__overlap=sorted({cpv_prefix(code) for code in codes}))
+
+
+def filters_q(filters: TenderFilters, *, now: datetime) -> Q:
+    """A Q over Tender for everything except keywords' ranking (see ``tender_search``)."""
+    condition = Q()
+    if filters.q:
+        condition &= Q(search_vector=search_query(filters.q))
+    if filters.cpv:
+        condition &= _cpv_q(filters.cpv)
+    if filters.bundesland:
+        condition &= Q(bundesland__in=filters.bundesland)
+    if filters.plz:
+        condition &= Q(postal_code__startswith=filters.plz)
+    if filters.value_min is not None:
+        condition &= Q(estimated_value__gte=filters.value_min)
+    if filters.value_max is not None:
+        condition &= Q(estimated_value__lte=filters.value_max)
+    if filters.deadline_days is not None:
+        until = now + timedelta(days=filters.deadline_days)
+        condition &= Q(submission_deadline__gte=now, submission_deadline__lte=until)
+    if filters.deadline_until is not None:
+        end = datetime.combine(filters.deadline_until, time.max, tzinfo=BERLIN)
+        condition &= Q(submission_deadline__gte=now, submission_deadline__lte=end)
+    if filters.published_since is not None:
+        condition &= Q(published_at__gte=datetime.combine(filters.published_since, time.min, tzinfo=BERLIN))
+    if filters.status:
+        condition &= Q(status__in=filters.status)
+    if filters.portal:
+        condition &= Q(Exists(TenderSource.objects.filter(tender=OuterRef("pk"), source__in=filters.portal)))
+    return condition
