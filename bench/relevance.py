@@ -5,6 +5,8 @@ portal's own search (``tenders.search.tender_search``, order=relevance); "previo
 is the index and query of the project before compound splitting, rebuilt here in
 SQL on the same rows: title (A), buyer and CPV division labels (B), description
 (C), one ``websearch_to_tsquery`` over the umlaut-expanded text, ``ts_rank`` order.
+"Without thesaurus" is the current search with the synonym table emptied (in a
+transaction rolled back), so the thesaurus's own share is visible.
 
 - recall@10: relevant tenders in the first ten / min(relevant, 10), averaged over queries;
 - precision@10: relevant tenders among those shown in the first ten (up to ten),
@@ -18,14 +20,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from bench.relevance_set import CONSTRUCTED, FIXTURES, QUERIES, REAL_NOTICES
 from sources.records import NoticeKind, NoticeRecord
 from tenders.filters import TenderFilters
 from tenders.fulltext import websearch_text
-from tenders.models import TenderSource
+from tenders.models import SynonymGroup, TenderSource
 from tenders.search import tender_search
 from tenders.services import notices_ingest
 from tenders.vocabulary.time_zone import BERLIN
@@ -167,6 +169,22 @@ def previous_top(q: str) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
+class _RollBack(Exception):
+    pass
+
+
+def without_thesaurus_top(queries: list[str], *, now: datetime) -> dict[str, list[int]]:
+    results: dict[str, list[int]] = {}
+    try:
+        with transaction.atomic():
+            SynonymGroup.objects.all().delete()
+            results = {q: current_top(q, now=now) for q in queries}
+            raise _RollBack
+    except _RollBack:
+        pass
+    return results
+
+
 def scores(results: dict[str, list[int]], relevant: dict[str, set[int]]) -> dict[str, float]:
     recall, precision, reciprocal = [], [], []
     for q, shown in results.items():
@@ -191,22 +209,29 @@ def run(*, n: int | None) -> None:
     relevant = {q: {ids[key] for key in keys} for q, keys in QUERIES}
     current = {q: current_top(q, now=now) for q, _keys in QUERIES}
     previous = {q: previous_top(q) for q, _keys in QUERIES}
+    plain = without_thesaurus_top([q for q, _keys in QUERIES], now=now)
     print(f"corpus: {len(ids)} tenders ({len(REAL_NOTICES)} real notices, {len(CONSTRUCTED)} constructed)")
     print(f"queries: {len(QUERIES)}\n")
-    print(f"{'query':24} {'prev R@10':>9} {'now R@10':>9}  missed now / shown but not labelled relevant")
+    print(
+        f"{'query':24} {'prev R@10':>9} {'no thes.':>9} {'now R@10':>9}  missed now / shown but not labelled relevant"
+    )
     for q, _keys in QUERIES:
         wanted = relevant[q]
         before = sum(t in wanted for t in previous[q]) / min(len(wanted), TOP)
         after = sum(t in wanted for t in current[q]) / min(len(wanted), TOP)
+        middle = sum(t in wanted for t in plain[q]) / min(len(wanted), TOP)
         missed = sorted(key_of[t] for t in wanted - set(current[q]))
         extra = [key_of[t] for t in current[q] if t not in wanted]
-        print(f"{q[:24]:24} {before:9.2f} {after:9.2f}  {missed or ''} {extra or ''}")
+        print(f"{q[:24]:24} {before:9.2f} {middle:9.2f} {after:9.2f}  {missed or ''} {extra or ''}")
     before, after = scores(previous, relevant), scores(current, relevant)
+    middle = scores(plain, relevant)
     print()
     for name in ("recall10", "precision10", "mrr"):
-        print(f"{name:12} previous {before[name]:.3f}  current {after[name]:.3f}")
+        print(f"{name:12} previous {before[name]:.3f}  without thesaurus {middle[name]:.3f}  current {after[name]:.3f}")
     print(
         f"RESULT relevance recall10={after['recall10']:.3f} precision10={after['precision10']:.3f} "
         f"mrr={after['mrr']:.3f} previous_recall10={before['recall10']:.3f} "
-        f"previous_precision10={before['precision10']:.3f} previous_mrr={before['mrr']:.3f}"
+        f"previous_precision10={before['precision10']:.3f} previous_mrr={before['mrr']:.3f} "
+        f"no_thesaurus_recall10={middle['recall10']:.3f} no_thesaurus_precision10={middle['precision10']:.3f} "
+        f"no_thesaurus_mrr={middle['mrr']:.3f}"
     )

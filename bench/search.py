@@ -30,8 +30,9 @@ from bench.loading import copy_part, part_bounds, tenders_bulk_load
 from bench.notices import _BUYERS, _PLACES, _PROCEDURES, _TOWNS, _WORKS
 from tenders.filter_query import filters_q
 from tenders.filters import parse_filters
+from tenders.fulltext import search_query
 from tenders.merging.compiling import search_parts_for, title_parts_for
-from tenders.models import Tender
+from tenders.models import SynonymGroup, Tender
 from tenders.pagination import EstimatedCountPaginator
 from tenders.search import tender_search
 from tenders.vocabulary.cpv import cpv_labels_for
@@ -148,6 +149,9 @@ CASES = [
     ("frequent Bayern active", "frequent", {"q": FREQUENT, "bundesland": "Bayern", "status": "active"}),
     ("frequent cpv45 30 days", "frequent", {"q": FREQUENT, "cpv": "45", "deadline_days": "30"}),
     ("two words active", "frequent", {"q": "Reinigung Büroräumen", "status": "active"}),
+    # Found through the thesaurus: "Grünflächenpflege" is a synonym of the title word "Grünpflege".
+    ("synonym frequent", "frequent", {"q": "Grünflächenpflege"}),
+    ("synonym frequent active", "frequent", {"q": "Grünflächenpflege", "status": "active"}),
     ("medium active", "frequent", {"q": MEDIUM, "status": "active"}),
     ("medium value", "frequent", {"q": MEDIUM, "value_min": "1000000"}),
     ("rare", "rare", {"q": "Glockenstuhl"}),
@@ -156,7 +160,9 @@ CASES = [
     ("rare active plz", "rare", {"q": "Orgelsanierung", "status": "active", "plz": "8"}),
     ("no keywords Sachsen active", "filter", {"bundesland": "Sachsen", "status": "active"}),
 ]
-RELEVANCE_CASES = [case for case in CASES if case[0] in {"frequent", "frequent active", "rare Bayern"}]
+RELEVANCE_CASES = [
+    case for case in CASES if case[0] in {"frequent", "frequent active", "synonym frequent", "rare Bayern"}
+]
 
 
 def _query_dict(params: dict) -> QueryDict:
@@ -193,7 +199,9 @@ def server_ms(queryset) -> tuple[float, dict]:
     """
     if hasattr(queryset, "parts"):
         timed = [server_ms(part[queryset.start : queryset.stop]) for part in queryset.parts]
-        return sum(ms for ms, _plan in timed), {"Node Type": "Append", "Plans": [plan for _ms, plan in timed]}
+        plans = [plan for _ms, plan in timed]
+        rows = sum(plan.get("Actual Rows", 0) for plan in plans)
+        return sum(ms for ms, _plan in timed), {"Node Type": "Append", "Plans": plans, "Actual Rows": rows}
     sql, params = queryset.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", params)
@@ -219,6 +227,18 @@ def measure(build, *, now: datetime, cases=CASES, runs: int = RUNS) -> dict[str,
             samples.append(elapsed)
         results[label] = {"kind": kind, "samples": samples, "plan": _plan_shape(plan), "rows": plan.get("Actual Rows")}
     return results
+
+
+def rewrite_ms(runs: int = 20) -> tuple[float, float]:
+    """p50 and p95 of building the keyword tsquery with the thesaurus rewrite, for every keyword case."""
+    samples = []
+    for _label, _kind, params in CASES:
+        if params.get("q"):
+            for _ in range(runs):
+                started = time.perf_counter()
+                search_query(params["q"])
+                samples.append((time.perf_counter() - started) * 1000)
+    return percentile(samples, 0.5), percentile(samples, 0.95)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -285,11 +305,23 @@ def run(*, n: int | None) -> None:
     for label, (ms, count, shown) in pages.items():
         print(f"  {label:28} {ms:8.1f} ms  {shown}{count:,} matches")
 
+    # The thesaurus rewrite (tenders.fulltext.search_query) is one round trip before the statement;
+    # the statement's own cost shows against the same queries with an empty thesaurus (the bench
+    # database is disposable).
+    rewrite = rewrite_ms()
+    print(f"\nsynonym rewrite (building the tsquery, client side): p50 {rewrite[0]:.2f} ms, p95 {rewrite[1]:.2f} ms")
+    SynonymGroup.objects.all().delete()
+    plain = measure(portal_query, now=now)
+    _print("the same without synonyms (empty thesaurus):", plain)
+    plain_result = summary(plain)
+    print(f"synonym rewrite: p95 {summary(search)['p95']:.1f} ms with, {plain_result['p95']:.1f} ms without")
+
     result = summary(search)
     relevance_p95 = percentile([s for r in relevance.values() for s in r["samples"]], 0.95)
     ilike_samples = [s for r in ilike.values() if r["kind"] != "filter" for s in r["samples"]]
     print(
         f"RESULT search p50_ms={result['p50']:.1f} p95_ms={result['p95']:.1f} "
         f"rare_p95_ms={result['rare_p95']:.1f} ilike_p95_ms={percentile(ilike_samples, 0.95):.1f} "
-        f"relevance_p95_ms={relevance_p95:.1f}"
+        f"relevance_p95_ms={relevance_p95:.1f} no_synonyms_p95_ms={plain_result['p95']:.1f} "
+        f"rewrite_p95_ms={rewrite[1]:.2f}"
     )

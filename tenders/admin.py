@@ -7,6 +7,7 @@ fixed choices), and load related rows in one query per page.
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, F, Prefetch, Window
 from django.http import Http404
@@ -18,12 +19,14 @@ from django.utils.html import format_html, format_html_join
 from config.edges import admin_refusal
 from config.errors import ApplicationError
 from sources.records import NoticeKind
-from tenders.models import Tender, TenderSource, TenderVersion
+from tenders.models import SynonymGroup, Tender, TenderSource, TenderVersion
 from tenders.pagination import EstimatedCountPaginator
 from tenders.selectors import tender_admin_search
 from tenders.services import tender_split_source
+from tenders.services.synonyms import synonym_group_problems, synonym_group_save
 from tenders.templatetags.external_links import external_link_html
 from tenders.vocabulary.regions import BUNDESLAENDER
+from tenders.vocabulary.synonyms import SynonymEntry
 
 
 def _is_changelist(request) -> bool:
@@ -282,3 +285,39 @@ class TenderVersionAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+def _entry(data: dict) -> SynonymEntry:
+    return SynonymEntry(
+        words=tuple(data.get("words") or ()), narrower=tuple(data.get("narrower") or ()), basis=data.get("basis", "")
+    )
+
+
+class SynonymGroupForm(forms.ModelForm):
+    class Meta:
+        model = SynonymGroup
+        fields = ("words", "narrower", "basis")
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors:
+            for problem in synonym_group_problems(entry=_entry(data), group_id=self.instance.pk):
+                self.add_error(None, problem)
+        return data
+
+
+@admin.register(SynonymGroup)
+class SynonymGroupAdmin(admin.ModelAdmin):
+    """The procurement thesaurus: an edit applies to the next search and the next matching round."""
+
+    form = SynonymGroupForm
+    list_display = ("__str__", "narrower_words", "basis")
+    search_fields = ("basis",)
+
+    @admin.display(description="engere Begriffe")
+    def narrower_words(self, obj):
+        return ", ".join(obj.narrower) or "—"
+
+    def save_model(self, request, obj, form, change):
+        saved = synonym_group_save(entry=_entry(form.cleaned_data), group_id=obj.pk)
+        obj.pk, obj.rewrite = saved.pk, saved.rewrite

@@ -8,8 +8,10 @@ A word is a hit when its German stem, or the stem of one of its compound parts,
 is the stem of a query word, of one of its umlaut spellings or of one of its
 compound parts: the same rules ``tenders.fulltext`` searches with, so
 "Reinigung" marks "Gebäudereinigung" and "Bewachung" the label "Bewachungsdienste".
+Words the thesaurus adds (``tenders.fulltext``: "Müllabfuhr" finds "Abfallentsorgung") are
+marked in titles and descriptions, not in CPV labels, where the search does not look for them.
 Stems come from PostgreSQL's own German stemmer, so marks and matches agree;
-two queries per page, whatever its length.
+three queries per page, whatever its length.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from tenders.fulltext import query_tokens, word_alternatives
+from tenders.fulltext import query_tokens, search_query, word_alternatives
 from tenders.vocabulary.compounds import compound_parts, words
 from tenders.vocabulary.cpv import cpv_label
 
@@ -28,6 +30,7 @@ Segment = tuple[str, bool]
 _PIECES = re.compile(r"[^\W\d_]+|[\W\d_]+")
 _FOLD = str.maketrans({"ä": "a", "ö": "o", "ü": "u", "ß": "ss"})
 SNIPPET_WORDS = 30
+_LEXEMES = re.compile(r"'((?:[^']|'')+)'")
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,14 @@ def _stems(words_: Iterable[str]) -> dict[str, frozenset[str]]:
         return {word: frozenset(lexemes or ()) for word, lexemes in cursor.fetchall()}
 
 
+def _synonym_lexemes(tokens: Sequence[str]) -> frozenset[str]:
+    """Every lexeme the search looks for with ``tokens`` (plain words), thesaurus words included."""
+    if not tokens:
+        return frozenset()
+    rewritten = search_query(" ".join(tokens)).source_expressions[0].value
+    return frozenset(lexeme.replace("''", "'") for lexeme in _LEXEMES.findall(rewritten) if not lexeme.startswith("§"))
+
+
 class Highlighter:
     """Marks the words a keyword query hits; ``prepare`` the texts of a page once, then ask per text."""
 
@@ -65,40 +76,48 @@ class Highlighter:
             for word in words(alternative)
         }
         self.lexemes: frozenset[str] = frozenset().union(*_stems(query_words).values()) if query_words else frozenset()
-        self._hits: dict[str, bool] = {}
+        plain = [token for token in positive if not token.startswith('"')]
+        self.synonyms: frozenset[str] = _synonym_lexemes(plain) - self.lexemes
+        self._every = self.lexemes | self.synonyms
+        self._found: dict[str, frozenset[str]] = {}  # word -> the query's lexemes it (or one of its parts) carries
 
     def _candidate(self, word: str) -> bool:
         folded = word.casefold().translate(_FOLD)
-        return any(lexeme in folded for lexeme in self.lexemes)
+        return any(lexeme in folded for lexeme in self._every)
 
     def prepare(self, texts: Iterable[str]) -> None:
         """Decide every word of ``texts`` in one query (words that cannot hit are never stemmed)."""
-        if not self.lexemes:
+        if not self._every:
             return
-        pending = {w.casefold() for text in texts for w in words(text or "")} - self._hits.keys()
+        pending = {w.casefold() for text in texts for w in words(text or "")} - self._found.keys()
         candidates = {w for w in pending if self._candidate(w)}
         for word in pending - candidates:
-            self._hits[word] = False
+            self._found[word] = frozenset()
         parts = {word: compound_parts(word) for word in candidates}
         stems = _stems(candidates | {p for ps in parts.values() for p in ps})
         for word in candidates:
-            own = stems.get(word, frozenset())
-            self._hits[word] = bool(own & self.lexemes) or any(
-                stems.get(part, frozenset()) & self.lexemes for part in parts[word]
-            )
+            carried = stems.get(word, frozenset()).union(*(stems.get(part, frozenset()) for part in parts[word]))
+            self._found[word] = carried & self._every
 
-    def is_hit(self, word: str) -> bool:
+    def is_hit(self, word: str, *, synonyms: bool = True) -> bool:
         folded = word.casefold()
-        if folded not in self._hits:
+        if folded not in self._found:
             self.prepare([word])
-        return self._hits.get(folded, False)
+        found = self._found.get(folded, frozenset())
+        return bool(found if synonyms else found & self.lexemes)
 
-    def segments(self, text: str) -> tuple[Segment, ...]:
-        """``text`` in pieces, each word marked as hit or not; joined, the pieces are ``text`` again."""
-        if not self.lexemes:
+    def segments(self, text: str, *, synonyms: bool = True) -> tuple[Segment, ...]:
+        """``text`` in pieces, each word marked as hit or not; joined, the pieces are ``text`` again.
+
+        ``synonyms=False`` for CPV labels: the search does not look for thesaurus words there.
+        """
+        if not self._every:
             return ((text, False),) if text else ()
         self.prepare([text])  # a text nobody prepared costs one query, not one per word
-        return _merged((piece, piece[0].isalpha() and self.is_hit(piece)) for piece in _PIECES.findall(text or ""))
+        return _merged(
+            (piece, piece[0].isalpha() and self.is_hit(piece, synonyms=synonyms))
+            for piece in _PIECES.findall(text or "")
+        )
 
     def snippet(self, text: str, *, size: int = SNIPPET_WORDS) -> tuple[Segment, ...]:
         """About ``size`` words of ``text`` around its first hit, with "…" where it was cut; () without a hit."""
@@ -146,7 +165,7 @@ def tender_highlights(
     for tender in tenders:
         cpv = []
         for code in tender.cpv_codes or ():
-            label = highlighter.segments(cpv_label(code, language))
+            label = highlighter.segments(cpv_label(code, language), synonyms=False)
             cpv.append(CpvHit(code=code, label=label, hit=has_hit(label)))
         result[tender.pk] = TenderHighlight(
             title=highlighter.segments(tender.title),

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
-from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.contrib.postgres.search import SearchQueryField, SearchVector, SearchVectorField
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, Func, Q
 from django.utils.translation import gettext_lazy as _
 
 from tenders.vocabulary.statuses import TenderStatus
@@ -307,3 +307,41 @@ class TenderDeltaCompletion(models.Model):
 
     def __str__(self) -> str:
         return f"delta {self.delta_id} → tenant {self.tenant_id}"
+
+
+class SynonymGroup(models.Model):
+    """Words of the procurement thesaurus that find each other (``tenders.vocabulary.synonyms``).
+
+    Searches rewrite each typed word through these rows in SQL (``tenders.fulltext.SynonymRewrite``),
+    so an edit applies at once to the portal, the API and saved-search matching. Written only by
+    ``tenders.services.synonyms``, which also fills ``rewrite`` (the words' search alternatives).
+    """
+
+    words = ArrayField(
+        models.CharField(max_length=80),
+        verbose_name=_("gleichbedeutende Wörter"),
+        help_text=_("Kommagetrennt; jedes Wort findet auch alle anderen."),
+    )
+    narrower = ArrayField(
+        models.CharField(max_length=80),
+        blank=True,
+        default=list,
+        verbose_name=_("engere Begriffe"),
+        help_text=_("Kommagetrennt; werden von den Wörtern der Gruppe gefunden, finden sie aber nicht."),
+    )
+    basis = models.CharField(max_length=500, blank=True, default="", verbose_name=_("Grundlage"))
+    rewrite = models.TextField(editable=False, default="", verbose_name=_("Suchausdruck"))
+    substitute = models.GeneratedField(
+        expression=Func(F("rewrite"), template="to_tsquery('german'::regconfig, %(expressions)s)"),
+        output_field=SearchQueryField(),
+        db_persist=True,
+        verbose_name=_("Suchausdruck (tsquery)"),
+    )
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = _("Synonymgruppe")
+        verbose_name_plural = _("Synonymgruppen")
+
+    def __str__(self) -> str:
+        return ", ".join(self.words)

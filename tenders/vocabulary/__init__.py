@@ -13,5 +13,6 @@ The one home of each word ``sources`` and ``tenders`` (and ``notifications``) sh
 - ``contract_nature``: Bauleistung / Lieferleistung / Dienstleistung;
 - ``deadlines``: kinds of deadline (Angebotsfrist, Teilnahmefrist, Fragenfrist);
 - ``provenance``: platform source or alert mail (mail records only fill gaps when merging);
-- ``compounds``: German compound splitting for the search index.
+- ``compounds``: German compound splitting for the search index;
+- ``synonyms``: the procurement thesaurus file (``data/synonyms.txt``) and its rules.
 """

@@ -46,7 +46,7 @@ def test_snippet_is_a_window_around_the_first_hit():
 def test_cpv_labels_are_exact_and_marked_when_hit():
     class Row:
         pk = 1
-        title = "Objektschutz Rathaus"
+        title = "Dienste im Rathaus"  # the label is the only reason it matched
         description = ""
         cpv_codes = ["79713000", "45000000"]
 
@@ -66,3 +66,19 @@ def test_a_text_nobody_prepared_costs_one_query_not_one_per_word(django_assert_n
     snippet_only = Highlighter("Reinigung")
     with django_assert_num_queries(1):
         assert has_hit(snippet_only.snippet("Fensterreinigung, Grundreinigung und Sonderreinigung"))
+
+
+def test_thesaurus_words_are_marked_in_texts_but_not_in_cpv_labels():
+    from types import SimpleNamespace
+
+    highlighter = Highlighter("Müllabfuhr")
+    assert [piece for piece, hit in highlighter.segments("Abfallentsorgung Restmüll, Bauschutt") if hit] == [
+        "Abfallentsorgung",
+        "Restmüll",
+    ]
+    label = "Transport von Haushaltsabfällen"  # "Abfall" is a synonym of "Müll": not looked for in labels
+    assert has_hit(highlighter.segments(label)) and not has_hit(highlighter.segments(label, synonyms=False))
+    tender = SimpleNamespace(pk=1, title="Abfallentsorgung", description="", cpv_codes=["90512000"])
+    marks = tender_highlights(q="Müllabfuhr", tenders=[tender])[1]
+    assert has_hit(marks.title) and not marks.cpv[0].hit
+    assert not has_hit(Highlighter("Reinigung -Müllabfuhr").segments("Abfallentsorgung"))

@@ -154,3 +154,18 @@ def test_relevance_ranks_only_the_newest_candidates_but_counts_every_match(ids, 
     newest_two = list(every.values_list("id", flat=True)[:2])
     assert sorted(ranked.values_list("id", flat=True)) == sorted(newest_two)
     assert EstimatedCountPaginator(ranked, 25, count_basis=every).count == every.count() == 4
+
+
+def test_relevance_leaves_out_a_better_match_older_than_the_newest_candidates(ids, monkeypatch):
+    """The documented limit (docs/architecture.md, "Known limits"): ranking sees the newest candidates only."""
+    from datetime import timedelta
+
+    import tenders.search
+
+    Tender.objects.filter(pk=ids["reinigung"]).update(published_at=NOW - timedelta(days=30))
+    assert tenders.search.RANK_CANDIDATES == 1000
+    best = tender_search(filters=TenderFilters(q="Reinigung"), order="relevance", now=NOW).first()
+    assert best.pk == ids["reinigung"]  # the word itself in the title ranks first among all four
+    monkeypatch.setattr(tenders.search, "RANK_CANDIDATES", 3)
+    ranked = list(tender_search(filters=TenderFilters(q="Reinigung"), order="relevance", now=NOW))
+    assert len(ranked) == 3 and ids["reinigung"] not in {tender.pk for tender in ranked}

@@ -52,7 +52,7 @@ def tender_page(request, tender_id: int):
         "title_segments": highlighter.segments(tender.title),
         "description_segments": highlighter.segments(tender.description),
         "cpv": [
-            {"code": code, "label": highlighter.segments(cpv_label(code, get_language() or "de"))}
+            {"code": code, "label": highlighter.segments(cpv_label(code, get_language() or "de"), synonyms=False)}
             for code in tender.cpv_codes
         ],
         "sources": sources,

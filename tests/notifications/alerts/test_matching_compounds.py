@@ -26,3 +26,35 @@ def test_a_profile_for_a_word_matches_its_compounds_and_cpv_labels(alpha):
     matches_insert(conditions=search_conditions(active_searches()), tender_ids=delta.created, now=timezone.now())
     got = set(TenderMatch.objects.values_list("saved_search_id", "tender_id"))
     assert got == {(cleaning.pk, delta.created[0]), (guarding.pk, delta.created[1])}
+
+
+def test_a_profile_matches_through_the_thesaurus_and_sees_an_edit_at_once(alpha):
+    from tenders.models import SynonymGroup
+    from tenders.services.synonyms import synonym_group_save
+    from tenders.vocabulary.synonyms import SynonymEntry
+
+    first = ingest(
+        notice(title="Abfallentsorgung Restmüll und Bioabfall", cpv_codes=("90511000",)),
+        notice(title="Erneuerung der Fußgängerbrücke", cpv_codes=("45221119",)),
+        notice(title="Abfallentsorgung Sperrmüll", cpv_codes=("90511000",)),
+    )
+    connection.set_tenant(alpha.tenant)
+    owner = user(alpha.member_email)
+    waste = saved_search(owner, name="Müllabfuhr", q="Müllabfuhr -Sperrmüll")
+    bridges = saved_search(owner, name="Brückensanierung", q="Brückensanierung")
+    matches_insert(conditions=search_conditions(active_searches()), tender_ids=first.created, now=timezone.now())
+    got = set(TenderMatch.objects.values_list("saved_search_id", "tender_id"))
+    assert got == {(waste.pk, first.created[0]), (bridges.pk, first.created[1])}
+
+    # The profiles' SQL is cached by their filters; the thesaurus is read when the statement runs.
+    connection.set_schema_to_public()
+    SynonymGroup.objects.filter(words__contains=["Sanierung"]).delete()
+    synonym_group_save(entry=SynonymEntry(words=("Sanierung", "Ertüchtigung")))
+    second = ingest(
+        notice(title="Ertüchtigung der Talbrücke", cpv_codes=("45221119",)),
+        notice(title="Erneuerung der Kanalbrücke", cpv_codes=("45221119",)),
+    )
+    connection.set_tenant(alpha.tenant)
+    matches_insert(conditions=search_conditions(active_searches()), tender_ids=second.created, now=timezone.now())
+    new = set(TenderMatch.objects.values_list("saved_search_id", "tender_id")) - got
+    assert new == {(bridges.pk, second.created[0])}

@@ -174,3 +174,10 @@ def test_unknown_tender_and_unknown_path_are_json_404(alpha_api):
     assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "not_found"
     no_slash = alpha_api.get("/api/v1/tenders")
     assert no_slash.status_code == 404 and "/api/v1/tenders/" in no_slash.json()["error"]["message"]
+
+
+def test_the_api_searches_with_the_thesaurus_like_the_portal(alpha_api, tenders):
+    # "Instandsetzung" and "Programmierung" are thesaurus synonyms of Sanierung and Softwareentwicklung.
+    assert _ids(alpha_api.get("/api/v1/tenders/", {"q": "Instandsetzung Dach"})) == [tenders["roof"]]
+    assert _ids(alpha_api.get("/api/v1/tenders/", {"q": "Programmierung"})) == [tenders["it"]]
+    assert _ids(alpha_api.get("/api/v1/tenders/", {"q": "Programmierung -Softwareentwicklung"})) == []
