@@ -187,6 +187,7 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # address could wipe the counter of the account they are guessing.
 AXES_RESET_ON_SUCCESS = False
 AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins are not kept (data minimisation)
+AXES_VERBOSE = False  # no start-up banner in every command's output (bench, ingest, search)
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_USERNAME_CALLABLE = "accounts.login_throttle.attempt_username"
 AXES_CLIENT_IP_CALLABLE = "accounts.login_throttle.client_ip"
