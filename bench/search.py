@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from bench.loading import copy_part, part_bounds, tenders_bulk_load
 from bench.notices import _BUYERS, _PLACES, _PROCEDURES, _TOWNS, _WORKS
+from tenders.deadline_order import NearFirst
 from tenders.filter_query import filters_q
 from tenders.filters import parse_filters
 from tenders.fulltext import search_query
@@ -194,20 +195,36 @@ def ilike_query(params: dict, *, now: datetime):
 def server_ms(queryset) -> tuple[float, dict]:
     """Planning + execution time on the server (JIT included, as the server is configured).
 
-    A deadline list is read in parts (``tenders.deadline_order``): each part's window is measured and the
-    times added (an upper bound: a full first page from the open deadlines never reads the others).
+    A deadline list is read in parts (``tenders.deadline_order``): the statements the first page runs are
+    measured as it runs them — a dated part's boundary lookup, then its near and far ranges, each asked
+    for what the page still lacks, and no further part once the page is full — and their times added.
     """
     if hasattr(queryset, "parts"):
-        timed = [server_ms(part[queryset.start : queryset.stop]) for part in queryset.parts]
-        plans = [plan for _ms, plan in timed]
-        rows = sum(plan.get("Actual Rows", 0) for plan in plans)
-        return sum(ms for ms, _plan in timed), {"Node Type": "Append", "Plans": plans, "Actual Rows": rows}
+        return _first_page_ms(queryset)
     sql, params = queryset.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", params)
         raw = cursor.fetchone()[0]
     plan = (json.loads(raw) if isinstance(raw, str) else raw)[0]
     return plan["Planning Time"] + plan["Execution Time"], plan["Plan"]
+
+
+def _first_page_ms(results) -> tuple[float, dict]:
+    remaining, timed = results.stop - results.start, []
+    for part in results.parts:
+        if remaining <= 0:
+            break
+        if isinstance(part, NearFirst):
+            timed.append(server_ms(part.boundary_query()) + (0,))
+        for queryset in part.querysets() if isinstance(part, NearFirst) else (part,):
+            if remaining <= 0:
+                break
+            ms, plan = server_ms(queryset[:remaining])
+            timed.append((ms, plan, plan.get("Actual Rows", 0)))
+            remaining -= plan.get("Actual Rows", 0)
+    plans = [plan for _ms, plan, _rows in timed]
+    rows = sum(rows for _ms, _plan, rows in timed)
+    return sum(ms for ms, _plan, _rows in timed), {"Node Type": "Append", "Plans": plans, "Actual Rows": rows}
 
 
 def _plan_shape(node: dict) -> str:

@@ -7,7 +7,9 @@ from datetime import datetime
 import pytest
 from django.core.paginator import Paginator
 
+from tenders import deadline_order
 from tenders.filters import parse_filters
+from tenders.models import Tender
 from tenders.search import tender_search
 from tenders.vocabulary.time_zone import BERLIN
 from tests.tenders.search_corpus import ingest_corpus
@@ -66,11 +68,46 @@ def test_chained_columns_and_streaming_read_the_same_order(ids):
 
 
 def test_a_full_first_page_reads_only_the_open_deadlines(ids, django_assert_num_queries):
-    with django_assert_num_queries(1):
+    # The open part's near-range boundary is looked up, then the page read; the expired part is not touched.
+    with django_assert_num_queries(2):
         assert _keys(ids, _deadline_list()[:3]) == OPEN_NEAREST_FIRST[:3]
-    # A page inside the expired part counts the open part once to know where it starts there.
-    with django_assert_num_queries(3):
+    # A page inside the expired part counts the open part once to know where it starts there; each dated
+    # part it reaches costs one boundary lookup.
+    with django_assert_num_queries(5):
         assert _keys(ids, _deadline_list()[5:7]) == EXPECTED[5:7]
+
+
+@pytest.fixture
+def near_rows(monkeypatch):
+    # Two tenders per near range: the boundary falls inside the corpus in both directions.
+    monkeypatch.setattr(deadline_order, "NEAR_ROWS", 2)
+
+
+def test_near_and_far_ranges_read_the_same_list_and_windows(ids, near_rows):
+    results = _deadline_list()
+    assert len(results.querysets()) == 5  # both dated parts are split
+    assert _keys(ids, results) == EXPECTED
+    expected_ids = [ids[key] for key in EXPECTED]
+    for start in range(0, 12):
+        for stop in range(start, 13):
+            assert [tender.pk for tender in _deadline_list()[start:stop]] == expected_ids[start:stop], (start, stop)
+    assert _keys(ids, _deadline_list(status="active")) == [
+        key for key in EXPECTED if key not in ("digitalcheck", "aufhebung")
+    ]
+
+
+def test_tenders_on_the_boundary_deadline_are_read_once_in_order(ids, near_rows):
+    # Give the second and third open tenders and the second and third expired ones one deadline each: the
+    # boundary (the third tender from now) then equals its neighbour's deadline.
+    open_deadline = Tender.objects.get(pk=ids["mpi"]).submission_deadline
+    Tender.objects.filter(pk=ids["planung"]).update(submission_deadline=open_deadline)
+    expired_deadline = Tender.objects.get(pk=ids["bauarbeit"]).submission_deadline
+    Tender.objects.filter(pk=ids["ortsdurchfahrt"]).update(submission_deadline=expired_deadline)
+    split = _deadline_list()
+    assert len(split.querysets()) == 5
+    whole = [tender.pk for part in split.parts for tender in (part.queryset if hasattr(part, "queryset") else part)]
+    assert [tender.pk for tender in split] == whole
+    assert sorted(whole) == sorted(ids.values())
 
 
 def test_paginator_pages_follow_the_list(ids):
