@@ -13,6 +13,7 @@ from django.views import View
 from django.views.decorators.cache import never_cache
 
 from accounts.views import TenantAdminRequiredMixin
+from config.edges import form_refusal
 from config.errors import ApplicationError
 from notifications.api.selectors import api_key_list
 from notifications.api.services import api_key_create, api_key_revoke
@@ -45,8 +46,7 @@ class ApiKeyListView(TenantAdminRequiredMixin, View):
         try:
             created = api_key_create(name=form.cleaned_data["name"], created_by=request.user)
         except ApplicationError as exc:
-            for field, message in (exc.fields or {None: exc.text}).items():
-                form.add_error(field if field in form.fields else None, str(message))
+            form_refusal(form, exc)
             return self._render(request, form, status=400)
         # Rendered, not redirected: the plaintext key must never be stored, not even in the session.
         return self._render(request, ApiKeyCreateForm(), created=created)

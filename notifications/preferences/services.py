@@ -163,7 +163,7 @@ def mailbox_settings_save(
         row = mailbox_settings_get() or MailboxSettings()
         if not password and not row.password:
             raise ApplicationError(
-                fields={"password": "Für ein neues Postfach ist ein Passwort nötig."}, code="password"
+                fields={"password": _("Für ein neues Postfach ist ein Passwort nötig.")}, code="password"
             )
         row.host, row.port, row.use_ssl = host, port, use_ssl
         row.username, row.folder, row.is_active = username.strip(), folder.strip() or "INBOX", is_active

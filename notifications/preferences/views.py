@@ -17,6 +17,7 @@ from django.views.generic import TemplateView
 
 from accounts.roles import user_is_tenant_admin
 from accounts.views import TenantAdminRequiredMixin
+from config.edges import form_refusal
 from config.errors import ApplicationError
 from notifications.inbox.imap import MailboxError
 from notifications.inbox.probe import mailbox_connection_test
@@ -50,12 +51,6 @@ from sources.models import InboundMail
 
 DELIVERIES_PER_PAGE = 50
 MAILS_SHOWN = 50
-
-
-def _show_on_form(form, error: ApplicationError) -> None:
-    """A service's refusal beside the field it names (or above the form)."""
-    for field, message in (error.fields or {None: error.text}).items():
-        form.add_error(field if field in form.fields else None, str(message))
 
 
 class SettingsIndexView(LoginRequiredMixin, TemplateView):
@@ -149,7 +144,7 @@ class SmtpSettingsView(TenantAdminRequiredMixin, View):
         try:
             smtp_settings_save(**form.cleaned_data)
         except ApplicationError as exc:
-            _show_on_form(form, exc)
+            form_refusal(form, exc)
             return self._render(request, form, status=400)
         messages.success(request, _("SMTP-Einstellungen gespeichert."))
         return redirect("settings:smtp")
@@ -218,7 +213,7 @@ class MailboxSettingsView(TenantAdminRequiredMixin, View):
         try:
             mailbox_settings_save(**form.cleaned_data)
         except ApplicationError as exc:
-            _show_on_form(form, exc)
+            form_refusal(form, exc)
             return self._render(request, form, status=400)
         messages.success(request, _("Postfach gespeichert."))
         return redirect("settings:mailbox")

@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.views import TenantAdminRequiredMixin
+from config.edges import form_refusal
 from config.errors import ApplicationError
 from notifications.webhooks.forms import WebhookCreateForm
 from notifications.webhooks.selectors import webhook_event_list_recent, webhook_list, webhook_saved_search_choices
@@ -36,8 +37,7 @@ class WebhookListView(TenantAdminRequiredMixin, View):
                 saved_search=form.cleaned_data["saved_search"], url=form.cleaned_data["url"], created_by=request.user
             )
         except ApplicationError as exc:
-            for field, message in (exc.fields or {None: exc.text}).items():
-                form.add_error(field if field in form.fields else None, str(message))
+            form_refusal(form, exc)
             return self._render(request, form, status=400)
         # The only time the secret is shown; not redirected, so it never passes through the session.
         response = render(

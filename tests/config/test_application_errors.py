@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django import forms
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.messages.storage.fallback import FallbackStorage
 from django.core.management import call_command
@@ -10,7 +11,7 @@ from django.core.management.base import CommandError
 from django.test import RequestFactory
 from django.utils import translation
 
-from config.edges import ApplicationCommand, admin_refusal
+from config.edges import ApplicationCommand, admin_refusal, form_refusal
 from config.errors import ApplicationError, NotFound, PermissionRefused
 from config.middleware import ApplicationErrorMiddleware
 from notifications.alerts.sending import SendError
@@ -115,3 +116,26 @@ def test_commands_end_with_the_message_not_a_traceback():
 def test_the_search_command_reports_bad_filters_as_a_command_error():
     with pytest.raises(CommandError, match="Steuerzeichen"):
         call_command("search", "Dach\x00")
+
+
+class _NameForm(forms.Form):
+    name = forms.CharField(required=False)
+
+
+def _refused_form(error: ApplicationError) -> forms.Form:
+    form = _NameForm({"name": "x"})
+    assert form.is_valid()
+    form_refusal(form, error)
+    return form
+
+
+def test_forms_show_field_messages_beside_their_field_and_the_rest_above():
+    form = _refused_form(ApplicationError(fields={"name": "vergeben", "filters.cpv": "CPV falsch"}))
+    assert form.errors["name"] == ["vergeben"]
+    assert form.non_field_errors() == ["CPV falsch"]
+
+
+def test_forms_keep_the_general_message_beside_field_messages():
+    form = _refused_form(ApplicationError("Geht gerade nicht.", fields={"name": "vergeben"}))
+    assert (form.non_field_errors(), form.errors["name"]) == (["Geht gerade nicht."], ["vergeben"])
+    assert _refused_form(ApplicationError("Nur allgemein.")).non_field_errors() == ["Nur allgemein."]

@@ -14,6 +14,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from config.edges import form_refusal
 from config.errors import ApplicationError, NotFound
 from notifications.portal.formatting import change_lines, external_url, notice_kind_label, procedure_type_text
 from notifications.portal.forms import TriageForm
@@ -101,8 +102,7 @@ def tender_triage(request, tender_id: int):
         except NotFound as exc:
             raise Http404(exc.text) from exc
         except ApplicationError as exc:
-            for field, message in (exc.fields or {None: exc.text}).items():
-                form.add_error(field if field in form.fields else None, str(message))
+            form_refusal(form, exc)
         else:
             saved = True
     if not request.htmx:
