@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from accounts.selectors import tenant_list_active
 
-__all__ = ["FanOut", "tenants_fan_out"]
+__all__ = ["SCHEMA_HEADER", "FanOut", "tenants_fan_out"]
 
 logger = logging.getLogger(__name__)
 

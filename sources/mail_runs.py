@@ -76,13 +76,14 @@ def mail_source_run(
         return MailboxRun(run=run)
     chunks = _Chunks(tenant_schema=tenant_schema, trust=trust, now=now)
     outcome = _execute(source, run, lambda: chunks.batches(read()), persist_cursor=False, within_batch=chunks.record)
-    linked = tuple(t for t in chunks.tenders if t not in set(outcome.delta.created))
+    created = tuple(outcome.delta.created)
+    new = set(created)
     return MailboxRun(
         run=outcome.run,
         mails=dict(chunks.statuses),
         notices=chunks.notices,
-        created=tuple(outcome.delta.created),
-        linked=linked,
+        created=created,
+        linked=tuple(t for t in chunks.tenders if t not in new),
     )
 
 

@@ -41,7 +41,13 @@ def _pickled_by_fields(cls):
     """Pickle as ``cls(*field values)``: the dataclass default (``__getstate__``/``__setstate__`` walking
     ``dataclasses.fields`` per object) was the largest cost of handing parsed records from the parse
     workers to the writer, which is the one process every record passes through."""
-    values = operator.attrgetter(*(f.name for f in dataclasses.fields(cls)))
+    fields = dataclasses.fields(cls)
+    # ``cls(*values)`` rebuilds the object only if every field is a positional ``__init__`` argument.
+    if any(not f.init or f.kw_only for f in fields):
+        raise TypeError(f"{cls.__name__}: a field outside the positional __init__ cannot be pickled by fields")
+    names = [f.name for f in fields]
+    # attrgetter of one name returns the value itself, not a 1-tuple.
+    values = operator.attrgetter(*names) if len(names) > 1 else lambda obj: tuple(getattr(obj, n) for n in names)
 
     def __reduce__(self):
         return cls, values(self)

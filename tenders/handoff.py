@@ -30,7 +30,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django_tenants.utils import get_public_schema_name
 
-from accounts.fanout import tenants_fan_out
+from accounts.fanout import SCHEMA_HEADER, tenants_fan_out
 from accounts.selectors import tenant_list_active
 from tenders.models import TenderDelta, TenderDeltaCompletion
 from tenders.services import IngestDelta
@@ -45,7 +45,7 @@ def _dispatch_soon() -> None:
     from config.celery import app
 
     try:
-        app.send_task(DISPATCH_TASK_NAME, headers={"_schema_name": get_public_schema_name()})
+        app.send_task(DISPATCH_TASK_NAME, headers={SCHEMA_HEADER: get_public_schema_name()})
     except Exception:  # the delta is committed; the periodic dispatch will find it
         logger.warning("could not enqueue %s; the periodic dispatch will hand the delta on", DISPATCH_TASK_NAME)
 

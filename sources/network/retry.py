@@ -50,7 +50,8 @@ def parse_retry_after(
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
+    # ASCII only: headers arrive as latin-1, where "²" passes ``isdigit`` and then fails ``int``.
+    if value.isascii() and value.isdigit():
         return float(int(value))
     when = _parse_http_date(value)
     if when is None:

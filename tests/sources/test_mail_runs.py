@@ -60,6 +60,14 @@ def test_verified_mails_are_ingested_and_quarantined_ones_are_problems_of_the_ru
 
 
 @pytest.mark.django_db
+def test_a_check_tells_the_tenders_it_created_from_those_it_linked():
+    first = _run("alpha", [_dtvp()])
+    assert len(first.created) == 3 and first.linked == ()
+    again = _run("alpha", [_dtvp("<again@example>")])  # the same notices in a later alert
+    assert again.created == () and sorted(again.linked) == sorted(first.created)
+
+
+@pytest.mark.django_db
 def test_checks_of_different_mailboxes_run_side_by_side_and_of_one_mailbox_never():
     source = Source.objects.get(key="mail")
     running = FetchRun.objects.create(source=source, started_at=timezone.now(), trigger="mailbox", scope="alpha")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pickle
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
 
 from sources.parsers.eforms import parse_eforms
 from sources.parsers.ocds import parse_ocds_package
-from sources.records import Award, Deadline, Lot, NoticeRecord
+from sources.records import Award, Deadline, Lot, NoticeRecord, _pickled_by_fields
 
 from .parsers.records_snapshot import encoded
 
@@ -31,3 +34,24 @@ def test_records_come_back_from_pickle_field_for_field_with_their_types() -> Non
 def test_every_record_part_pickles_by_its_fields() -> None:
     for cls in (NoticeRecord, Lot, Award, Deadline):
         assert cls.__reduce__ is not object.__reduce__, cls
+
+
+@_pickled_by_fields
+@dataclass(frozen=True, slots=True)
+class _One:
+    value: str
+
+
+def test_a_part_of_one_field_pickles_too() -> None:
+    assert pickle.loads(pickle.dumps(_One("x"))) == _One("x")  # noqa: S301 - our own bytes
+
+
+@pytest.mark.parametrize("spec", [field(default="", kw_only=True), field(default="", init=False)])
+def test_a_field_outside_the_positional_init_is_refused_when_the_class_is_made(spec) -> None:
+    @dataclass(frozen=True, slots=True)
+    class Part:
+        a: str = ""
+        b: str = spec
+
+    with pytest.raises(TypeError):
+        _pickled_by_fields(Part)

@@ -30,6 +30,6 @@ def test_retry_after_http_date_against_now_and_in_the_past() -> None:
     assert parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now=now) == 0.0
 
 
-@pytest.mark.parametrize("value", [None, "", "soon", "-5", "1.5"])
+@pytest.mark.parametrize("value", [None, "", "soon", "-5", "1.5", "\u00b2", "1\u00b3"])
 def test_retry_after_invalid(value: str | None) -> None:
     assert parse_retry_after(value) is None
