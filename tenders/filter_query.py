@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, time, timedelta
 
+from django.contrib.postgres.search import SearchQuery
 from django.db.models import Exists, OuterRef, Q
 
 from tenders.filters import TenderFilters
@@ -23,11 +24,15 @@ def _cpv_q(codes: tuple[str, ...]) -> Q:
     return Q(cpv_prefixes__overlap=sorted({cpv_prefix(code) for code in codes}))
 
 
-def filters_q(filters: TenderFilters, *, now: datetime) -> Q:
-    """A Q over Tender for everything except keywords' ranking (see ``tender_search``)."""
+def filters_q(filters: TenderFilters, *, now: datetime, keywords: SearchQuery | None = None) -> Q:
+    """A Q over Tender for everything except keywords' ranking (see ``tender_search``).
+
+    ``keywords`` is ``search_query(filters.q)`` when the caller needs it too (to rank): building it
+    reads the thesaurus, one round trip that need not happen twice.
+    """
     condition = Q()
     if filters.q:
-        condition &= Q(search_vector=search_query(filters.q))
+        condition &= Q(search_vector=keywords if keywords is not None else search_query(filters.q))
     if filters.cpv:
         condition &= _cpv_q(filters.cpv)
     if filters.bundesland:

@@ -45,13 +45,14 @@ def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> Query
     Every order ends in the id, so pages are stable while paginating. A relevance
     list ends after its candidates: count matches on the same filters in another order.
     """
-    queryset = Tender.objects.filter(filters_q(filters, now=now))
+    keywords = search_query(filters.q) if filters.q else None
+    queryset = Tender.objects.filter(filters_q(filters, now=now, keywords=keywords))
     order = order_or_default(order)
-    if order == "relevance" and filters.q:
+    if order == "relevance" and keywords is not None:
         newest = queryset.order_by(F("published_at").desc(nulls_last=True), "-id").values("pk")[:RANK_CANDIDATES]
         return (
             queryset.filter(pk__in=newest)
-            .annotate(rank=SearchRank(F("search_vector"), search_query(filters.q)))
+            .annotate(rank=SearchRank(F("search_vector"), keywords))
             .order_by("-rank", F("submission_deadline").asc(nulls_last=True), "-id")
         )
     if order == "deadline":

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
+from config.errors import ApplicationError
 from tenders.fulltext import synonym_rewrite_text
 from tenders.models import SynonymGroup
 from tenders.vocabulary.synonyms import SynonymEntry, entry_problems
@@ -49,12 +49,12 @@ def synonym_group_problems(*, entry: SynonymEntry, group_id: int | None = None) 
 
 @transaction.atomic
 def synonym_group_save(*, entry: SynonymEntry, group_id: int | None = None) -> SynonymGroup:
-    """Create (or replace the words of) one group; raises ValidationError listing every problem."""
+    """Create (or replace the words of) one group; raises ApplicationError listing every problem."""
     # One writer at a time, so two edits cannot each put the same word into a different group.
     with connection.cursor() as cursor:
         cursor.execute("LOCK TABLE tenders_synonymgroup IN SHARE ROW EXCLUSIVE MODE")
     if problems := synonym_group_problems(entry=entry, group_id=group_id):
-        raise ValidationError(problems)
+        raise ApplicationError(" ".join(problems), code="synonym_group")
     group = SynonymGroup(pk=group_id) if group_id is not None else SynonymGroup()
     group.words = list(entry.words)
     group.narrower = list(entry.narrower)

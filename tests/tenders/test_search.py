@@ -156,6 +156,13 @@ def test_relevance_ranks_title_above_description(ids):
     assert found(ids, q="Winterdienst") == ["winterdienst", "streugut"]
 
 
+def test_relevance_reads_the_thesaurus_once(ids, django_assert_num_queries):
+    # The keywords' tsquery is evaluated once (it reads the thesaurus) for both the match and the rank.
+    filters = parse_filters({"q": ["Winterdienst"]})
+    with django_assert_num_queries(2):
+        list(tender_search(filters=filters, order="relevance", now=NOW).values_list("id", flat=True))
+
+
 def test_relevance_without_keywords_is_newest_first(ids):
     assert found(ids) == found(ids, order="published")
 

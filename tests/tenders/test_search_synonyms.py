@@ -6,10 +6,10 @@ import json
 from datetime import datetime
 
 import pytest
-from django.core.exceptions import ValidationError
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection
 
+from config.errors import ApplicationError
 from tenders.filter_query import filters_q
 from tenders.filters import TenderFilters
 from tenders.fulltext import synonym_rewrite_text
@@ -106,11 +106,11 @@ def test_an_operators_edit_applies_to_the_next_search(ids):
 
 
 def test_a_word_stands_in_one_group_only_and_must_be_searchable():
-    with pytest.raises(ValidationError, match="Schon in einer anderen Gruppe: Abfälle"):
+    with pytest.raises(ApplicationError, match="Schon in einer anderen Gruppe: Abfälle"):
         synonym_group_save(entry=SynonymEntry(words=("Kehricht", "Abfälle")))
-    with pytest.raises(ValidationError, match="Füllwörter"):
+    with pytest.raises(ApplicationError, match="Füllwörter"):
         synonym_group_save(entry=SynonymEntry(words=("Kehricht",), narrower=("und",)))
-    with pytest.raises(ValidationError, match="nur ein Wort"):
+    with pytest.raises(ApplicationError, match="nur ein Wort"):
         synonym_group_save(entry=SynonymEntry(words=("Müll abfuhr",)))
     assert not SynonymGroup.objects.filter(words__contains=["Kehricht"]).exists()
 
@@ -161,3 +161,11 @@ def test_operators_edit_the_thesaurus_in_the_admin(public_client, ids):
     assert group.rewrite == synonym_rewrite_text(["Kehricht", "Bioabfall"])
     assert found(ids, "Kehricht") == {"rest"}
     assert "Kehricht" in public_client.get("/admin/tenders/synonymgroup/").content.decode()
+
+
+def test_loading_a_file_with_an_unsearchable_word_says_why_and_adds_nothing_of_it(tmp_path):
+    thesaurus = tmp_path / "synonyms.txt"
+    thesaurus.write_text("Kehricht > und | Test\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="Füllwörter werden nicht gesucht: und"):
+        call_command("load_synonyms", file=thesaurus)
+    assert not SynonymGroup.objects.filter(words__contains=["Kehricht"]).exists()

@@ -1,12 +1,13 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from config.edges import ApplicationCommand
 from tenders.services.synonyms import synonyms_load
 from tenders.vocabulary.synonyms import THESAURUS_PATH, parse_thesaurus
 
 
-class Command(BaseCommand):
+class Command(ApplicationCommand):
     help = (
         "Add the groups of the procurement thesaurus (default: the shipped file) whose words are not "
         "in any group yet; groups operators edited stay as they are."
