@@ -2,11 +2,16 @@
 
 Why: a day's export (or a year of backfill) is thousands of notice versions. Parsing is the
 expensive, pure half and runs on every core (:mod:`sources.parallel`); the join and the
-ingest stay in one process. Nothing holds more than one batch of parsed records: members
-are grouped by their file name stem (``<notice id>-<version>``, the join key of
-:mod:`.join`) from the archives' central directories alone, read in key order when a worker
-slot is free, and every ``batch_notices`` records (or ``batch_bytes`` of member data) go to
-the writer as one ``FetchedBatch``.
+ingest stay in one process, so everything else that can leave it does. Members are grouped
+by their file name stem (``<notice id>-<version>``, the join key of :mod:`.join`) from the
+archives' central directories alone; a worker task names a few groups' members (archive
+path and directory entry, or loose file), and the worker reads, inflates and parses them.
+Only an archive held in memory (a fetched day) is read here, as the worker cannot open it.
+Every ``batch_notices`` records (or ``batch_bytes`` of member data) go to the writer as one
+``FetchedBatch``; while it is written, the workers parse up to one more batch (bounded by
+the members' declared sizes), so at most two batches of parsed records are held at once.
+Reading problems come back with their task and are reported in member order, whichever
+process read the member.
 
 Result rules are those of :class:`.join.NoticeJoiner` (records in key order, the first
 rendition of a duplicate kept, each broken file a problem naming it), with one difference
@@ -76,7 +81,8 @@ def parse_members(members: Sequence[Member]) -> tuple[ParsedMember, ...]:
 @dataclass
 class _Group:
     stem: Key | None
-    sources: list[tuple[Entry | LooseFile, zipfile.ZipFile | None]] = field(default_factory=list)
+    # Each member: the entry (with its open archive and, for an archive on disk, its path) or a loose file.
+    sources: list[tuple[Entry | LooseFile, zipfile.ZipFile | None, Path | None]] = field(default_factory=list)
 
 
 class _Joiner:
@@ -207,12 +213,15 @@ class ExportStream:
                 problems.clear()
                 return batch
 
-            for task, parsed in self._parsed(groups, problems):
+            for task, result in self._parsed(groups):
+                problems.extend(result.problems)
                 cut = 0
-                for group, count, size in task.groups:
-                    pending.extend(joiner.group(group.stem, parsed[cut : cut + count]))
+                for group in task.groups:
+                    count = len(group.sources)
+                    parsed = [member for member in result.parsed[cut : cut + count] if member is not None]
+                    pending.extend(joiner.group(group.stem, parsed))
+                    pending_bytes += sum(result.sizes[cut : cut + count])
                     cut += count
-                    pending_bytes += size
                     if len(pending) >= self.batch.notices or pending_bytes >= self.batch.member_bytes:
                         yield flush(last=False)
             pending.extend(joiner.finish())
@@ -221,7 +230,7 @@ class ExportStream:
     def _plan(self, stack: ExitStack, problems: list[str]) -> list[_Group]:
         by_stem: dict[Key, _Group] = {}
         unnamed: list[_Group] = []
-        sources: list[tuple[Entry | LooseFile, zipfile.ZipFile | None]] = []
+        sources: list[tuple[Entry | LooseFile, zipfile.ZipFile | None, Path | None]] = []
         for label, archive in self.archives:
             try:
                 zf = stack.enter_context(open_archive(archive, label=label))
@@ -231,64 +240,161 @@ class ExportStream:
                     raise
                 problems.append(str(exc))
                 continue
-            sources.extend((entry, zf) for entry in entries)
-        sources.extend((loose, None) for loose in self.loose)
-        for source, zf in sources:
+            path = archive.absolute() if isinstance(archive, Path) else None  # workers open it again
+            sources.extend((entry, zf, path) for entry in entries)
+        sources.extend((loose, None, None) for loose in self.loose)
+        for source, zf, path in sources:
             stem = stem_key(source.name if isinstance(source, Entry) else source.path.name)
             if stem is None:
-                unnamed.append(_Group(stem=None, sources=[(source, zf)]))
+                unnamed.append(_Group(stem=None, sources=[(source, zf, path)]))
             else:
-                by_stem.setdefault(stem, _Group(stem=stem)).sources.append((source, zf))
+                by_stem.setdefault(stem, _Group(stem=stem)).sources.append((source, zf, path))
         return [by_stem[key] for key in sorted(by_stem)] + unnamed
 
-    def _parsed(self, groups: list[_Group], problems: list[str]) -> Iterator[tuple[_Task, tuple[ParsedMember, ...]]]:
-        """Each task with its ParsedMembers, in order; members are read only when the pool takes the task."""
+    def _parsed(self, groups: list[_Group]) -> Iterator[tuple[_Task, _TaskResult]]:
+        """Each task with what its members gave, in order; members are read by the process that parses them."""
         taken: deque[_Task] = deque()
 
-        def take(task: _Task) -> tuple[Member, ...]:
+        def take(task: _Task) -> _TaskInput:
             taken.append(task)
-            return task.members
+            return task.input
 
-        tasks = _tasks(groups, self.limits, problems)
-        for parsed in ordered_map(parse_members, map(take, tasks), workers=self.workers):
-            yield taken.popleft(), parsed
+        # In flight: a batch's worth of members, so the workers parse the next batch while this
+        # process writes the current one (the write is the other half of the run's CPU).
+        window = self.workers + max(1, 2 * self.batch.notices // TASK_MEMBERS)
+        in_process = self.workers <= 1
+        tasks = _tasks(groups, self.limits, in_process=in_process)
+        for result in ordered_map(
+            read_and_parse,
+            map(take, tasks),
+            workers=self.workers,
+            window=window,
+            cost=_declared,
+            budget=self.batch.member_bytes,
+        ):
+            yield taken.popleft(), result
+
+
+# A member to read: an archive entry (the archive open in this process, or its path for a
+# worker to open), a loose file, or, for an archive held only in this process's memory, the
+# member already read (or the problem reading it).
+_Source = tuple[zipfile.ZipFile | Path, Entry] | LooseFile | Member | str
+
+
+@dataclass(frozen=True)
+class _TaskInput:
+    sources: tuple[_Source, ...]
+    limits: ZipLimits
+    declared: int  # uncompressed bytes the central directories (or file sizes) promise
+
+
+def _declared(task: _TaskInput) -> int:
+    return task.declared
+
+
+@dataclass(frozen=True)
+class _TaskResult:
+    parsed: tuple[ParsedMember | None, ...]  # per source; None: not readable (see problems)
+    sizes: tuple[int, ...]  # bytes read per source
+    problems: tuple[str, ...]  # reading problems, in source order
 
 
 @dataclass(frozen=True)
 class _Task:
-    # Each group with the number and bytes of its members that could be read.
-    groups: tuple[tuple[_Group, int, int], ...]
-    members: tuple[Member, ...]
+    groups: tuple[_Group, ...]  # each takes ``len(group.sources)`` of the results, in order
+    input: _TaskInput
 
 
-def _read(source: Entry | LooseFile, zf: zipfile.ZipFile | None, limits: ZipLimits, problems: list[str]):
+def read_and_parse(task: _TaskInput) -> _TaskResult:
+    """Worker entry point: read each member (unzipping it here, not in the writer) and parse it."""
+    problems: list[str] = []
+    parsed: list[ParsedMember | None] = []
+    sizes: list[int] = []
+    for source in task.sources:
+        member = _read(source, task.limits, problems)
+        if member is None:
+            parsed.append(None)
+            sizes.append(0)
+            continue
+        parsed.append(parse_members((member,))[0])
+        sizes.append(len(member.data))
+    return _TaskResult(parsed=tuple(parsed), sizes=tuple(sizes), problems=tuple(problems))
+
+
+# Archives a worker process has opened, by path: a task's members come from the same few archives.
+_OPENED: dict[Path, zipfile.ZipFile] = {}
+_OPENED_MAX = 4
+
+
+def _archive(path: Path, label: str) -> zipfile.ZipFile:
+    zf = _OPENED.get(path)
+    if zf is None:
+        while len(_OPENED) >= _OPENED_MAX:
+            _OPENED.pop(next(iter(_OPENED))).close()
+        zf = _OPENED[path] = open_archive(path, label=label)
+    return zf
+
+
+def _read(source: _Source, limits: ZipLimits, problems: list[str]) -> Member | None:
     """The member, or None with a problem (cannot be extracted, too large, unreadable file)."""
-    if isinstance(source, Entry):
-        data = read_entry(zf, source, limits=limits, problems=problems)
-        return None if data is None else Member(label=source.label, name=source.name, data=data)
-    saved = read_saved(source.path, limit=limits.max_member_bytes, label=source.label)
-    if saved.problem:
-        problems.append(saved.problem)
+    if isinstance(source, Member):
+        return source
+    if isinstance(source, str):
+        problems.append(source)
         return None
-    return Member(label=source.label, name=source.path.name, data=saved.data)
+    if isinstance(source, LooseFile):
+        saved = read_saved(source.path, limit=limits.max_member_bytes, label=source.label)
+        if saved.problem:
+            problems.append(saved.problem)
+            return None
+        return Member(label=source.label, name=source.path.name, data=saved.data)
+    archive, entry = source
+    if isinstance(archive, Path):
+        try:
+            archive = _archive(archive, entry.label)
+        except AdapterError as exc:  # the writer opened it a moment ago: it changed or vanished since
+            problems.append(f"{entry.label}: cannot be extracted: {exc}")
+            return None
+    data = read_entry(archive, entry, limits=limits, problems=problems)
+    return None if data is None else Member(label=entry.label, name=entry.name, data=data)
 
 
-def _tasks(groups: list[_Group], limits: ZipLimits, problems: list[str]) -> Iterator[_Task]:
-    task_groups: list[tuple[_Group, int, int]] = []
-    members: list[Member] = []
-    task_size = 0
+def _source(
+    source: Entry | LooseFile, zf: zipfile.ZipFile | None, path: Path | None, limits: ZipLimits, *, in_process: bool
+) -> tuple[_Source, int]:
+    """What to hand the reading process for ``source``, and the bytes it declares."""
+    if isinstance(source, LooseFile):
+        try:
+            declared = min(source.path.stat().st_size, limits.max_member_bytes)
+        except OSError:  # reported when it is read
+            declared = 0
+        return source, declared
+    declared = source.info.file_size
+    if in_process:
+        return (zf, source), declared
+    if path is not None:
+        return (path, source), declared
+    # An archive held in memory only: a worker cannot open it, so its members are read here.
+    read: list[str] = []
+    data = read_entry(zf, source, limits=limits, problems=read)
+    if data is None:
+        return read[0], declared
+    return Member(label=source.label, name=source.name, data=data), declared
+
+
+def _tasks(groups: list[_Group], limits: ZipLimits, *, in_process: bool) -> Iterator[_Task]:
+    task_groups: list[_Group] = []
+    sources: list[_Source] = []
+    task_size = members = 0
     for group in groups:
-        count = size = 0
-        for source, zf in group.sources:
-            member = _read(source, zf, limits, problems)
-            if member is not None:
-                members.append(member)
-                size += len(member.data)
-                count += 1
-        task_groups.append((group, count, size))
-        task_size += size
-        if len(members) >= TASK_MEMBERS or task_size >= TASK_BYTES:
-            yield _Task(groups=tuple(task_groups), members=tuple(members))
-            task_groups, members, task_size = [], [], 0
+        for source, zf, path in group.sources:
+            item, declared = _source(source, zf, path, limits, in_process=in_process)
+            sources.append(item)
+            task_size += declared
+            members += 1
+        task_groups.append(group)
+        if members >= TASK_MEMBERS or task_size >= TASK_BYTES:
+            yield _Task(groups=tuple(task_groups), input=_TaskInput(tuple(sources), limits, task_size))
+            task_groups, sources, task_size, members = [], [], 0, 0
     if task_groups:
-        yield _Task(groups=tuple(task_groups), members=tuple(members))
+        yield _Task(groups=tuple(task_groups), input=_TaskInput(tuple(sources), limits, task_size))
