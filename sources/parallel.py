@@ -6,10 +6,11 @@ Results come back in submission order, so the single writer sees exactly the seq
 in-process path produces; ``workers=1`` *is* the in-process path (no pool, no pickling).
 
 Bounded memory: at most ``window`` tasks are in flight (and, given a ``cost`` per task, at most
-``budget`` of cost, though one task always may be); a task's input is read only when a slot is
-free, so a huge archive never sits in memory or in the pipes at once. The workers go on with
-what is in flight while the consumer is busy with earlier results (the writer writing a batch):
-a window that covers one step of the consumer keeps every core busy.
+``budget`` of cost beyond one task per worker, so big tasks still keep every worker busy); a
+task's input is read only when a slot is free, so a huge archive never sits in memory or in the
+pipes at once. The workers go on with what is in flight while the consumer is busy with earlier
+results (the writer writing a batch): a window that covers one step of the consumer keeps every
+core busy.
 
 Processes start by ``forkserver`` (fork without the writer's threads, DB connections and
 open files; the server imports only the parsing modules). A daemonic process (a Celery
@@ -57,6 +58,11 @@ def _may_have_children() -> bool:
     return not multiprocessing.current_process().daemon
 
 
+def effective_workers(workers: int) -> int:
+    """The worker processes ``ordered_map`` will use for ``workers``: 1 (in-process) in a daemonic process."""
+    return workers if workers <= 1 or _may_have_children() else 1
+
+
 def ordered_map(
     func: Callable[[T], R],
     items: Iterable[T],
@@ -71,7 +77,7 @@ def ordered_map(
     An exception raised by ``func`` propagates from the result it belongs to (callers catch
     per item inside ``func`` when one bad item must not cost the others).
     """
-    if workers > 1 and not _may_have_children():
+    if effective_workers(workers) < workers:
         logger.info("parsing in-process: this is a daemonic worker process, which may not start children")
         workers = 1
     if workers <= 1:
@@ -86,7 +92,10 @@ def ordered_map(
         try:
             for item in items:
                 weight = cost(item) if cost is not None else 0
-                while pending and (len(pending) >= window or (budget is not None and in_flight + weight > budget)):
+                while pending and (
+                    len(pending) >= window
+                    or (budget is not None and len(pending) >= workers and in_flight + weight > budget)
+                ):
                     future, done = pending.popleft()
                     in_flight -= done
                     yield future.result()

@@ -29,8 +29,11 @@ def test_a_cost_budget_bounds_the_input_in_flight_and_lets_one_big_item_through(
     # three items of cost 10 fit the budget of 30; the fourth is read and waits for the first result
     assert next(results) == 0 and len(pulled) == 4
     assert [0, *results] == list(range(40))
-    # an item costing more than the whole budget still runs, alone
-    assert list(ordered_map(abs, [-1, -2, -3], workers=2, cost=lambda item: 100, budget=30)) == [1, 2, 3]
+    # items costing more than the whole budget still run, one per worker
+    pulled.clear()
+    results = ordered_map(abs, _counted(5, pulled), workers=2, cost=lambda item: 100, budget=30)
+    assert next(results) == 0 and len(pulled) == 3
+    assert [0, *results] == list(range(5))
 
 
 def test_a_daemonic_process_maps_in_process(monkeypatch) -> None:

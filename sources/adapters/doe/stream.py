@@ -29,12 +29,23 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sources.adapters.base import AdapterError, FetchedBatch, read_saved
-from sources.parallel import ordered_map
-from sources.records import NoticeRecord, texts_cut
+from sources.adapters.base import AdapterError, FetchedBatch
+from sources.parallel import effective_workers, ordered_map
+from sources.records import NoticeRecord
 
-from .archive import Entry, Member, ZipLimits, archive_entries, open_archive, read_entry
-from .join import Key, join_doe_records, parse_member_records, stem_key
+from .archive import Entry, ZipLimits, archive_entries, open_archive
+from .join import Key, join_doe_records, stem_key
+from .reading import (
+    LooseFile,
+    MemberSource,
+    ParsedMember,
+    TaskInput,
+    TaskResult,
+    declared_bytes,
+    member_source,
+    parse_members,
+    read_and_parse,
+)
 
 __all__ = ["BatchLimits", "ExportStream", "LooseFile", "ParsedMember", "parse_members"]
 
@@ -49,33 +60,6 @@ class BatchLimits:
 
     notices: int = 1000
     member_bytes: int = 32 * 2**20
-
-
-@dataclass(frozen=True)
-class LooseFile:
-    """A notice file outside an archive (``ingest --file a.xml``, a folder's files)."""
-
-    path: Path
-    label: str
-
-
-@dataclass(frozen=True)
-class ParsedMember:
-    label: str
-    name: str
-    records: tuple[NoticeRecord, ...] = ()
-    problem: str = ""
-    kind: str = ""  # "eforms" | "ocds" | "" (unsupported)
-
-
-def parse_members(members: Sequence[Member]) -> tuple[ParsedMember, ...]:
-    """Worker entry point (pure): each member parsed by :func:`.join.parse_member_records`."""
-    parsed = []
-    for member in members:
-        kind, records, problem = parse_member_records(member)
-        records = tuple(map(texts_cut, records))
-        parsed.append(ParsedMember(label=member.label, name=member.name, records=records, problem=problem, kind=kind))
-    return tuple(parsed)
 
 
 @dataclass
@@ -251,150 +235,49 @@ class ExportStream:
                 by_stem.setdefault(stem, _Group(stem=stem)).sources.append((source, zf, path))
         return [by_stem[key] for key in sorted(by_stem)] + unnamed
 
-    def _parsed(self, groups: list[_Group]) -> Iterator[tuple[_Task, _TaskResult]]:
+    def _parsed(self, groups: list[_Group]) -> Iterator[tuple[_Task, TaskResult]]:
         """Each task with what its members gave, in order; members are read by the process that parses them."""
         taken: deque[_Task] = deque()
 
-        def take(task: _Task) -> _TaskInput:
+        def take(task: _Task) -> TaskInput:
             taken.append(task)
             return task.input
 
         # In flight: a batch's worth of members, so the workers parse the next batch while this
         # process writes the current one (the write is the other half of the run's CPU).
         window = self.workers + max(1, 2 * self.batch.notices // TASK_MEMBERS)
-        in_process = self.workers <= 1
-        tasks = _tasks(groups, self.limits, in_process=in_process)
+        # In-process, members are read from the archives this process holds open.
+        tasks = _tasks(groups, self.limits, in_process=effective_workers(self.workers) <= 1)
         for result in ordered_map(
             read_and_parse,
             map(take, tasks),
             workers=self.workers,
             window=window,
-            cost=_declared,
+            cost=declared_bytes,
             budget=self.batch.member_bytes,
         ):
             yield taken.popleft(), result
 
 
-# A member to read: an archive entry (the archive open in this process, or its path for a
-# worker to open), a loose file, or, for an archive held only in this process's memory, the
-# member already read (or the problem reading it).
-_Source = tuple[zipfile.ZipFile | Path, Entry] | LooseFile | Member | str
-
-
-@dataclass(frozen=True)
-class _TaskInput:
-    sources: tuple[_Source, ...]
-    limits: ZipLimits
-    declared: int  # uncompressed bytes the central directories (or file sizes) promise
-
-
-def _declared(task: _TaskInput) -> int:
-    return task.declared
-
-
-@dataclass(frozen=True)
-class _TaskResult:
-    parsed: tuple[ParsedMember | None, ...]  # per source; None: not readable (see problems)
-    sizes: tuple[int, ...]  # bytes read per source
-    problems: tuple[str, ...]  # reading problems, in source order
-
-
 @dataclass(frozen=True)
 class _Task:
     groups: tuple[_Group, ...]  # each takes ``len(group.sources)`` of the results, in order
-    input: _TaskInput
-
-
-def read_and_parse(task: _TaskInput) -> _TaskResult:
-    """Worker entry point: read each member (unzipping it here, not in the writer) and parse it."""
-    problems: list[str] = []
-    parsed: list[ParsedMember | None] = []
-    sizes: list[int] = []
-    for source in task.sources:
-        member = _read(source, task.limits, problems)
-        if member is None:
-            parsed.append(None)
-            sizes.append(0)
-            continue
-        parsed.append(parse_members((member,))[0])
-        sizes.append(len(member.data))
-    return _TaskResult(parsed=tuple(parsed), sizes=tuple(sizes), problems=tuple(problems))
-
-
-# Archives a worker process has opened, by path: a task's members come from the same few archives.
-_OPENED: dict[Path, zipfile.ZipFile] = {}
-_OPENED_MAX = 4
-
-
-def _archive(path: Path, label: str) -> zipfile.ZipFile:
-    zf = _OPENED.get(path)
-    if zf is None:
-        while len(_OPENED) >= _OPENED_MAX:
-            _OPENED.pop(next(iter(_OPENED))).close()
-        zf = _OPENED[path] = open_archive(path, label=label)
-    return zf
-
-
-def _read(source: _Source, limits: ZipLimits, problems: list[str]) -> Member | None:
-    """The member, or None with a problem (cannot be extracted, too large, unreadable file)."""
-    if isinstance(source, Member):
-        return source
-    if isinstance(source, str):
-        problems.append(source)
-        return None
-    if isinstance(source, LooseFile):
-        saved = read_saved(source.path, limit=limits.max_member_bytes, label=source.label)
-        if saved.problem:
-            problems.append(saved.problem)
-            return None
-        return Member(label=source.label, name=source.path.name, data=saved.data)
-    archive, entry = source
-    if isinstance(archive, Path):
-        try:
-            archive = _archive(archive, entry.label)
-        except AdapterError as exc:  # the writer opened it a moment ago: it changed or vanished since
-            problems.append(f"{entry.label}: cannot be extracted: {exc}")
-            return None
-    data = read_entry(archive, entry, limits=limits, problems=problems)
-    return None if data is None else Member(label=entry.label, name=entry.name, data=data)
-
-
-def _source(
-    source: Entry | LooseFile, zf: zipfile.ZipFile | None, path: Path | None, limits: ZipLimits, *, in_process: bool
-) -> tuple[_Source, int]:
-    """What to hand the reading process for ``source``, and the bytes it declares."""
-    if isinstance(source, LooseFile):
-        try:
-            declared = min(source.path.stat().st_size, limits.max_member_bytes)
-        except OSError:  # reported when it is read
-            declared = 0
-        return source, declared
-    declared = source.info.file_size
-    if in_process:
-        return (zf, source), declared
-    if path is not None:
-        return (path, source), declared
-    # An archive held in memory only: a worker cannot open it, so its members are read here.
-    read: list[str] = []
-    data = read_entry(zf, source, limits=limits, problems=read)
-    if data is None:
-        return read[0], declared
-    return Member(label=source.label, name=source.name, data=data), declared
+    input: TaskInput
 
 
 def _tasks(groups: list[_Group], limits: ZipLimits, *, in_process: bool) -> Iterator[_Task]:
     task_groups: list[_Group] = []
-    sources: list[_Source] = []
+    sources: list[MemberSource] = []
     task_size = members = 0
     for group in groups:
         for source, zf, path in group.sources:
-            item, declared = _source(source, zf, path, limits, in_process=in_process)
+            item, declared = member_source(source, zf, path, limits, in_process=in_process)
             sources.append(item)
             task_size += declared
             members += 1
         task_groups.append(group)
         if members >= TASK_MEMBERS or task_size >= TASK_BYTES:
-            yield _Task(groups=tuple(task_groups), input=_TaskInput(tuple(sources), limits, task_size))
+            yield _Task(groups=tuple(task_groups), input=TaskInput(tuple(sources), limits, task_size))
             task_groups, sources, task_size, members = [], [], 0, 0
     if task_groups:
-        yield _Task(groups=tuple(task_groups), input=_TaskInput(tuple(sources), limits, task_size))
+        yield _Task(groups=tuple(task_groups), input=TaskInput(tuple(sources), limits, task_size))
