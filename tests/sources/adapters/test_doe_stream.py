@@ -60,6 +60,18 @@ def test_archives_held_in_memory_give_the_records_of_archives_on_disk() -> None:
     _same_batches(_stream(1, archives=in_memory), sequential)
 
 
+def test_a_daemonic_process_reads_and_parses_in_process(monkeypatch) -> None:
+    """A Celery prefork child may not start workers: it reads from the archives it holds open."""
+    import multiprocessing
+
+    from sources.adapters.doe import reading
+
+    sequential = _stream(1, **_material())
+    monkeypatch.setattr(multiprocessing.current_process(), "daemon", True)
+    _same_batches(_stream(2, **_material()), sequential)
+    assert not reading._OPENED  # no archive was opened a second time
+
+
 def _with_a_corrupt_member(tmp_path: Path) -> Path:
     """A DÖE export whose second member fails its CRC check when it is read (the directory is intact)."""
     buffer = io.BytesIO()
