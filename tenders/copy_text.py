@@ -96,13 +96,31 @@ def _bool_raw(value: bool) -> str:
     return "t" if value else "f"
 
 
+# A batch writes the same few datetime objects again and again (its "now" in every row, a notice's dates in
+# its tender's and its version's rows), and an aware isoformat costs microseconds. Keyed by identity: the
+# entry keeps its object alive, so the id cannot be reused while the entry stands; datetimes are immutable.
+_ISO_MEMO: dict[int, tuple[datetime, str]] = {}
+_ISO_MEMO_SIZE = 4096
+
+
+def _datetime_raw(value: datetime) -> str:
+    entry = _ISO_MEMO.get(id(value))
+    if entry is not None and entry[0] is value:
+        return entry[1]
+    if len(_ISO_MEMO) >= _ISO_MEMO_SIZE:
+        _ISO_MEMO.clear()
+    text = value.isoformat()
+    _ISO_MEMO[id(value)] = (value, text)
+    return text
+
+
 # The raw (unescaped) text of each type ``_scalar`` knows, by exact type; its output never holds
 # a character COPY escapes except for str, arrays and JSON, which the line check covers.
 _RAW: dict[type, Callable] = {
     bool: _bool_raw,
     int: int.__str__,
     Decimal: Decimal.__str__,
-    datetime: datetime.isoformat,
+    datetime: _datetime_raw,
     date: date.isoformat,
     list: _array_literal,
     tuple: _array_literal,
