@@ -32,6 +32,9 @@ MAX_PARTS = 4
 _LINKS = ("s", "es", "n", "en", "ens", "ns")
 _INFLECTIONS = ("e", "n", "en", "s", "es", "er", "ern", "ns")
 _WORD = re.compile(r"[^\W\d_]+")  # letters only: numbers and codes are never compounds
+# The words worth trying, found by the regex engine alone: a run of letters shorter than
+# MIN_WORD_LENGTH fails at its first letter and no later start inside it can match.
+_LONG_WORD = re.compile(rf"[^\W\d_]{{{MIN_WORD_LENGTH},}}")
 
 # PostgreSQL's German stopwords (tsearch_data/german.stop), case-folded, plus short
 # prefixes and derivational suffixes that are words in the frequency list but never a
@@ -194,11 +197,19 @@ def text_compound_parts(texts: Iterable[str], *, limit: int = 4000) -> list[str]
     found: dict[str, None] = {}
     seen: set[str] = set()
     for text in texts:
-        for word in words(text):
-            if len(word) < MIN_WORD_LENGTH or word in seen:
+        for word in _LONG_WORD.findall(text):
+            if word in seen:
                 continue
             seen.add(word)
-            found.update(dict.fromkeys(compound_parts(word)))
-            if len(found) >= limit:
-                return list(found)[:limit]
+            parts = compound_parts(word)
+            if parts:  # most words are not compounds
+                found.update(dict.fromkeys(parts))
+                if len(found) >= limit:
+                    return list(found)[:limit]
     return list(found)
+
+
+@lru_cache(maxsize=4096)  # the labels of one CPV code set recur across thousands of tenders
+def label_compound_parts(labels: str) -> tuple[str, ...]:
+    """``text_compound_parts`` of one CPV label text, remembered."""
+    return tuple(text_compound_parts([labels]))
