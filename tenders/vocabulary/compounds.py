@@ -26,6 +26,9 @@ from collections.abc import Iterable
 from functools import cache, lru_cache
 
 MIN_WORD_LENGTH = 6  # the shortest compound worth trying: two parts of three letters
+# The longest word split. The longest compounds in real use have about 60 letters; a longer
+# "word" is a pasted string, and splitting it would cost time and cache memory quadratic in its length.
+MAX_WORD_LENGTH = 64
 MIN_PART_LENGTH = 4
 SHORT_PART_MIN_FREQUENCY = 2e-5  # a three-letter part must be about as common as "bau" (7e-5) or "amt"
 MAX_PARTS = 4
@@ -158,7 +161,7 @@ def _split(word: str, max_parts: int) -> tuple[tuple[str, ...], float]:
 def compound_split(word: str) -> tuple[str, ...]:
     """The best split of ``word`` into its parts (not the parts' parts), or () if it stays whole."""
     folded = word.casefold()
-    if len(folded) < MIN_WORD_LENGTH or not folded.isalpha():
+    if not MIN_WORD_LENGTH <= len(folded) <= MAX_WORD_LENGTH or not folded.isalpha():
         return ()
     parts, score = _split(folded, MAX_PARTS)
     if len(parts) < 2:
