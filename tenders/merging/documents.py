@@ -213,9 +213,34 @@ def plausible_value(value: Decimal | None) -> Decimal | None:
 
 
 _TEXT_LIMITS = tuple(TEXT_LIMITS.items())
-# Towns, buyer ids and phone numbers repeat across a feed's notices; the checks are pure.
-_without_placeholder = lru_cache(maxsize=16384)(without_placeholder)
-_plausible_buyer_id = lru_cache(maxsize=16384)(plausible_buyer_id)
+_REMEMBERED_LENGTH = 100  # towns, phone numbers and buyer ids repeat across a feed; a hostile long text is not kept
+
+
+@lru_cache(maxsize=8192)
+def _remembered_placeholder(text: str) -> bool:
+    return without_placeholder(text) != text
+
+
+def _placeholder(text: str) -> bool:
+    """Whether ``text`` only stands in for a value (``without_placeholder`` empties it)."""
+    if len(text) > _REMEMBERED_LENGTH:
+        return without_placeholder(text) != text
+    return _remembered_placeholder(text)
+
+
+@lru_cache(maxsize=8192)
+def _remembered_buyer_id(value: str) -> bool:
+    return bool(plausible_buyer_id(value))
+
+
+def _implausible_buyer_id(value: str) -> bool:
+    if len(value) > _REMEMBERED_LENGTH:
+        return not plausible_buyer_id(value)
+    return not _remembered_buyer_id(value)
+
+
+def _placeholder_award(award: Award) -> bool:
+    return award.value is not None and (placeholder_amount(award.value) or plausible_value(award.value) is None)
 
 
 def _fitted(record: NoticeRecord) -> NoticeRecord:
@@ -253,26 +278,20 @@ def _placeholders_dropped(record: NoticeRecord, changes: dict) -> None:
     """Stand-in values ("1 EUR", "Standort der beauftragten Firma", a buyer id "-") are no values."""
     for name in ("town", "buyer_town", "buyer_phone"):
         value = getattr(record, name)
-        if value and (_without_placeholder(value) != value or (name == "buyer_phone" and not value.strip("0 "))):
+        if value and (_placeholder(value) or (name == "buyer_phone" and not value.strip("0 "))):
             changes[name] = ""
-    if record.buyer_id and not _plausible_buyer_id(record.buyer_id):
+    if record.buyer_id and _implausible_buyer_id(record.buyer_id):
         changes["buyer_id"] = ""
-    for award in record.awards:
-        if award.value is not None and (placeholder_amount(award.value) or plausible_value(award.value) is None):
-            changes["awards"] = tuple(
-                dataclasses.replace(award, value=None, currency="")
-                if award.value is not None and (placeholder_amount(award.value) or plausible_value(award.value) is None)
-                else award
-                for award in record.awards
-            )
-            break
-    for lot in record.lots:
-        if lot.town and _without_placeholder(lot.town) != lot.town:
-            changes["lots"] = tuple(
-                dataclasses.replace(lot, town="") if lot.town and _without_placeholder(lot.town) != lot.town else lot
-                for lot in record.lots
-            )
-            break
+    # The tuples are rebuilt only when one entry changes (rarely): a clean record keeps its own.
+    if any(map(_placeholder_award, record.awards)):
+        changes["awards"] = tuple(
+            dataclasses.replace(award, value=None, currency="") if _placeholder_award(award) else award
+            for award in record.awards
+        )
+    if any(lot.town and _placeholder(lot.town) for lot in record.lots):
+        changes["lots"] = tuple(
+            dataclasses.replace(lot, town="") if lot.town and _placeholder(lot.town) else lot for lot in record.lots
+        )
 
 
 def _scrubbed(record: NoticeRecord) -> NoticeRecord:

@@ -162,3 +162,13 @@ def test_plain_values_keep_the_record_as_it_is():
         portal_references=("netserver:" + "t" * 190,),
     )
     assert record_storable(record)[0] is record
+
+
+def test_long_texts_are_judged_like_short_ones_but_not_remembered():
+    from tenders.merging.documents import _remembered_buyer_id, _remembered_placeholder
+
+    town, buyer_id = "siehe Vergabeunterlagen " + "x" * 200, "Stadtverwaltung " * 20
+    before = (_remembered_placeholder.cache_info().currsize, _remembered_buyer_id.cache_info().currsize)
+    stored, _ = record_storable(NoticeRecordFactory(town=town, buyer_id=buyer_id, buyer_town="Seeburg " * 30))
+    assert (stored.town, stored.buyer_id, stored.buyer_town) == ("", "", "Seeburg " * 30)
+    assert (_remembered_placeholder.cache_info().currsize, _remembered_buyer_id.cache_info().currsize) == before
