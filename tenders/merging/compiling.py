@@ -131,16 +131,6 @@ def _cpv_labels(codes: tuple[str, ...]) -> str:
     return cpv_labels_for(codes)
 
 
-def title_parts_for(title: str) -> str:
-    """The compound parts of the title (``Tender.title_parts``)."""
-    return " ".join(text_compound_parts([title]))
-
-
-def search_parts_for(*, title: str, description: str, lots: Iterable, cpv_labels: str) -> str:
-    """The compound parts of lot titles, CPV labels and description not already in the title's."""
-    return compound_columns(title=title, description=description, lots=lots, cpv_labels=cpv_labels)[1]
-
-
 PARTS_LIMIT = 4000  # distinct parts per column: a description pasted from a whole tender document stays bounded
 
 

@@ -6,7 +6,7 @@ import random
 
 from sources.records import Lot
 from tenders.merging import compiling
-from tenders.merging.compiling import PARTS_LIMIT, compound_columns, search_parts_for, title_parts_for
+from tenders.merging.compiling import PARTS_LIMIT, compound_columns
 from tenders.vocabulary.compounds import text_compound_parts
 from tenders.vocabulary.cpv import cpv_labels_for
 
@@ -38,10 +38,6 @@ def test_same_parts_in_the_same_order_as_splitting_every_text_as_one():
         )
         columns = compound_columns(title=title, description=description, lots=lots, cpv_labels=labels)
         assert columns == _as_one_text(title=title, description=description, lots=lots, cpv_labels=labels)
-        assert columns == (
-            title_parts_for(title),
-            search_parts_for(title=title, description=description, lots=lots, cpv_labels=labels),
-        )
 
 
 def test_a_description_with_more_parts_than_the_limit_is_cut_as_before(monkeypatch):
