@@ -32,7 +32,7 @@ from tenders.deadline_order import NearFirst
 from tenders.filter_query import filters_q
 from tenders.filters import parse_filters
 from tenders.fulltext import search_query
-from tenders.merging.compiling import search_parts_for, title_parts_for
+from tenders.merging.compiling import compound_columns
 from tenders.models import SynonymGroup, Tender
 from tenders.pagination import EstimatedCountPaginator
 from tenders.search import tender_search
@@ -103,8 +103,7 @@ def _rows(start: int, count: int, *, now: datetime, seed: int):
             [cpv[:2]],
             [cpv[:n] for n in range(2, 9)],
             labels,
-            title_parts_for(title),
-            search_parts_for(title=title, description=description, lots=(), cpv_labels=labels),
+            *compound_columns(title=title, description=description, lots=(), cpv_labels=labels),
             [nuts],
             BUNDESLAENDER[nuts[:3]],
             f"{rng.randint(1000, 99999):05d}",

@@ -132,11 +132,12 @@ def doe_unreachable_reason(*, timeout_seconds: float = PROBE_TIMEOUT_SECONDS) ->
     source = Source.objects.get(key="doe")
     adapter_class = get_adapter(source.adapter)
     base = str((source.settings or {}).get("base_url") or DEFAULT_BASE_URL).rstrip("/")
+    policy = fetch_policy_for(source, adapter_class)
     policy = replace(
-        fetch_policy_for(source, adapter_class),
+        policy,
         timeout_seconds=timeout_seconds,
         total_timeout_seconds=timeout_seconds * 2,
-        max_retries=0,
+        backoff=replace(policy.backoff, max_attempts=1),
         respect_robots=False,
         min_delay_seconds=0,
         jitter_seconds=0,

@@ -26,6 +26,7 @@ _COSINEX_ID = re.compile(r"CX[0-9A-Z]{6,}")
 _NETSERVER_KEYS = {"tenderoid", "toid"}
 _NETSERVER_OID = re.compile(r"\d+-\w*Tender-[\w-]+")
 _SAFE_ID = re.compile(r"[\w.-]+")
+_PLAIN_HTTP = re.compile(r"https?://([^/?#]*)")  # lower-case scheme, as nearly every link is written
 
 
 SAFE_SCHEMES = ("http", "https")
@@ -39,6 +40,14 @@ def safe_link(url: object) -> str:
     candidate = url.strip()
     if not candidate or not candidate.isprintable():  # control characters browsers would strip or act on
         return ""
+    plain = _PLAIN_HTTP.match(candidate)
+    if plain is not None:
+        # What urlsplit makes of it, without its cost: the netloc runs to the first "/", "?" or "#", and
+        # its host is what stands between the last "@" and the next ":". Brackets (IPv6) and non-ASCII
+        # hosts (NFKC checks) take the full parse below.
+        netloc = plain[1]
+        if netloc.isascii() and "[" not in netloc and "]" not in netloc:
+            return candidate if netloc.rpartition("@")[2].partition(":")[0] else ""
     try:
         parts = urlsplit(candidate)
         host = parts.hostname

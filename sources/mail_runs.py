@@ -98,11 +98,23 @@ class _Chunks:
         self.notices = 0
         self.tenders: tuple[int, ...] = ()
         self._rows: list[InboundMail] = []
+        self._keys: set[str] = set()
+
+    def _first_copies(self, mails: Sequence[MailMessage]) -> list[MailMessage]:
+        # A mailbox may hold one message twice (copied between folders, delivered twice): it is one
+        # mail, recorded, counted and ingested once.
+        first = []
+        for mail in mails:
+            if mail.key not in self._keys:
+                self._keys.add(mail.key)
+                first.append(mail)
+        return first
 
     def batches(self, chunks: Iterable[Sequence[MailMessage]]) -> Iterable[FetchedBatch]:
         # Read inside the run (this generator runs in the run loop): a failure here fails the run.
         host_sources, portal_domains = host_sources_current(), portal_domains_current()
-        for mails in chunks:
+        for read in chunks:
+            mails = self._first_copies(read)
             verdicts = [
                 mail_judge(mail, host_sources=host_sources, trust=self.trust, portal_domains=portal_domains)
                 for mail in mails
@@ -116,8 +128,8 @@ class _Chunks:
                     for mail, verdict in zip(mails, verdicts, strict=True)
                     if verdict.status in (UNPARSED, QUARANTINED)
                 ),
-                bytes=sum(mail.size for mail in mails),
-                requests=len(mails),
+                bytes=sum(mail.size for mail in read),
+                requests=len(read),
                 scope=self.tenant_schema,
             )
 

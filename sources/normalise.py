@@ -20,12 +20,22 @@ from tenders.vocabulary.time_zone import BERLIN
 # its OCDS twin (parsed in the same worker): their normalised value is computed once per process.
 # The caches are bounded and hold only immutable values (str, datetime, tuples of str).
 MEMO_SIZE = 8192
+# Only short values are remembered: a date or postcode field holding a pasted paragraph (hostile or
+# broken input) is computed, not kept.
+MEMO_MAX_CHARS = 64
 
 
-@lru_cache(maxsize=MEMO_SIZE)
 def normalise_postal_code(raw: str | None) -> str:
-    match = re.search(r"\b(\d{5})\b", raw or "")
+    raw = raw or ""
+    return (_postal_code_remembered if len(raw) <= MEMO_MAX_CHARS else _postal_code)(raw)
+
+
+def _postal_code(raw: str) -> str:
+    match = re.search(r"\b(\d{5})\b", raw)
     return match.group(1) if match else ""
+
+
+_postal_code_remembered = lru_cache(maxsize=MEMO_SIZE)(_postal_code)
 
 
 _LINE_BREAKS = re.compile(r"([\n\t])")
@@ -108,10 +118,10 @@ def parse_iso_datetime(raw: str | None, *, default_time: time | None = None) -> 
     """
     if not raw:
         return None
-    return _iso_datetime(str(raw).strip(), default_time)
+    text = str(raw).strip()
+    return (_iso_datetime_remembered if len(text) <= MEMO_MAX_CHARS else _iso_datetime)(text, default_time)
 
 
-@lru_cache(maxsize=MEMO_SIZE)
 def _iso_datetime(text: str, default_time: time | None) -> datetime | None:
     try:
         if "T" in text:
@@ -127,6 +137,9 @@ def _iso_datetime(text: str, default_time: time | None) -> datetime | None:
     if value.tzinfo is None:
         value = value.replace(tzinfo=BERLIN)
     return plausible_datetime(value)
+
+
+_iso_datetime_remembered = lru_cache(maxsize=MEMO_SIZE)(_iso_datetime)
 
 
 PLAUSIBLE_YEARS = range(1990, 2100)

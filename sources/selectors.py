@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, JSONObject
+from django_tenants.utils import get_tenant_model
 
 from sources.adapters.mail.hosts import ADAPTER_FAMILIES, host_sources_from_rows, portal_domains_from_rows
 from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus, Source
@@ -23,6 +24,7 @@ def source_health_list() -> QuerySet[Source]:
 
     The mail source runs once per tenant mailbox: ``failing_mailboxes`` names the tenant schemas whose
     latest check failed, so one broken mailbox stays visible while the other tenants' checks succeed.
+    A tenant that was deactivated or deleted is no longer checked, so its last failure is not listed.
     """
     runs = FetchRun.objects.filter(source=OuterRef("pk")).exclude(status=FetchRunStatus.RUNNING)
     last = runs.order_by("-started_at")
@@ -48,8 +50,11 @@ def source_health_list() -> QuerySet[Source]:
         scope=OuterRef("scope"),
         started_at__gt=OuterRef("started_at"),
     ).exclude(status=FetchRunStatus.RUNNING)
+    checked_tenants = get_tenant_model().objects.filter(is_active=True).values("schema_name")
     failing_mailboxes = (
-        FetchRun.objects.filter(source=OuterRef("pk"), trigger=MAILBOX_TRIGGER, status__in=_FAILED)
+        FetchRun.objects.filter(
+            source=OuterRef("pk"), trigger=MAILBOX_TRIGGER, status__in=_FAILED, scope__in=checked_tenants
+        )
         .exclude(Exists(later_check))
         .order_by("scope")
         .values("scope")

@@ -70,7 +70,6 @@ def source_config(source: Source, *, cursor: Mapping[str, Any] | None = None, **
 
 
 def fetch_policy_for(source: Source, adapter_class) -> FetchPolicy:
-    backoff = BackoffPolicy.from_setting(settings.SOURCES_FETCH_BACKOFF)
     return FetchPolicy(
         user_agent=settings.SOURCES_USER_AGENT,
         allowed_hosts=adapter_class.allowed_hosts(source_config(source)),
@@ -78,11 +77,7 @@ def fetch_policy_for(source: Source, adapter_class) -> FetchPolicy:
         jitter_seconds=min(1.0, source.politeness_seconds / 2),
         allow_loopback=settings.SOURCES_ALLOW_LOOPBACK,
         max_body_bytes=adapter_class.max_body_bytes,
-        max_retries=backoff.max_attempts - 1,
-        backoff_base=backoff.base_seconds,
-        backoff_cap=backoff.cap_seconds,
-        backoff_factor=backoff.factor,
-        backoff_jitter=backoff.jitter,
+        backoff=BackoffPolicy.from_setting(settings.SOURCES_FETCH_BACKOFF),
     )
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count, F, Prefetch, Window
+from django.db import transaction
+from django.db.models import Count, F, Func, Prefetch, TextField, Value, Window
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -23,7 +24,7 @@ from tenders.models import SynonymGroup, Tender, TenderSource, TenderVersion
 from tenders.pagination import EstimatedCountPaginator
 from tenders.selectors import tender_admin_search
 from tenders.services import tender_split_source
-from tenders.services.synonyms import synonym_group_problems, synonym_group_save
+from tenders.services.synonyms import synonym_group_problems, synonym_group_save, synonym_groups_lock
 from tenders.templatetags.external_links import external_link_html
 from tenders.vocabulary.regions import BUNDESLAENDER
 from tenders.vocabulary.synonyms import SynonymEntry
@@ -313,6 +314,32 @@ class SynonymGroupAdmin(admin.ModelAdmin):
     form = SynonymGroupForm
     list_display = ("__str__", "narrower_words", "basis")
     search_fields = ("basis",)
+    search_help_text = "Sucht in Wörtern, engeren Begriffen und Quelle."
+
+    def get_search_results(self, request, queryset, search_term):
+        # The words are arrays, which the admin's icontains cannot search: match their joined text.
+        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        term = search_term.strip()
+        if not term:
+            return found, may_have_duplicates
+        in_words = queryset.alias(
+            all_words=Func(
+                Func(F("words"), F("narrower"), function="array_cat"),
+                Value(" "),
+                function="array_to_string",
+                output_field=TextField(),
+            )
+        ).filter(all_words__icontains=term)
+        return found | in_words, may_have_duplicates
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        if request.method != "POST":
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        # The form's checks (is a word taken?) and the save see one state of the thesaurus:
+        # without the lock a concurrent edit could take a word between the two, and the save refuse.
+        with transaction.atomic():
+            synonym_groups_lock()
+            return super().changeform_view(request, object_id, form_url, extra_context)
 
     @admin.display(description="engere Begriffe")
     def narrower_words(self, obj):

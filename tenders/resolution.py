@@ -38,16 +38,17 @@ class RecordKeys:
 
 
 def keys_of(record: NoticeRecord) -> RecordKeys:
-    # "00615938-2024" and "615938-2024" are one TED publication number.
-    refs = tuple(
-        dict.fromkeys(
+    references: tuple[str, ...] = ()
+    if record.referenced_notice_ids:  # most notices reference none: no generators for them
+        # "00615938-2024" and "615938-2024" are one TED publication number.
+        refs = dict.fromkeys(
             canonical_publication_number(r) or strip_version_suffix(r) for r in record.referenced_notice_ids if r
         )
-    )
+        references = tuple(r for r in refs if r != record.source_notice_id)
     return RecordKeys(
         ocid=record.ocid or None,
         procedure_id=record.procedure_id or None,
-        references=tuple(r for r in refs if r != record.source_notice_id),
+        references=references,
         portal_references=own_portal_references(record),
         fingerprint=fingerprint(buyer_name=record.buyer_name, title=record.title),
         traits=traits_of(cpv_codes=record.cpv_codes, deadline=record.submission_deadline, value=record.estimated_value),

@@ -36,7 +36,7 @@ from notifications.alerts.composing import (
 )
 from notifications.alerts.deliveries import deliveries_send_soon, delivery_create
 from notifications.alerts.rendering import coverage_lines, digest_subject, render_mail
-from notifications.alerts.selectors import source_coverage, tenant_base_url, tenders_for_mail
+from notifications.alerts.selectors import mailbox_coverage, source_coverage, tenant_base_url, tenders_for_mail
 from notifications.alerts.unsubscribe import SCOPE_DIGEST, SCOPE_SEARCH
 from notifications.models import Delivery, DeliveryKind, DigestInterval, SavedSearch, UserPreference
 from tenders.vocabulary.time_zone import BERLIN
@@ -152,7 +152,7 @@ def digest_create(*, preference_id: int, now: datetime, base_url: str) -> Delive
         )
         matches = claim.claimed
         language = user_language(user)
-        coverage = coverage_lines(source_coverage(since=since), language=language)
+        coverage = coverage_lines([*source_coverage(since=since), *mailbox_coverage(since=since)], language=language)
         if not matches and not changes and not any(line.problem for line in coverage):
             return None
         tenders = tenders_for_mail({m.tender_id for m in matches} | {c.tender_id for c in changes})

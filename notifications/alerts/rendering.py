@@ -47,6 +47,7 @@ TEXTS = {
         "coverage_new": "{name}: {count} neue Bekanntmachungen",
         "coverage_failed": "{name}: letzter Abruf fehlgeschlagen ({when}) – Treffer können fehlen",
         "coverage_never": "{name}: noch nicht abgerufen",
+        "coverage_mailbox": "Ihr Postfach (Portal-Alert-E-Mails)",
     },
     "en": {
         "instant_one": "New tender: {title}",
@@ -67,6 +68,7 @@ TEXTS = {
         "coverage_new": "{name}: {count} new notices",
         "coverage_failed": "{name}: last fetch failed ({when}) – matches may be missing",
         "coverage_never": "{name}: not fetched yet",
+        "coverage_mailbox": "Your mailbox (portal alert e-mails)",
     },
 }
 
@@ -276,7 +278,7 @@ def coverage_lines(rows, *, language: str) -> list[CoverageLine]:
     texts = TEXTS[language]
     lines = []
     for row in rows:
-        name = single_line(row.name, max_length=100)
+        name = texts["coverage_mailbox"] if row.own_mailbox else single_line(row.name, max_length=100)
         if row.failing:
             when = format_moment(row.last_run_at, language)
             lines.append(CoverageLine(texts["coverage_failed"].format(name=name, when=when), problem=True))

@@ -8,12 +8,13 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import IntegerField, OuterRef, Subquery, Sum, Value
+from django.db.models import IntegerField, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
 from accounts.models import Domain
-from notifications.models import SavedSearch, SmtpSettings
-from sources.models import FetchRun, FetchRunStatus
+from notifications.models import MailboxSettings, SavedSearch, SmtpSettings
+from sources.mail_runs import MAIL_SOURCE_KEY
+from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus
 from sources.selectors import source_health_list
 from tenders.models import Tender
 
@@ -41,6 +42,7 @@ class SourceCoverage:
     new_since: int
     last_run_status: str | None
     last_run_at: datetime | None
+    own_mailbox: bool = False  # the tenant's mailbox checks, not a platform source
 
     @property
     def failing(self) -> bool:
@@ -89,6 +91,31 @@ def source_coverage(*, since: datetime) -> list[SourceCoverage]:
             last_run_at=row.last_run_at,
         )
         for row in rows
+    ]
+
+
+def mailbox_coverage(*, since: datetime) -> list[SourceCoverage]:
+    """The current tenant's own mailbox checks as one coverage row, when it has an active mailbox.
+
+    The mail source is not polled for the platform (it is inactive, so ``source_coverage``
+    leaves it out): each tenant's mailbox is checked as a run of its own (``scope`` = schema).
+    A tenant whose alert mails are read is told what they brought and whether the last check
+    failed, and never about another tenant's mailbox.
+    """
+    if not MailboxSettings.objects.filter(is_active=True).exists():
+        return []
+    runs = FetchRun.objects.filter(source__key=MAIL_SOURCE_KEY, trigger=MAILBOX_TRIGGER, scope=connection.schema_name)
+    last = runs.exclude(status=FetchRunStatus.RUNNING).order_by("-started_at").values("status", "started_at").first()
+    new_since = runs.aggregate(n=Coalesce(Sum("new", filter=Q(started_at__gte=since)), 0))["n"]
+    return [
+        SourceCoverage(
+            key=MAIL_SOURCE_KEY,
+            name="",  # named in the reader's language when rendered
+            own_mailbox=True,
+            new_since=new_since,
+            last_run_status=last["status"] if last else None,
+            last_run_at=last["started_at"] if last else None,
+        )
     ]
 
 

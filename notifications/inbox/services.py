@@ -147,8 +147,12 @@ def _new_mails(mailbox: MailboxSettings, *, schema: str, now: datetime, ssl_cont
     ) as reader:
         candidates = reader.candidates(since=since.date())
         known = inbound_mail_known_keys(tenant_schema=schema, message_ids=(c.key for c in candidates.values()))
-        new = {uid: c for uid, c in candidates.items() if c.key not in known}
-        new = dict(sorted(new.items())[:MAX_MAILS_PER_CHECK])
+        new, taken = {}, set(known)
+        for uid, candidate in sorted(candidates.items()):
+            # One message in the mailbox twice (two UIDs, one Message-ID) is fetched once.
+            if candidate.key not in taken and len(new) < MAX_MAILS_PER_CHECK:
+                taken.add(candidate.key)
+                new[uid] = candidate
         chunks: Iterator[list[FetchedMail]] = reader.fetch(new)
         yield from chunks
 

@@ -25,9 +25,9 @@ def operator_deliveries(request):
     statuses = (wanted,) if wanted in OPEN_STATUSES else OPEN_STATUSES
     now = timezone.now()
     with schema_context("public"):
-        rows = deliveries_across_tenants(statuses=statuses)
-        counts = delivery_counts_across_tenants()
         names = tenant_names_by_schema()
+        rows = deliveries_across_tenants(statuses=statuses, tenants=names)
+        counts = delivery_counts_across_tenants(schemas=names)
     context = {
         **admin.site.each_context(request),
         "title": "Zustellungen aller Mandanten",

@@ -113,7 +113,7 @@ def smtp_settings_save(
 ) -> SmtpSettings:
     """Create or update the tenant's SMTP server. ``password`` empty keeps the stored one."""
     if tls_mode not in TlsMode.values:
-        raise ApplicationError(fields={"tls_mode": f"Unbekannter TLS-Modus {tls_mode!r}."})
+        raise ApplicationError(fields={"tls_mode": _("Unbekannter TLS-Modus %(mode)r.") % {"mode": tls_mode}})
     host = mail_host_check(host, port, allow_loopback=settings.MAIL_ALLOW_LOOPBACK)
     with transaction.atomic():
         _lock_singleton(SmtpSettings)

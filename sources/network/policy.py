@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from sources.network.backoff import BackoffPolicy
 
-__all__ = ["DEFAULT_USER_AGENT", "FetchPolicy", "normalise_host"]
+__all__ = ["DEFAULT_BACKOFF", "DEFAULT_USER_AGENT", "FetchPolicy", "normalise_host"]
 
+DEFAULT_BACKOFF = BackoffPolicy(base_seconds=1.0, cap_seconds=60.0, max_attempts=4)
 DEFAULT_USER_AGENT = "TenderRadar/1.0 (+https://github.com/tender-radar/tender-radar; mailto:ops@tender-radar.example)"
 
 
@@ -38,13 +39,9 @@ class FetchPolicy:
     # Wall-clock budget for one attempt incl. body download: a slow-drip server cannot stall us forever.
     total_timeout_seconds: float = 120.0
     max_body_bytes: int = 20 * 1024 * 1024
-    # Retries after the first attempt, for 429 / 5xx / timeouts / connection errors, waiting as
-    # ``backoff`` says (the one formula of every channel; callers fill these from SOURCES_FETCH_BACKOFF).
-    max_retries: int = 3
-    backoff_base: float = 1.0
-    backoff_cap: float = 60.0
-    backoff_factor: float = 2.0
-    backoff_jitter: str = "full"
+    # Attempts for 429 / 5xx / timeouts / connection errors and the waits between them: the one
+    # formula of every retrying channel (callers build it from SOURCES_FETCH_BACKOFF).
+    backoff: BackoffPolicy = DEFAULT_BACKOFF
     # A Retry-After longer than this raises RetryAfterTooLong instead of sleeping.
     max_retry_after_seconds: float = 300.0
     respect_robots: bool = True
@@ -59,31 +56,21 @@ class FetchPolicy:
         object.__setattr__(self, "allowed_hosts", frozenset(normalise_host(h) for h in hosts))
         if not any(marker in self.user_agent for marker in ("@", "mailto:", "http://", "https://")):
             raise ValueError("user_agent must carry a contact (URL or e-mail address) so operators can reach us")
-        for name in (
-            "min_delay_seconds",
-            "jitter_seconds",
-            "backoff_base",
-            "backoff_cap",
-            "max_retry_after_seconds",
-        ):
+        for name in ("min_delay_seconds", "jitter_seconds", "max_retry_after_seconds"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0")
         for name in ("timeout_seconds", "total_timeout_seconds", "max_body_bytes"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0")
-        if self.max_retries < 0 or self.max_redirects < 0:
-            raise ValueError("max_retries and max_redirects must be >= 0")
-        self.backoff  # noqa: B018 - validates factor and jitter now, not at the first retry
+        if not isinstance(self.backoff, BackoffPolicy):
+            raise TypeError("backoff must be a BackoffPolicy")
+        if self.max_redirects < 0:
+            raise ValueError("max_redirects must be >= 0")
 
     @property
-    def backoff(self) -> BackoffPolicy:
-        return BackoffPolicy(
-            base_seconds=self.backoff_base,
-            cap_seconds=self.backoff_cap,
-            max_attempts=self.max_retries + 1,
-            factor=self.backoff_factor,
-            jitter=self.backoff_jitter,  # type: ignore[arg-type] - checked by BackoffPolicy
-        )
+    def max_retries(self) -> int:
+        """Retries after the first attempt."""
+        return self.backoff.max_attempts - 1
 
     @property
     def robots_token(self) -> str:

@@ -12,7 +12,7 @@ from operator import attrgetter
 from sources.records import Award, NoticeKind, NoticeRecord
 from tenders.merging.documents import sha256_json, str_or_none
 from tenders.merging.identity import fingerprint, latest_versions, normalise_name, own_portal_references, version_key
-from tenders.vocabulary.compounds import text_compound_parts
+from tenders.vocabulary.compounds import label_compound_parts, text_compound_parts
 from tenders.vocabulary.cpv import cpv_labels_for
 from tenders.vocabulary.deadlines import DeadlineKind
 from tenders.vocabulary.provenance import is_mail_derived
@@ -131,16 +131,24 @@ def _cpv_labels(codes: tuple[str, ...]) -> str:
     return cpv_labels_for(codes)
 
 
-def title_parts_for(title: str) -> str:
-    """The compound parts of the title (``Tender.title_parts``)."""
-    return " ".join(text_compound_parts([title]))
+PARTS_LIMIT = 4000  # distinct parts per column: a description pasted from a whole tender document stays bounded
 
 
-def search_parts_for(*, title: str, description: str, lots: Iterable, cpv_labels: str) -> str:
-    """The compound parts of lot titles, CPV labels and description not already in the title's."""
-    in_title = set(text_compound_parts([title]))
-    parts = text_compound_parts([*(lot.title or "" for lot in lots), cpv_labels, description])
-    return " ".join(part for part in parts if part not in in_title)
+def compound_columns(*, title: str, description: str, lots: Iterable, cpv_labels: str) -> tuple[str, str]:
+    """``Tender.title_parts`` and ``Tender.search_parts`` in one pass over the title.
+
+    The same parts, in the same order, as splitting lot titles, labels and description as one
+    text: a union in order of first appearance does not depend on how it is grouped. Labels are
+    split once per label text, since the same CPV code sets recur across thousands of tenders.
+    """
+    title_parts = text_compound_parts([title], limit=PARTS_LIMIT)
+    found = dict.fromkeys(text_compound_parts([lot.title or "" for lot in lots], limit=PARTS_LIMIT))
+    found.update(dict.fromkeys(label_compound_parts(cpv_labels)))
+    if len(found) < PARTS_LIMIT:
+        found.update(dict.fromkeys(text_compound_parts([description], limit=PARTS_LIMIT)))
+    in_title = set(title_parts)
+    parts = list(found)[:PARTS_LIMIT]
+    return " ".join(title_parts), " ".join(part for part in parts if part not in in_title)
 
 
 def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderState:
@@ -169,6 +177,9 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
     lots = lots_record.lots if lots_record else ()
     description = _latest(describing, "description")
     cpv_labels = _cpv_labels(cpv_codes)
+    title_parts, search_parts = compound_columns(
+        title=title or "", description=description, lots=lots, cpv_labels=cpv_labels
+    )
     awards = _awards(ordered)
     return TenderState(
         ocid=_latest(ordered, "ocid", None),
@@ -183,8 +194,8 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
         cpv_divisions=tuple(dict.fromkeys(code[:2] for code in cpv_codes)),
         cpv_prefixes=_cpv_prefixes(cpv_codes),
         cpv_labels=cpv_labels,
-        title_parts=title_parts_for(title or ""),
-        search_parts=search_parts_for(title=title or "", description=description, lots=lots, cpv_labels=cpv_labels),
+        title_parts=title_parts,
+        search_parts=search_parts,
         nuts_codes=_union(describing, "nuts_codes"),
         bundesland=_latest(describing, "bundesland"),
         postal_code=_latest(describing, "postal_code"),

@@ -13,6 +13,7 @@ import json
 from dataclasses import fields
 from datetime import date, datetime
 from decimal import Decimal
+from functools import lru_cache
 from operator import attrgetter
 
 import orjson
@@ -20,7 +21,7 @@ import orjson
 from sources.links import LINK_FIELDS, safe_link
 from sources.normalise import plausible_datetime
 from sources.placeholders import placeholder_amount, plausible_buyer_id, without_placeholder
-from sources.records import Award, AwardStatus, Deadline, Lot, NoticeKind, NoticeRecord, texts_cut
+from sources.records import TEXT_LIMITS, Award, AwardStatus, Deadline, Lot, NoticeKind, NoticeRecord, texts_cut
 from tenders.vocabulary.statuses import TenderStatus
 
 _RECORD_FIELDS = tuple(f.name for f in fields(NoticeRecord) if f.name != "payload")
@@ -183,6 +184,7 @@ def record_storable(record: NoticeRecord) -> tuple[NoticeRecord, str]:
 
 # Column sizes of the identifiers a record writes (tenders.models; a test keeps them in step).
 IDENTIFIER_LIMITS = {"source_notice_id": 200, "ocid": 120, "procedure_id": 120, "version": 10}
+_IDENTIFIER_LIMITS = tuple(IDENTIFIER_LIMITS.items())
 PORTAL_REFERENCE_LIMIT = 200
 
 
@@ -210,58 +212,86 @@ def plausible_value(value: Decimal | None) -> Decimal | None:
     return value
 
 
+_TEXT_LIMITS = tuple(TEXT_LIMITS.items())
+_REMEMBERED_LENGTH = 100  # towns, phone numbers and buyer ids repeat across a feed; a hostile long text is not kept
+
+
+@lru_cache(maxsize=8192)
+def _remembered_placeholder(text: str) -> bool:
+    return without_placeholder(text) != text
+
+
+def _placeholder(text: str) -> bool:
+    """Whether ``text`` only stands in for a value (``without_placeholder`` empties it)."""
+    if len(text) > _REMEMBERED_LENGTH:
+        return without_placeholder(text) != text
+    return _remembered_placeholder(text)
+
+
+@lru_cache(maxsize=8192)
+def _remembered_buyer_id(value: str) -> bool:
+    return bool(plausible_buyer_id(value))
+
+
+def _implausible_buyer_id(value: str) -> bool:
+    if len(value) > _REMEMBERED_LENGTH:
+        return not plausible_buyer_id(value)
+    return not _remembered_buyer_id(value)
+
+
+def _placeholder_award(award: Award) -> bool:
+    return award.value is not None and (placeholder_amount(award.value) or plausible_value(award.value) is None)
+
+
 def _fitted(record: NoticeRecord) -> NoticeRecord:
-    record = texts_cut(record)
-    changes: dict = {
-        name: None
-        for name in _DATE_FIELDS
-        if (value := getattr(record, name)) is not None and plausible_datetime(value) is None
-    }
-    changes |= {
-        name: fit_identifier(value, limit)
-        for name, limit in IDENTIFIER_LIMITS.items()
-        if (value := getattr(record, name)) and len(value) > limit
-    }
+    # Plain checks first, one statement each: nearly every record passes all of them unchanged.
+    for name, limit in _TEXT_LIMITS:
+        if len(getattr(record, name)) > limit:
+            record = texts_cut(record)
+            break
+    changes: dict = {}
+    for name in _DATE_FIELDS:
+        if (value := getattr(record, name)) is not None and plausible_datetime(value) is None:
+            changes[name] = None
+    for name, limit in _IDENTIFIER_LIMITS:
+        if (value := getattr(record, name)) and len(value) > limit:
+            changes[name] = fit_identifier(value, limit)
     # Links that are not http(s) with a host never reach a template (adapter runs record them as problems).
-    changes |= {name: "" for name in LINK_FIELDS if (value := getattr(record, name)) and not safe_link(value)}
+    for name in LINK_FIELDS:
+        if (value := getattr(record, name)) and not safe_link(value):
+            changes[name] = ""
     if record.estimated_value is not None and (
         plausible_value(record.estimated_value) is None or placeholder_amount(record.estimated_value)
     ):
         changes["estimated_value"] = None
-    changes |= _placeholders_dropped(record)
+    _placeholders_dropped(record, changes)
     if not all(len(code) == 8 and code.isdigit() for code in record.cpv_codes):  # e.g. "45000000-7" unnormalised
         changes["cpv_codes"] = tuple(code for code in record.cpv_codes if len(code) == 8 and code.isdigit())
-    if any(len(ref) > PORTAL_REFERENCE_LIMIT for ref in record.portal_references):
+    if record.portal_references and max(map(len, record.portal_references)) > PORTAL_REFERENCE_LIMIT:
         changes["portal_references"] = tuple(
             fit_identifier(ref, PORTAL_REFERENCE_LIMIT) for ref in record.portal_references
         )
     return record.replace(**changes) if changes else record
 
 
-def _placeholders_dropped(record: NoticeRecord) -> dict:
+def _placeholders_dropped(record: NoticeRecord, changes: dict) -> None:
     """Stand-in values ("1 EUR", "Standort der beauftragten Firma", a buyer id "-") are no values."""
-    changes: dict = {}
     for name in ("town", "buyer_town", "buyer_phone"):
         value = getattr(record, name)
-        if value and (without_placeholder(value) != value or (name == "buyer_phone" and not value.strip("0 "))):
+        if value and (_placeholder(value) or (name == "buyer_phone" and not value.strip("0 "))):
             changes[name] = ""
-    if record.buyer_id and not plausible_buyer_id(record.buyer_id):
+    if record.buyer_id and _implausible_buyer_id(record.buyer_id):
         changes["buyer_id"] = ""
-    awards = tuple(
-        dataclasses.replace(award, value=None, currency="")
-        if award.value is not None and (placeholder_amount(award.value) or plausible_value(award.value) is None)
-        else award
-        for award in record.awards
-    )
-    if any(new is not old for new, old in zip(awards, record.awards, strict=True)):
-        changes["awards"] = awards
-    lots = tuple(
-        dataclasses.replace(lot, town="") if lot.town and without_placeholder(lot.town) != lot.town else lot
-        for lot in record.lots
-    )
-    if any(new is not old for new, old in zip(lots, record.lots, strict=True)):
-        changes["lots"] = lots
-    return changes
+    # The tuples are rebuilt only when one entry changes (rarely): a clean record keeps its own.
+    if any(map(_placeholder_award, record.awards)):
+        changes["awards"] = tuple(
+            dataclasses.replace(award, value=None, currency="") if _placeholder_award(award) else award
+            for award in record.awards
+        )
+    if any(lot.town and _placeholder(lot.town) for lot in record.lots):
+        changes["lots"] = tuple(
+            dataclasses.replace(lot, town="") if lot.town and _placeholder(lot.town) else lot for lot in record.lots
+        )
 
 
 def _scrubbed(record: NoticeRecord) -> NoticeRecord:

@@ -54,16 +54,28 @@ _TITLE_NOISE = re.compile(
 _NON_WORD = re.compile(r"[^\w]+")
 
 
-@lru_cache(maxsize=65536)
+# Names and titles recur within a batch and across batches, so they are remembered; a text
+# longer than this is no name (a pasted description) and would only fill the memo.
+MEMO_MAX_CHARS = 300
+
+
 def normalise_name(text: str) -> str:
     """Case, accents, umlaut spellings, punctuation and legal forms folded away."""
-    text = (text or "").casefold().translate(_UMLAUTS)
+    text = text or ""
+    return (_normalised_remembered if len(text) <= MEMO_MAX_CHARS else _normalised)(text)
+
+
+def _normalised(text: str) -> str:
+    text = text.casefold().translate(_UMLAUTS)
     if not text.isascii():
         text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     text = _TITLE_NOISE.sub("", text)
     text = _NON_WORD.sub(" ", text)
     text = _LEGAL_FORMS.sub(" ", text)
     return " ".join(text.split())
+
+
+_normalised_remembered = lru_cache(maxsize=65536)(_normalised)
 
 
 def fingerprint(*, buyer_name: str, title: str) -> str | None:
@@ -73,15 +85,20 @@ def fingerprint(*, buyer_name: str, title: str) -> str | None:
     bucket are compared separately by ``fingerprint_compatible`` so that a source
     that lacks one of them (DÖE's OCDS has no deadline) can still match.
     """
-    return _fingerprint(buyer_name, title)
+    buyer_name, title = buyer_name or "", title or ""
+    remembered = len(buyer_name) <= MEMO_MAX_CHARS and len(title) <= MEMO_MAX_CHARS
+    return (_fingerprint_remembered if remembered else _fingerprint)(buyer_name, title)
 
 
-@lru_cache(maxsize=65536)  # merge keys and the compiled tender ask for the same pair in one batch
 def _fingerprint(buyer_name: str, title: str) -> str | None:
     buyer, name = normalise_name(buyer_name), normalise_name(title)
     if len(buyer) < 3 or len(name) < 8:
         return None
     return hashlib.sha256(f"{buyer}|{name}".encode()).hexdigest()
+
+
+# Merge keys and the compiled tender ask for the same pair in one batch.
+_fingerprint_remembered = lru_cache(maxsize=65536)(_fingerprint)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from django.db import connection, transaction
 
 from sources.records import Lot
 from tenders.bulk import copy_rows
-from tenders.merging.compiling import search_parts_for, title_parts_for
+from tenders.merging.compiling import compound_columns
 from tenders.vocabulary.cpv import cpv_labels_for
 
 
@@ -68,13 +68,12 @@ def tenders_reindex_search(
             ) in rows:
                 lots = orjson.loads(lots) if isinstance(lots, str) else lots  # raw cursors return jsonb as text
                 labels = cpv_labels_for(cpv_codes or ())
-                parts = search_parts_for(
+                title_parts, parts = compound_columns(
                     title=title,
                     description=description,
                     lots=[Lot(lot_id=str(lot.get("lot_id", "")), title=lot.get("title") or "") for lot in lots or ()],
                     cpv_labels=labels,
                 )
-                title_parts = title_parts_for(title)
                 if (labels, title_parts, parts) != (old_labels, old_title_parts, old_parts):
                     changed.append((tender_id, labels, title_parts, parts, content_hash))
             if changed:

@@ -47,12 +47,23 @@ def synonym_group_problems(*, entry: SynonymEntry, group_id: int | None = None) 
     return problems
 
 
+def synonym_groups_lock() -> None:
+    """Hold off every other thesaurus edit until the current transaction ends.
+
+    So two edits cannot each put the same word into a different group, and a check made
+    under the lock (an admin form's) still holds when the group is saved. Readers (searches,
+    matching) are not blocked.
+    """
+    if not connection.in_atomic_block:
+        raise RuntimeError("synonym_groups_lock() holds only inside a transaction")
+    with connection.cursor() as cursor:
+        cursor.execute("LOCK TABLE tenders_synonymgroup IN SHARE ROW EXCLUSIVE MODE")
+
+
 @transaction.atomic
 def synonym_group_save(*, entry: SynonymEntry, group_id: int | None = None) -> SynonymGroup:
     """Create (or replace the words of) one group; raises ApplicationError listing every problem."""
-    # One writer at a time, so two edits cannot each put the same word into a different group.
-    with connection.cursor() as cursor:
-        cursor.execute("LOCK TABLE tenders_synonymgroup IN SHARE ROW EXCLUSIVE MODE")
+    synonym_groups_lock()
     if problems := synonym_group_problems(entry=entry, group_id=group_id):
         raise ApplicationError(" ".join(problems), code="synonym_group")
     group = SynonymGroup(pk=group_id) if group_id is not None else SynonymGroup()

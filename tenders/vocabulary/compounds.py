@@ -26,12 +26,18 @@ from collections.abc import Iterable
 from functools import cache, lru_cache
 
 MIN_WORD_LENGTH = 6  # the shortest compound worth trying: two parts of three letters
+# The longest word split. The longest compounds in real use have about 60 letters; a longer
+# "word" is a pasted string, and splitting it would cost time and cache memory quadratic in its length.
+MAX_WORD_LENGTH = 64
 MIN_PART_LENGTH = 4
 SHORT_PART_MIN_FREQUENCY = 2e-5  # a three-letter part must be about as common as "bau" (7e-5) or "amt"
 MAX_PARTS = 4
 _LINKS = ("s", "es", "n", "en", "ens", "ns")
 _INFLECTIONS = ("e", "n", "en", "s", "es", "er", "ern", "ns")
 _WORD = re.compile(r"[^\W\d_]+")  # letters only: numbers and codes are never compounds
+# The words worth trying, found by the regex engine alone: a run of letters shorter than
+# MIN_WORD_LENGTH fails at its first letter and no later start inside it can match.
+_LONG_WORD = re.compile(rf"[^\W\d_]{{{MIN_WORD_LENGTH},}}")
 
 # PostgreSQL's German stopwords (tsearch_data/german.stop), case-folded, plus short
 # prefixes and derivational suffixes that are words in the frequency list but never a
@@ -155,7 +161,7 @@ def _split(word: str, max_parts: int) -> tuple[tuple[str, ...], float]:
 def compound_split(word: str) -> tuple[str, ...]:
     """The best split of ``word`` into its parts (not the parts' parts), or () if it stays whole."""
     folded = word.casefold()
-    if len(folded) < MIN_WORD_LENGTH or not folded.isalpha():
+    if not MIN_WORD_LENGTH <= len(folded) <= MAX_WORD_LENGTH or not folded.isalpha():
         return ()
     parts, score = _split(folded, MAX_PARTS)
     if len(parts) < 2:
@@ -194,11 +200,19 @@ def text_compound_parts(texts: Iterable[str], *, limit: int = 4000) -> list[str]
     found: dict[str, None] = {}
     seen: set[str] = set()
     for text in texts:
-        for word in words(text):
-            if len(word) < MIN_WORD_LENGTH or word in seen:
+        for word in _LONG_WORD.findall(text):
+            if word in seen:
                 continue
             seen.add(word)
-            found.update(dict.fromkeys(compound_parts(word)))
-            if len(found) >= limit:
-                return list(found)[:limit]
+            parts = compound_parts(word)
+            if parts:  # most words are not compounds
+                found.update(dict.fromkeys(parts))
+                if len(found) >= limit:
+                    return list(found)[:limit]
     return list(found)
+
+
+@lru_cache(maxsize=4096)  # the labels of one CPV code set recur across thousands of tenders
+def label_compound_parts(labels: str) -> tuple[str, ...]:
+    """``text_compound_parts`` of one CPV label text, remembered."""
+    return tuple(text_compound_parts([labels]))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -143,3 +145,53 @@ def test_records_links_checked_empties_unsafe_links_and_names_each():
         "ted:2-2026: url 'javascript:x' is no http(s) link with a host; dropped",
         "ted:2-2026: documents_url 'data:,y' is no http(s) link with a host; dropped",
     )
+
+
+def _parsed_safe_link(url: str) -> str:
+    """The rule as urlsplit states it; ``safe_link`` spares ordinary links the parse and must agree."""
+    candidate = url.strip()
+    if not candidate or not candidate.isprintable():
+        return ""
+    try:
+        parts = urlsplit(candidate)
+        host = parts.hostname
+    except ValueError:
+        return ""
+    return candidate if parts.scheme.lower() in ("http", "https") and host else ""
+
+
+@pytest.mark.parametrize(
+    ("url", "kept"),
+    [
+        ("http://", False),
+        ("http:///path", False),
+        ("http://@/x", False),
+        ("http://user@:80/x", False),
+        ("http://:80", False),
+        ("https://?q=1", False),
+        ("https://#top", False),
+        ("http://user:pw@host.example:8080/p?q#f", True),
+        ("https://a@b@host.example/", True),
+        ("http://%25/x", True),
+        ("http://[::1]/x", True),
+        ("http://[::1/x", False),
+        ("http://a]b/x", False),
+        ("https://ex\u2100ample.de/x", False),  # "℀" turns into "a/c" under NFKC: no host to trust
+        ("https://bücher.example/ä", True),
+        ("HTTPS://Vergabe.Example/", True),
+        ("https://vergabe.example/ä?x=ü#ö", True),
+        ("https:vergabe.example", False),
+    ],
+)
+def test_safe_link_agrees_with_the_full_parse_on_edge_cases(url, kept):
+    assert safe_link(url) == (url if kept else "") == _parsed_safe_link(url)
+
+
+def test_safe_link_agrees_with_the_full_parse_on_random_links():
+    rng = random.Random(20261201)
+    pieces = ["http", "https", "://", ":", "/", "?", "#", "@", "[", "]", "::1", "%", "a", "b.de", " ", "ü", "\u2100"]
+    for _ in range(20000):
+        url = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 7)))
+        if rng.random() < 0.6:
+            url = rng.choice(["http://", "https://"]) + url
+        assert safe_link(url) == _parsed_safe_link(url), url

@@ -60,6 +60,16 @@ def test_verified_mails_are_ingested_and_quarantined_ones_are_problems_of_the_ru
 
 
 @pytest.mark.django_db
+def test_a_message_handed_over_twice_in_one_check_is_judged_counted_and_ingested_once():
+    result = _run("alpha", [_dtvp(), _newsletter()], [_dtvp(), _dtvp()])
+    run = result.run
+    assert result.mails == {"parsed": 1, "quarantined": 0, "ignored": 1, "unparsed": 0}
+    assert result.notices == 3
+    assert (run.requests, run.fetched, run.new) == (4, 3, 3)  # read four times, taken once
+    assert InboundMail.objects.filter(tenant_schema="alpha").count() == 2
+
+
+@pytest.mark.django_db
 def test_a_check_tells_the_tenders_it_created_from_those_it_linked():
     first = _run("alpha", [_dtvp()])
     assert len(first.created) == 3 and first.linked == ()

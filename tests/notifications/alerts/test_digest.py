@@ -113,6 +113,7 @@ def test_pending_changes_of_told_tenders_are_in_the_digest_with_coverage(alpha):
     assert "Cancelled: Dach" in digest.text_body
     assert "42 new notices" in digest.text_body
     assert "last fetch failed" in digest.text_body
+    assert "mailbox" not in digest.text_body  # no mailbox set up, no mailbox line
     assert MatchChange.objects.get().notified_at is not None
 
 
@@ -210,3 +211,42 @@ def test_a_digest_claims_only_the_matches_it_lists_and_counts_the_rest_with_a_li
     assert len(second.match_ids) == extra and not set(second.match_ids) & set(digest.match_ids)
     assert "weitere neue Treffer" not in second.text_body
     assert not TenderMatch.objects.filter(notified_at__isnull=True).exists()
+
+
+@pytest.mark.django_db
+def test_a_tenant_reading_alert_mails_sees_its_own_mailbox_in_the_digest_coverage(alpha, beta):
+    from notifications.models import MailboxSettings
+
+    mail = Source.objects.get(key="mail")
+    now = timezone.now()
+    last_digest = digest_slot(interval="daily", hour=0, now=now) - timedelta(hours=1)
+    FetchRun.objects.create(  # before the last digest: told then
+        source=mail,
+        trigger="mailbox",
+        scope="alpha",
+        started_at=last_digest - timedelta(hours=1),
+        status="succeeded",
+        new=5,
+    )
+    FetchRun.objects.create(source=mail, trigger="mailbox", scope="alpha", started_at=now, status="succeeded", new=2)
+    FetchRun.objects.create(  # another tenant's mailbox: never in alpha's digest
+        source=mail, trigger="mailbox", scope="beta", started_at=now, status="failed", error="Anmeldung abgelehnt"
+    )
+    FetchRun.objects.create(source=Source.objects.get(key="doe"), started_at=now, status="blocked", error="WAF")
+    for tenant in (alpha, beta):
+        connection.set_tenant(tenant.tenant)
+        MailboxSettings.objects.create(host="imap.example.org", port=993, username="alerts", password="x")
+        member = user(tenant.member_email)
+        saved_search(member, q="Hubschrauber")
+        preference(member, digest_interval="daily", digest_hour=0, language="en")
+        UserPreference.objects.update(last_digest_at=last_digest)
+
+    connection.set_tenant(alpha.tenant)
+    assert digests_create_due().sent == 1  # DÖE blocked: a digest even without matches
+    text = Delivery.objects.get().text_body
+    assert "- Your mailbox (portal alert e-mails): 2 new notices" in text  # since the last digest only
+    assert "Anmeldung abgelehnt" not in text and "Your mailbox (portal alert e-mails): last" not in text
+
+    connection.set_tenant(beta.tenant)
+    assert digests_create_due().sent == 1
+    assert "- Your mailbox (portal alert e-mails): last fetch failed" in Delivery.objects.get().text_body

@@ -116,6 +116,16 @@ def test_new_mail_after_a_check_is_read_and_starttls_works(alpha, imap_server):
     assert (second.error, second.new_mails, second.parsed, second.notices) == ("", 1, 1, 3)
 
 
+def test_one_message_in_the_mailbox_twice_is_read_and_counted_once(alpha, imap_server):
+    user, _ = imap_server.add_user()
+    for _ in range(2):  # delivered twice (or copied back from another folder): two UIDs, one Message-ID
+        imap_server.append(user, _received(FIXTURES[1]))
+    _mailbox(imap_server, user, tenant=alpha.tenant)
+    outcome = _check(alpha.tenant, imap_server)
+    assert (outcome.error, outcome.new_mails, outcome.parsed, outcome.notices) == ("", 1, 1, 3)
+    assert InboundMail.objects.filter(tenant_schema="alpha").count() == 1
+
+
 def test_broken_credentials_are_recorded_and_the_other_tenant_is_unaffected(alpha, beta, imap_server):
     alpha_user, _ = imap_server.add_user("alpha")
     beta_user, _ = imap_server.add_user("beta")

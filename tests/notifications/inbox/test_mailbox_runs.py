@@ -52,6 +52,12 @@ def test_a_failing_mailbox_shows_in_source_health_while_other_tenants_succeed(al
     health = source_health_list().get(key="mail")
     assert health.last_run_status == "succeeded"
     assert health.failing_mailboxes == ["alpha"]
+    alpha.tenant.is_active = False  # a deactivated (or deleted) tenant's mailbox is no longer checked
+    alpha.tenant.save(update_fields=["is_active"])
+    assert source_health_list().get(key="mail").failing_mailboxes == []
+    alpha.tenant.is_active = True
+    alpha.tenant.save(update_fields=["is_active"])
+    assert source_health_list().get(key="mail").failing_mailboxes == ["alpha"]
 
     with schema_context(alpha.schema_name):
         mailbox = MailboxSettings.objects.get()

@@ -57,3 +57,16 @@ def test_the_admin_index_links_to_it(operator_client):
 def test_only_operators_see_it(alpha, public_client):
     response = public_client.get(PAGE)
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_the_page_reads_the_tenant_table_once(alpha, beta, operator_client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    delivery_in(beta.schema_name, status="failed", email=beta.member_email, last_error="550 Postfach voll")
+    with CaptureQueriesContext(connection) as queries:
+        assert operator_client.get(PAGE).status_code == 200
+    tenant_reads = [
+        q["sql"] for q in queries if 'FROM "accounts_tenant"' in q["sql"] and "accounts_domain" not in q["sql"]
+    ]
+    assert len(tenant_reads) == 1, tenant_reads

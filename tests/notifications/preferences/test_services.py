@@ -1,6 +1,6 @@
 import pytest
 from django.contrib.auth import get_user_model
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from config.errors import ApplicationError
 from notifications.models import SavedSearch, SmtpSettings, UserPreference
@@ -55,8 +55,12 @@ def test_smtp_settings_stay_one_row(member):
         )
     assert SmtpSettings.objects.count() == 1
     assert SmtpSettings.objects.get().port == 465
-    with pytest.raises(ApplicationError):
-        smtp_settings_save(host="127.0.0.1", port=25, tls_mode="plain", username="", password="", from_email="a@b.de")
+    for language, message in (("de", "Unbekannter TLS-Modus 'plain'."), ("en", "Unknown TLS mode 'plain'.")):
+        with translation.override(language), pytest.raises(ApplicationError) as refused:
+            smtp_settings_save(
+                host="127.0.0.1", port=25, tls_mode="plain", username="", password="", from_email="a@b.de"
+            )
+        assert refused.value.fields == {"tls_mode": message}
 
 
 def _resolver(*addresses):

@@ -21,7 +21,7 @@ from werkzeug import Request, Response
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
 from sources.adapters.cosinex import CosinexAdapter, notice_kind
 from sources.conditional import ConditionalCache, ConditionalFetcher
-from sources.network import Blocked, Fetcher, FetchError, FetchPolicy
+from sources.network import BackoffPolicy, Blocked, Fetcher, FetchError, FetchPolicy
 from sources.records import NoticeKind, NoticeRecord
 from sources.registry import get_adapter, validate_source_settings
 from tenders.vocabulary.time_zone import BERLIN
@@ -102,7 +102,7 @@ def fetcher() -> Iterator[Fetcher]:
         allow_loopback=True,
         min_delay_seconds=0,
         jitter_seconds=0,
-        max_retries=1,
+        backoff=BackoffPolicy(base_seconds=1.0, cap_seconds=60.0, max_attempts=2),
     )
     with Fetcher(policy, sleep=lambda s: None, resolver=loopback_resolver) as client:
         yield client

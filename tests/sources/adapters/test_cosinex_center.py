@@ -20,7 +20,7 @@ from sources.adapters.base import SourceConfig
 from sources.adapters.cosinex import CosinexAdapter
 from sources.adapters.cosinex.center import BrowserOnly
 from sources.models import FetchRun, FetchRunStatus, Source
-from sources.network import Fetcher, FetchPolicy
+from sources.network import BackoffPolicy, Fetcher, FetchPolicy
 from sources.services import source_poll
 from tenders.models import MergeRule, TenderSource
 from tenders.services import notices_ingest
@@ -65,7 +65,7 @@ def fetcher() -> Iterator[Fetcher]:
         allow_loopback=True,
         min_delay_seconds=0,
         jitter_seconds=0,
-        max_retries=1,
+        backoff=BackoffPolicy(base_seconds=1.0, cap_seconds=60.0, max_attempts=2),
     )
     with Fetcher(policy, sleep=lambda s: None, resolver=loopback_resolver) as client:
         yield client

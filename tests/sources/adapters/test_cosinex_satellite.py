@@ -22,7 +22,7 @@ from sources.adapters.cosinex import CosinexAdapter, parse_list_page, parse_proj
 from sources.adapters.html import parse_html
 from sources.conditional import ConditionalCache, ConditionalFetcher
 from sources.models import FetchRun, FetchRunStatus, Source
-from sources.network import Fetcher, FetchPolicy
+from sources.network import BackoffPolicy, Fetcher, FetchPolicy
 from sources.records import NoticeKind, NoticeRecord
 from sources.services import source_poll
 from tenders.models import MergeRule, Tender, TenderSource
@@ -110,7 +110,7 @@ def fetcher() -> Iterator[Fetcher]:
         allow_loopback=True,
         min_delay_seconds=0,
         jitter_seconds=0,
-        max_retries=1,
+        backoff=BackoffPolicy(base_seconds=1.0, cap_seconds=60.0, max_attempts=2),
     )
     with Fetcher(policy, sleep=lambda s: None, resolver=loopback_resolver) as client:
         yield client

@@ -24,7 +24,7 @@ from werkzeug import Request, Response
 from sources.adapters.base import FetchedBatch, SourceConfig
 from sources.adapters.netserver import KNOWN_HOSTS, NetServerAdapter
 from sources.adapters.yields import LayoutChanged
-from sources.network import Blocked, Fetcher, FetchError, FetchPolicy
+from sources.network import BackoffPolicy, Blocked, Fetcher, FetchError, FetchPolicy
 from sources.records import NoticeKind, NoticeRecord
 from sources.registry import get_adapter, validate_source_settings
 from tenders.vocabulary.time_zone import BERLIN
@@ -127,7 +127,7 @@ def fetcher() -> Iterator[Fetcher]:
         allow_loopback=True,
         min_delay_seconds=0,
         jitter_seconds=0,
-        max_retries=1,
+        backoff=BackoffPolicy(base_seconds=1.0, cap_seconds=60.0, max_attempts=2),
     )
     with Fetcher(policy, sleep=lambda s: None, resolver=loopback_resolver) as client:
         yield client

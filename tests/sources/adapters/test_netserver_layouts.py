@@ -22,7 +22,7 @@ from sources.adapters.base import FetchedBatch, SourceConfig
 from sources.adapters.netserver import NetServerAdapter
 from sources.adapters.netserver.parse import split_type_text
 from sources.adapters.yields import LayoutChanged
-from sources.network import Fetcher, FetchPolicy
+from sources.network import BackoffPolicy, Fetcher, FetchPolicy
 from sources.records import NoticeRecord
 from tenders.vocabulary.time_zone import BERLIN
 from tests.sources.adapters.test_netserver import loopback_resolver
@@ -49,7 +49,7 @@ def fetcher() -> Iterator[Fetcher]:
         allow_loopback=True,
         min_delay_seconds=0,
         jitter_seconds=0,
-        max_retries=1,
+        backoff=BackoffPolicy(base_seconds=1.0, cap_seconds=60.0, max_attempts=2),
     )
     with Fetcher(policy, sleep=lambda s: None, resolver=loopback_resolver) as client:
         yield client

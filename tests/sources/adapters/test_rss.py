@@ -151,7 +151,10 @@ def test_registered_and_service_bund_settings_are_valid():
     ("settings", "message"),
     [
         ({}, "feed_url fehlt"),
-        ({"feed_url": "https://example.org/feed.xml"}, "Für einen Feed auf einem anderen Host diesen Host in allowed_hosts eintragen"),
+        (
+            {"feed_url": "https://example.org/feed.xml"},
+            "Für einen Feed auf einem anderen Host diesen Host in allowed_hosts eintragen",
+        ),
         ({"feed_url": "http://www.service.bund.de/feed.xml"}, "muss https verwenden"),
         ({"feed_url": SERVICE_BUND_FEED, "ttl": 60}, "Unbekannte RSS-Einstellung(en): ttl"),
         ({"feed_url": "https://user:pw@www.service.bund.de/x"}, "darf keine Zugangsdaten enthalten"),

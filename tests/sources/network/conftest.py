@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 import pytest
 from pytest_httpserver import HTTPServer
 
-from sources.network import Fetcher, FetchPolicy
+from sources.network import BackoffPolicy, Fetcher, FetchPolicy
 
 
 class FakeClock:
@@ -50,9 +50,7 @@ def _policy(**overrides: object) -> FetchPolicy:
         "min_delay_seconds": 0.0,
         "jitter_seconds": 0.0,
         "timeout_seconds": 5.0,
-        "max_retries": 2,
-        "backoff_base": 1.0,
-        "backoff_cap": 4.0,
+        "backoff": BackoffPolicy(base_seconds=1.0, cap_seconds=4.0, max_attempts=3),
         "max_retry_after_seconds": 60.0,
     }
     values.update(overrides)

@@ -13,6 +13,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from sources.network import (
+    BackoffPolicy,
     BlockedByRobots,
     ConditionalState,
     DisallowedHost,
@@ -93,7 +94,7 @@ def test_repeated_500_exhausts_retries_with_capped_backoff(
     httpserver: HTTPServer, make_fetcher: MakeFetcher, make_policy: MakePolicy, clock
 ) -> None:
     httpserver.expect_request("/page").respond_with_data("boom", status=500)
-    policy = make_policy(max_retries=4, backoff_base=1.0, backoff_cap=3.0)
+    policy = make_policy(backoff=BackoffPolicy(base_seconds=1.0, cap_seconds=3.0, max_attempts=5))
     with pytest.raises(RetriesExhausted) as info:
         make_fetcher(policy).get(httpserver.url_for("/page"))
     assert (info.value.attempts, info.value.last_status, info.value.reason) == (5, 500, "retries_exhausted")
@@ -132,7 +133,9 @@ def test_timeout_is_retried(httpserver: HTTPServer, make_fetcher: MakeFetcher, m
 
     httpserver.expect_request("/slow").respond_with_handler(slow)
     with pytest.raises(RetriesExhausted, match="Timeout"):
-        make_fetcher(make_policy(timeout_seconds=0.1, max_retries=1)).get(httpserver.url_for("/slow"))
+        make_fetcher(
+            make_policy(timeout_seconds=0.1, backoff=BackoffPolicy(base_seconds=1.0, cap_seconds=4.0, max_attempts=2))
+        ).get(httpserver.url_for("/slow"))
 
 
 def test_conditional_get(httpserver: HTTPServer, make_fetcher: MakeFetcher) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from sources.network import (
     DEFAULT_USER_AGENT,
+    BackoffPolicy,
     Blocked,
     BlockedByRobots,
     DisallowedHost,
@@ -49,9 +50,12 @@ def test_positive_fields(field: str) -> None:
         FetchPolicy(**{field: 0})  # type: ignore[arg-type]
 
 
-def test_negative_retries_rejected() -> None:
+def test_retries_come_from_a_backoff_policy() -> None:
     with pytest.raises(ValueError):
-        FetchPolicy(max_retries=-1)
+        FetchPolicy(backoff=BackoffPolicy(base_seconds=1.0, cap_seconds=4.0, max_attempts=0))
+    with pytest.raises(TypeError):
+        FetchPolicy(backoff={"base_seconds": 1.0, "cap_seconds": 4.0, "max_attempts": 2})  # type: ignore[arg-type]
+    assert FetchPolicy().max_retries == 3
 
 
 ERRORS: list[tuple[FetchError, str]] = [

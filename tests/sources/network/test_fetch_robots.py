@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 from pytest_httpserver import HTTPServer
 
-from sources.network import BlockedByRobots, Fetcher, FetchPolicy
+from sources.network import BackoffPolicy, BlockedByRobots, Fetcher, FetchPolicy
 from sources.network.robots import rules_from_response
 
 ROBOTS = "https://portal.example/robots.txt"
@@ -63,7 +63,7 @@ def test_robots_5xx_disallows_for_this_run(
 ) -> None:
     serve_robots("down", status=500)
     httpserver.expect_request("/a").respond_with_data("A")
-    fetcher = make_fetcher(make_policy(max_retries=1))
+    fetcher = make_fetcher(make_policy(backoff=BackoffPolicy(base_seconds=1.0, cap_seconds=4.0, max_attempts=2)))
     for path in ("/a", "/b"):
         with pytest.raises(BlockedByRobots, match="unreachable"):
             fetcher.get(httpserver.url_for(path))

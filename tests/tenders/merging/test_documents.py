@@ -6,7 +6,7 @@ import json
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from sources.records import Lot
+from sources.records import Award, Lot
 from tenders.merging import content_hash, record_from_json, record_json, record_storable, record_to_json
 from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import OCDS_3LOTS, NoticeRecordFactory, eforms_record, ocds_records
@@ -116,3 +116,59 @@ def test_cpv_codes_that_are_not_eight_digits_are_dropped():
     assert stored.cpv_codes == ("45261210",) and digest == content_hash(stored)
     clean = NoticeRecordFactory(cpv_codes=("45261210",))
     assert record_storable(clean)[0] is clean
+
+
+def test_everything_out_of_bounds_is_fitted_in_one_pass():
+    record = NoticeRecordFactory(
+        title="T" * 2_100,
+        description="Beschreibung " * 5_000,
+        url="javascript:alert(1)",
+        documents_url="https://vergabe.example/docs",
+        town="Standort der beauftragten Firma",
+        buyer_town="k. A.",
+        buyer_phone="000",
+        buyer_id="-",
+        estimated_value=Decimal("1"),
+        awards=(
+            Award(lot_id="LOT-1", value=Decimal("1"), currency="EUR"),
+            Award(lot_id="LOT-2", value=Decimal("5000"), currency="EUR"),
+            Award(lot_id="LOT-3", value=Decimal(10) ** 17, currency="EUR"),
+        ),
+        lots=(Lot(lot_id="LOT-1", town="Seeburg"), Lot(lot_id="LOT-2", town="siehe Vergabeunterlagen")),
+        submission_deadline=datetime(9999, 12, 31, tzinfo=BERLIN),
+    )
+    stored, digest = record_storable(record)
+    assert len(stored.title) == 2_000 and stored.title.endswith("…")
+    assert len(stored.description) <= 50_000 and stored.description.endswith("…")
+    assert (stored.url, stored.documents_url) == ("", "https://vergabe.example/docs")
+    assert (stored.town, stored.buyer_town, stored.buyer_phone, stored.buyer_id) == ("", "", "", "")
+    assert stored.estimated_value is None and stored.submission_deadline is None
+    assert [(a.value, a.currency) for a in stored.awards] == [(None, ""), (Decimal("5000"), "EUR"), (None, "")]
+    assert stored.awards[1] is record.awards[1]
+    assert [lot.town for lot in stored.lots] == ["Seeburg", ""] and stored.lots[0] is record.lots[0]
+    assert digest == content_hash(stored) and record_storable(stored) == (stored, digest)
+
+
+def test_plain_values_keep_the_record_as_it_is():
+    record = NoticeRecordFactory(
+        town="Seeburg",
+        buyer_phone="+49 30 1234",
+        buyer_id="DE123456789",
+        url="https://vergabe.example/x?id=1",
+        documents_url="HTTP://Vergabe.Example:8080/ä",
+        awards=(Award(lot_id="LOT-1", value=Decimal("5000"), currency="EUR"),),
+        lots=(Lot(lot_id="LOT-1", town="Seeburg"),),
+        title="T" * 2_000,
+        portal_references=("netserver:" + "t" * 190,),
+    )
+    assert record_storable(record)[0] is record
+
+
+def test_long_texts_are_judged_like_short_ones_but_not_remembered():
+    from tenders.merging.documents import _remembered_buyer_id, _remembered_placeholder
+
+    town, buyer_id = "siehe Vergabeunterlagen " + "x" * 200, "Stadtverwaltung " * 20
+    before = (_remembered_placeholder.cache_info().currsize, _remembered_buyer_id.cache_info().currsize)
+    stored, _ = record_storable(NoticeRecordFactory(town=town, buyer_id=buyer_id, buyer_town="Seeburg " * 30))
+    assert (stored.town, stored.buyer_id, stored.buyer_town) == ("", "", "Seeburg " * 30)
+    assert (_remembered_placeholder.cache_info().currsize, _remembered_buyer_id.cache_info().currsize) == before

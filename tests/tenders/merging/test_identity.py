@@ -17,3 +17,19 @@ def test_portal_references_found_in_links_only_where_a_portal_is_named():
     assert own_portal_references(encoded) == ("netserver:54321-Tender-1a",)
     cosinex = plain.replace(documents_url="https://www.dtvp.de/Satellite/notice/CXP4Y9PRGS5/documents")
     assert own_portal_references(cosinex) == ("cosinex:CXP4Y9PRGS5",)
+
+
+def test_long_texts_are_normalised_alike_but_not_remembered():
+    from tenders.merging import identity
+
+    short = "Unterhaltsreinigung der Schulen – Los 1; "
+    title = short * 20  # a description pasted as title
+    expected = " ".join([identity.normalise_name(short)] * 20)
+    before = identity._normalised_remembered.cache_info().currsize
+    assert identity.normalise_name(title) == expected
+    assert identity._normalised_remembered.cache_info().currsize == before
+    fingerprints_before = identity._fingerprint_remembered.cache_info().currsize
+    assert identity.fingerprint(buyer_name="Stadt Köln", title=title) == identity._fingerprint("Stadt Köln", title)
+    assert identity._fingerprint_remembered.cache_info().currsize == fingerprints_before
+    assert identity.fingerprint(buyer_name="Stadt Köln", title=short) is not None
+    assert identity._fingerprint_remembered.cache_info().currsize == fingerprints_before + 1

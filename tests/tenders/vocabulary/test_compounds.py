@@ -57,3 +57,15 @@ def test_text_parts_are_distinct_and_bounded():
     text = "Gebäudereinigung und Glasreinigung, Gebäudereinigung"
     assert text_compound_parts([text]) == ["gebäude", "reinigung", "glas"]
     assert len(text_compound_parts([text], limit=2)) == 2
+
+
+def test_a_word_longer_than_any_real_compound_stays_whole_and_leaves_no_trace_in_the_memo():
+    from tenders.vocabulary import compounds
+
+    real = "Straßenbeleuchtungsunterhaltungsarbeiten"  # 40 letters, as a municipality writes it
+    assert len(real) <= compounds.MAX_WORD_LENGTH and "beleuchtung" in compound_parts(real)
+    pasted = "Gebäudereinigung" * 40  # 640 letters without a break: pasted, not a word
+    before = compounds._segment.cache_info().currsize
+    assert compound_split(pasted) == () and compound_parts(pasted) == ()
+    assert compounds._segment.cache_info().currsize == before
+    assert text_compound_parts([f"{pasted} Glasreinigung"]) == ["glas", "reinigung"]

@@ -1,0 +1,70 @@
+"""The tender's compound-part columns: one pass, the same parts as splitting every text as one (pure)."""
+
+from __future__ import annotations
+
+import random
+
+from sources.records import Lot
+from tenders.merging import compiling
+from tenders.merging.compiling import PARTS_LIMIT, compound_columns
+from tenders.vocabulary.compounds import text_compound_parts
+from tenders.vocabulary.cpv import cpv_labels_for
+
+WORDS = (  # noqa: SIM905  (a word list reads better as text)
+    "Gebäudereinigung Unterhaltsreinigung Glasreinigung Büroreinigung Reinigung Schlegelmäher Brückensanierung "
+    "Fahrbahnerneuerung Dachabdichtung Winterdienst Straßenbauarbeiten Grundschule Klärwerk Rathaus Feuerwehr "
+    "Leistungsbeschreibung Vergabeunterlagen Sicherheitsdienst Objektschutz Hausmeisterdienste 2026 VOB/B Los"
+).split()
+
+
+def _as_one_text(*, title: str, description: str, lots, cpv_labels: str, limit: int = PARTS_LIMIT) -> tuple[str, str]:
+    """How the columns were defined: lot titles, labels and description split as one sequence of texts."""
+    in_title = text_compound_parts([title], limit=limit)
+    rest = text_compound_parts([*(lot.title or "" for lot in lots), cpv_labels, description], limit=limit)
+    return " ".join(in_title), " ".join(part for part in rest if part not in set(in_title))
+
+
+def test_same_parts_in_the_same_order_as_splitting_every_text_as_one():
+    rng = random.Random(15)
+    for _ in range(300):
+        title = " ".join(rng.choices(WORDS, k=rng.randint(0, 6)))
+        description = " ".join(rng.choices(WORDS, k=rng.randint(0, 40)))
+        lots = [Lot(lot_id=str(i), title=" ".join(rng.choices(WORDS, k=3))) for i in range(rng.randint(0, 3))]
+        labels = cpv_labels_for(
+            tuple(
+                rng.choice(["90911200", "79713000", "45233141", "34144210", "77211000"])
+                for _ in range(rng.randint(0, 2))
+            )
+        )
+        columns = compound_columns(title=title, description=description, lots=lots, cpv_labels=labels)
+        assert columns == _as_one_text(title=title, description=description, lots=lots, cpv_labels=labels)
+
+
+def test_a_description_with_more_parts_than_the_limit_is_cut_as_before(monkeypatch):
+    # Made-up compounds of known words give 50 distinct parts; a limit of 20 stands in for a pasted tender
+    # document with more than PARTS_LIMIT.
+    monkeypatch.setattr(compiling, "PARTS_LIMIT", 20)
+    stems = ["Reinigung", "Sanierung", "Brücke", "Schule", "Garten", "Straße", "Wasser", "Kanal", "Fenster", "Dach"]
+    heads = [
+        "arbeiten",
+        "dienst",
+        "planung",
+        "prüfung",
+        "anlage",
+        "technik",
+        "leitung",
+        "bericht",
+        "material",
+        "fläche",
+    ]
+    compounds = [f"{a}{b.lower()}{c}" for a in stems for b in stems for c in heads]
+    description = " ".join(compounds)
+    assert len(text_compound_parts([description], limit=10_000)) > 20
+    labels = cpv_labels_for(("90911200",))
+    for lots in ([], [Lot(lot_id="1", title="Unterhaltsreinigung Grundschule")]):
+        columns = compound_columns(title="Gebäudereinigung", description=description, lots=lots, cpv_labels=labels)
+        expected = _as_one_text(
+            title="Gebäudereinigung", description=description, lots=lots, cpv_labels=labels, limit=20
+        )
+        assert columns == expected
+        assert len(columns[1].split()) <= 20
