@@ -5,8 +5,12 @@ pure (bytes in, frozen records out), so it runs in other processes while this on
 Results come back in submission order, so the single writer sees exactly the sequence the
 in-process path produces; ``workers=1`` *is* the in-process path (no pool, no pickling).
 
-Bounded memory: at most ``window`` tasks are in flight; a task's input is read only when a
-slot is free, so a huge archive never sits in memory or in the pipes at once.
+Bounded memory: at most ``window`` tasks are in flight (and, given a ``cost`` per task, at most
+``budget`` of cost beyond one task per worker, so big tasks still keep every worker busy); a
+task's input is read only when a slot is free, so a huge archive never sits in memory or in the
+pipes at once. The workers go on with what is in flight while the consumer is busy with earlier
+results (the writer writing a batch): a window that covers one step of the consumer keeps every
+core busy.
 
 Processes start by ``forkserver`` (fork without the writer's threads, DB connections and
 open files; the server imports only the parsing modules). A daemonic process (a Celery
@@ -54,13 +58,26 @@ def _may_have_children() -> bool:
     return not multiprocessing.current_process().daemon
 
 
-def ordered_map(func: Callable[[T], R], items: Iterable[T], *, workers: int, window: int | None = None) -> Iterator[R]:
+def effective_workers(workers: int) -> int:
+    """The worker processes ``ordered_map`` will use for ``workers``: 1 (in-process) in a daemonic process."""
+    return workers if workers <= 1 or _may_have_children() else 1
+
+
+def ordered_map(
+    func: Callable[[T], R],
+    items: Iterable[T],
+    *,
+    workers: int,
+    window: int | None = None,
+    cost: Callable[[T], int] | None = None,
+    budget: int | None = None,
+) -> Iterator[R]:
     """``map(func, items)`` in order, computed by ``workers`` processes; ``func`` must be a module-level function.
 
     An exception raised by ``func`` propagates from the result it belongs to (callers catch
     per item inside ``func`` when one bad item must not cost the others).
     """
-    if workers > 1 and not _may_have_children():
+    if effective_workers(workers) < workers:
         logger.info("parsing in-process: this is a daemonic worker process, which may not start children")
         workers = 1
     if workers <= 1:
@@ -69,15 +86,23 @@ def ordered_map(func: Callable[[T], R], items: Iterable[T], *, workers: int, win
     window = window or workers + 1  # one task queued per worker beyond the ones running
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(_PRELOAD)
-    pending: deque[Future[R]] = deque()
+    pending: deque[tuple[Future[R], int]] = deque()
+    in_flight = 0  # cost of the pending tasks
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         try:
             for item in items:
-                if len(pending) >= window:
-                    yield pending.popleft().result()
-                pending.append(pool.submit(func, item))
+                weight = cost(item) if cost is not None else 0
+                while pending and (
+                    len(pending) >= window
+                    or (budget is not None and len(pending) >= workers and in_flight + weight > budget)
+                ):
+                    future, done = pending.popleft()
+                    in_flight -= done
+                    yield future.result()
+                pending.append((pool.submit(func, item), weight))
+                in_flight += weight
             while pending:
-                yield pending.popleft().result()
+                yield pending.popleft()[0].result()
         finally:
-            for future in pending:  # the consumer stopped early or failed: drop what it will never read
+            for future, _ in pending:  # the consumer stopped early or failed: drop what it will never read
                 future.cancel()

@@ -2,11 +2,16 @@
 
 Why: a day's export (or a year of backfill) is thousands of notice versions. Parsing is the
 expensive, pure half and runs on every core (:mod:`sources.parallel`); the join and the
-ingest stay in one process. Nothing holds more than one batch of parsed records: members
-are grouped by their file name stem (``<notice id>-<version>``, the join key of
-:mod:`.join`) from the archives' central directories alone, read in key order when a worker
-slot is free, and every ``batch_notices`` records (or ``batch_bytes`` of member data) go to
-the writer as one ``FetchedBatch``.
+ingest stay in one process, so everything else that can leave it does. Members are grouped
+by their file name stem (``<notice id>-<version>``, the join key of :mod:`.join`) from the
+archives' central directories alone; a worker task names a few groups' members (archive
+path and directory entry, or loose file), and the worker reads, inflates and parses them.
+Only an archive held in memory (a fetched day) is read here, as the worker cannot open it.
+Every ``batch_notices`` records (or ``batch_bytes`` of member data) go to the writer as one
+``FetchedBatch``; while it is written, the workers parse up to one more batch (bounded by
+the members' declared sizes), so at most two batches of parsed records are held at once.
+Reading problems come back with their task and are reported in member order, whichever
+process read the member.
 
 Result rules are those of :class:`.join.NoticeJoiner` (records in key order, the first
 rendition of a duplicate kept, each broken file a problem naming it), with one difference
@@ -24,12 +29,23 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sources.adapters.base import AdapterError, FetchedBatch, read_saved
-from sources.parallel import ordered_map
-from sources.records import NoticeRecord, texts_cut
+from sources.adapters.base import AdapterError, FetchedBatch
+from sources.parallel import effective_workers, ordered_map
+from sources.records import NoticeRecord
 
-from .archive import Entry, Member, ZipLimits, archive_entries, open_archive, read_entry
-from .join import Key, join_doe_records, parse_member_records, stem_key
+from .archive import Entry, ZipLimits, archive_entries, open_archive
+from .join import Key, join_doe_records, stem_key
+from .reading import (
+    LooseFile,
+    MemberSource,
+    ParsedMember,
+    TaskInput,
+    TaskResult,
+    declared_bytes,
+    member_source,
+    parse_members,
+    read_and_parse,
+)
 
 __all__ = ["BatchLimits", "ExportStream", "LooseFile", "ParsedMember", "parse_members"]
 
@@ -46,37 +62,11 @@ class BatchLimits:
     member_bytes: int = 32 * 2**20
 
 
-@dataclass(frozen=True)
-class LooseFile:
-    """A notice file outside an archive (``ingest --file a.xml``, a folder's files)."""
-
-    path: Path
-    label: str
-
-
-@dataclass(frozen=True)
-class ParsedMember:
-    label: str
-    name: str
-    records: tuple[NoticeRecord, ...] = ()
-    problem: str = ""
-    kind: str = ""  # "eforms" | "ocds" | "" (unsupported)
-
-
-def parse_members(members: Sequence[Member]) -> tuple[ParsedMember, ...]:
-    """Worker entry point (pure): each member parsed by :func:`.join.parse_member_records`."""
-    parsed = []
-    for member in members:
-        kind, records, problem = parse_member_records(member)
-        records = tuple(map(texts_cut, records))
-        parsed.append(ParsedMember(label=member.label, name=member.name, records=records, problem=problem, kind=kind))
-    return tuple(parsed)
-
-
 @dataclass
 class _Group:
     stem: Key | None
-    sources: list[tuple[Entry | LooseFile, zipfile.ZipFile | None]] = field(default_factory=list)
+    # Each member: the entry (with its open archive and, for an archive on disk, its path) or a loose file.
+    sources: list[tuple[Entry | LooseFile, zipfile.ZipFile | None, Path | None]] = field(default_factory=list)
 
 
 class _Joiner:
@@ -207,12 +197,15 @@ class ExportStream:
                 problems.clear()
                 return batch
 
-            for task, parsed in self._parsed(groups, problems):
+            for task, result in self._parsed(groups):
+                problems.extend(result.problems)
                 cut = 0
-                for group, count, size in task.groups:
-                    pending.extend(joiner.group(group.stem, parsed[cut : cut + count]))
+                for group in task.groups:
+                    count = len(group.sources)
+                    parsed = [member for member in result.parsed[cut : cut + count] if member is not None]
+                    pending.extend(joiner.group(group.stem, parsed))
+                    pending_bytes += sum(result.sizes[cut : cut + count])
                     cut += count
-                    pending_bytes += size
                     if len(pending) >= self.batch.notices or pending_bytes >= self.batch.member_bytes:
                         yield flush(last=False)
             pending.extend(joiner.finish())
@@ -221,7 +214,7 @@ class ExportStream:
     def _plan(self, stack: ExitStack, problems: list[str]) -> list[_Group]:
         by_stem: dict[Key, _Group] = {}
         unnamed: list[_Group] = []
-        sources: list[tuple[Entry | LooseFile, zipfile.ZipFile | None]] = []
+        sources: list[tuple[Entry | LooseFile, zipfile.ZipFile | None, Path | None]] = []
         for label, archive in self.archives:
             try:
                 zf = stack.enter_context(open_archive(archive, label=label))
@@ -231,64 +224,60 @@ class ExportStream:
                     raise
                 problems.append(str(exc))
                 continue
-            sources.extend((entry, zf) for entry in entries)
-        sources.extend((loose, None) for loose in self.loose)
-        for source, zf in sources:
+            path = archive.absolute() if isinstance(archive, Path) else None  # workers open it again
+            sources.extend((entry, zf, path) for entry in entries)
+        sources.extend((loose, None, None) for loose in self.loose)
+        for source, zf, path in sources:
             stem = stem_key(source.name if isinstance(source, Entry) else source.path.name)
             if stem is None:
-                unnamed.append(_Group(stem=None, sources=[(source, zf)]))
+                unnamed.append(_Group(stem=None, sources=[(source, zf, path)]))
             else:
-                by_stem.setdefault(stem, _Group(stem=stem)).sources.append((source, zf))
+                by_stem.setdefault(stem, _Group(stem=stem)).sources.append((source, zf, path))
         return [by_stem[key] for key in sorted(by_stem)] + unnamed
 
-    def _parsed(self, groups: list[_Group], problems: list[str]) -> Iterator[tuple[_Task, tuple[ParsedMember, ...]]]:
-        """Each task with its ParsedMembers, in order; members are read only when the pool takes the task."""
+    def _parsed(self, groups: list[_Group]) -> Iterator[tuple[_Task, TaskResult]]:
+        """Each task with what its members gave, in order; members are read by the process that parses them."""
         taken: deque[_Task] = deque()
 
-        def take(task: _Task) -> tuple[Member, ...]:
+        def take(task: _Task) -> TaskInput:
             taken.append(task)
-            return task.members
+            return task.input
 
-        tasks = _tasks(groups, self.limits, problems)
-        for parsed in ordered_map(parse_members, map(take, tasks), workers=self.workers):
-            yield taken.popleft(), parsed
+        # In flight: a batch's worth of members, so the workers parse the next batch while this
+        # process writes the current one (the write is the other half of the run's CPU).
+        window = self.workers + max(1, 2 * self.batch.notices // TASK_MEMBERS)
+        # In-process, members are read from the archives this process holds open.
+        tasks = _tasks(groups, self.limits, in_process=effective_workers(self.workers) <= 1)
+        for result in ordered_map(
+            read_and_parse,
+            map(take, tasks),
+            workers=self.workers,
+            window=window,
+            cost=declared_bytes,
+            budget=self.batch.member_bytes,
+        ):
+            yield taken.popleft(), result
 
 
 @dataclass(frozen=True)
 class _Task:
-    # Each group with the number and bytes of its members that could be read.
-    groups: tuple[tuple[_Group, int, int], ...]
-    members: tuple[Member, ...]
+    groups: tuple[_Group, ...]  # each takes ``len(group.sources)`` of the results, in order
+    input: TaskInput
 
 
-def _read(source: Entry | LooseFile, zf: zipfile.ZipFile | None, limits: ZipLimits, problems: list[str]):
-    """The member, or None with a problem (cannot be extracted, too large, unreadable file)."""
-    if isinstance(source, Entry):
-        data = read_entry(zf, source, limits=limits, problems=problems)
-        return None if data is None else Member(label=source.label, name=source.name, data=data)
-    saved = read_saved(source.path, limit=limits.max_member_bytes, label=source.label)
-    if saved.problem:
-        problems.append(saved.problem)
-        return None
-    return Member(label=source.label, name=source.path.name, data=saved.data)
-
-
-def _tasks(groups: list[_Group], limits: ZipLimits, problems: list[str]) -> Iterator[_Task]:
-    task_groups: list[tuple[_Group, int, int]] = []
-    members: list[Member] = []
-    task_size = 0
+def _tasks(groups: list[_Group], limits: ZipLimits, *, in_process: bool) -> Iterator[_Task]:
+    task_groups: list[_Group] = []
+    sources: list[MemberSource] = []
+    task_size = members = 0
     for group in groups:
-        count = size = 0
-        for source, zf in group.sources:
-            member = _read(source, zf, limits, problems)
-            if member is not None:
-                members.append(member)
-                size += len(member.data)
-                count += 1
-        task_groups.append((group, count, size))
-        task_size += size
-        if len(members) >= TASK_MEMBERS or task_size >= TASK_BYTES:
-            yield _Task(groups=tuple(task_groups), members=tuple(members))
-            task_groups, members, task_size = [], [], 0
+        for source, zf, path in group.sources:
+            item, declared = member_source(source, zf, path, limits, in_process=in_process)
+            sources.append(item)
+            task_size += declared
+            members += 1
+        task_groups.append(group)
+        if members >= TASK_MEMBERS or task_size >= TASK_BYTES:
+            yield _Task(groups=tuple(task_groups), input=TaskInput(tuple(sources), limits, task_size))
+            task_groups, sources, task_size, members = [], [], 0, 0
     if task_groups:
-        yield _Task(groups=tuple(task_groups), members=tuple(members))
+        yield _Task(groups=tuple(task_groups), input=TaskInput(tuple(sources), limits, task_size))

@@ -36,13 +36,64 @@ def _material() -> dict:
     }
 
 
+def _same_batches(parallel: list, sequential: list) -> None:
+    """The same records and problems in the same batches, in the same order."""
+    assert [b.records for b in parallel] == [b.records for b in sequential]
+    assert [b.problems for b in parallel] == [b.problems for b in sequential]
+
+
 def test_parallel_parsing_gives_exactly_the_records_of_the_in_process_path() -> None:
     sequential = _stream(1, **_material())
     parallel = _stream(2, **_material())
     records = [r for b in sequential for r in b.records]
     assert records, "the shared fixtures must yield notices"
-    assert [r for b in parallel for r in b.records] == records
-    assert sorted(p for b in parallel for p in b.problems) == sorted(p for b in sequential for p in b.problems)
+    _same_batches(parallel, sequential)
+
+
+def test_archives_held_in_memory_give_the_records_of_archives_on_disk() -> None:
+    """A fetched day's ZIPs are bytes: the writer reads their members, the workers only parse them."""
+    on_disk = _material()["archives"]
+    in_memory = [(label, path.read_bytes()) for label, path in on_disk]
+    sequential = _stream(1, archives=on_disk)
+    assert [r for b in sequential for r in b.records]
+    _same_batches(_stream(2, archives=in_memory), sequential)
+    _same_batches(_stream(1, archives=in_memory), sequential)
+
+
+def test_a_daemonic_process_reads_and_parses_in_process(monkeypatch) -> None:
+    """A Celery prefork child may not start workers: it reads from the archives it holds open."""
+    import multiprocessing
+
+    from sources.adapters.doe import reading
+
+    sequential = _stream(1, **_material())
+    monkeypatch.setattr(multiprocessing.current_process(), "daemon", True)
+    _same_batches(_stream(2, **_material()), sequential)
+    assert not reading._OPENED  # no archive was opened a second time
+
+
+def _with_a_corrupt_member(tmp_path: Path) -> Path:
+    """A DÖE export whose second member fails its CRC check when it is read (the directory is intact)."""
+    buffer = io.BytesIO()
+    body = OCDS_TEMPLATE.read_bytes()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr("aaaa-01.json", body)
+        archive.writestr("bbbb-01.json", body)
+    data = bytearray(buffer.getvalue())
+    second = data.index(b"bbbb-01.json") + len("bbbb-01.json")  # its local header, then its data
+    data[second + 100] ^= 0xFF
+    export = tmp_path / "2026-09-14_ocds.zip"
+    export.write_bytes(bytes(data))
+    return export
+
+
+def test_a_member_that_cannot_be_extracted_is_reported_by_name_whichever_process_reads_it(tmp_path: Path) -> None:
+    export = _with_a_corrupt_member(tmp_path)
+    sequential = _stream(1, archives=[(export.name, export)])
+    problems = [p for b in sequential for p in b.problems]
+    assert any(p.startswith("2026-09-14_ocds.zip/bbbb-01.json: cannot be extracted:") for p in problems), problems
+    _same_batches(_stream(2, archives=[(export.name, export)]), sequential)
+    _same_batches(_stream(2, archives=[(export.name, export.read_bytes())]), sequential)
 
 
 def _ocds_copies(n: int, *, description: str = "") -> bytes:

@@ -1,0 +1,163 @@
+"""Reading and parsing DÖE members in whichever process parses them: the worker side of :mod:`.stream`.
+
+Why: inflating a member costs about a tenth of parsing it, and it is the same in any process.
+A worker task names the members (archive path and directory entry, or loose file) instead of
+carrying their bytes, so the writer neither inflates them nor pipes them to the workers; a
+worker keeps the few archives it reads from open. An archive held only in the writer's memory
+(a fetched day) cannot be opened elsewhere: the writer reads those members and hands them over.
+Reading problems are returned with the task, in member order, so the messages and their order
+are the same whichever process read the member.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sources.adapters.base import AdapterError, read_saved
+from sources.records import NoticeRecord, texts_cut
+
+from .archive import Entry, Member, ZipLimits, open_archive, read_entry
+from .join import parse_member_records
+
+__all__ = [
+    "LooseFile",
+    "MemberSource",
+    "ParsedMember",
+    "TaskInput",
+    "TaskResult",
+    "declared_bytes",
+    "member_source",
+    "parse_members",
+    "read_and_parse",
+]
+
+
+@dataclass(frozen=True)
+class LooseFile:
+    """A notice file outside an archive (``ingest --file a.xml``, a folder's files)."""
+
+    path: Path
+    label: str
+
+
+@dataclass(frozen=True)
+class ParsedMember:
+    label: str
+    name: str
+    records: tuple[NoticeRecord, ...] = ()
+    problem: str = ""
+    kind: str = ""  # "eforms" | "ocds" | "" (unsupported)
+
+
+def parse_members(members: Sequence[Member]) -> tuple[ParsedMember, ...]:
+    """Worker entry point (pure): each member parsed by :func:`.join.parse_member_records`."""
+    parsed = []
+    for member in members:
+        kind, records, problem = parse_member_records(member)
+        records = tuple(map(texts_cut, records))
+        parsed.append(ParsedMember(label=member.label, name=member.name, records=records, problem=problem, kind=kind))
+    return tuple(parsed)
+
+
+# A member to read: an archive entry (the archive open in this process, or its path for a
+# worker to open), a loose file, or, for an archive held only in this process's memory, the
+# member already read (or the problem reading it).
+MemberSource = tuple[zipfile.ZipFile | Path, Entry] | LooseFile | Member | str
+
+
+@dataclass(frozen=True)
+class TaskInput:
+    sources: tuple[MemberSource, ...]
+    limits: ZipLimits
+    declared: int  # uncompressed bytes the central directories (or file sizes) promise
+
+
+def declared_bytes(task: TaskInput) -> int:
+    return task.declared
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    parsed: tuple[ParsedMember | None, ...]  # per source; None: not readable (see problems)
+    sizes: tuple[int, ...]  # bytes read per source
+    problems: tuple[str, ...]  # reading problems, in source order
+
+
+def read_and_parse(task: TaskInput) -> TaskResult:
+    """Worker entry point: read each member (unzipping it here, not in the writer) and parse it."""
+    problems: list[str] = []
+    parsed: list[ParsedMember | None] = []
+    sizes: list[int] = []
+    for source in task.sources:
+        member = _read(source, task.limits, problems)
+        if member is None:
+            parsed.append(None)
+            sizes.append(0)
+            continue
+        parsed.append(parse_members((member,))[0])
+        sizes.append(len(member.data))
+    return TaskResult(parsed=tuple(parsed), sizes=tuple(sizes), problems=tuple(problems))
+
+
+# Archives a worker process has opened, by path: a task's members come from the same few archives.
+_OPENED: dict[Path, zipfile.ZipFile] = {}
+_OPENED_MAX = 4
+
+
+def _archive(path: Path, label: str) -> zipfile.ZipFile:
+    zf = _OPENED.get(path)
+    if zf is None:
+        while len(_OPENED) >= _OPENED_MAX:
+            _OPENED.pop(next(iter(_OPENED))).close()
+        zf = _OPENED[path] = open_archive(path, label=label)
+    return zf
+
+
+def _read(source: MemberSource, limits: ZipLimits, problems: list[str]) -> Member | None:
+    """The member, or None with a problem (cannot be extracted, too large, unreadable file)."""
+    if isinstance(source, Member):
+        return source
+    if isinstance(source, str):
+        problems.append(source)
+        return None
+    if isinstance(source, LooseFile):
+        saved = read_saved(source.path, limit=limits.max_member_bytes, label=source.label)
+        if saved.problem:
+            problems.append(saved.problem)
+            return None
+        return Member(label=source.label, name=source.path.name, data=saved.data)
+    archive, entry = source
+    if isinstance(archive, Path):
+        try:
+            archive = _archive(archive, entry.label)
+        except AdapterError as exc:  # the writer opened it a moment ago: it changed or vanished since
+            problems.append(f"{entry.label}: cannot be extracted: {exc}")
+            return None
+    data = read_entry(archive, entry, limits=limits, problems=problems)
+    return None if data is None else Member(label=entry.label, name=entry.name, data=data)
+
+
+def member_source(
+    source: Entry | LooseFile, zf: zipfile.ZipFile | None, path: Path | None, limits: ZipLimits, *, in_process: bool
+) -> tuple[MemberSource, int]:
+    """What to hand the reading process for ``source``, and the bytes it declares."""
+    if isinstance(source, LooseFile):
+        try:
+            declared = min(source.path.stat().st_size, limits.max_member_bytes)
+        except OSError:  # reported when it is read
+            declared = 0
+        return source, declared
+    declared = source.info.file_size
+    if in_process:
+        return (zf, source), declared
+    if path is not None:
+        return (path, source), declared
+    # An archive held in memory only: a worker cannot open it, so its members are read here.
+    read: list[str] = []
+    data = read_entry(zf, source, limits=limits, problems=read)
+    if data is None:
+        return read[0], declared
+    return Member(label=source.label, name=source.name, data=data), declared
