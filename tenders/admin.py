@@ -10,7 +10,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
-from django.db.models import Count, F, Func, Prefetch, TextField, Value, Window
+from django.db.models import Count, F, Prefetch, Window
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -22,7 +22,7 @@ from config.errors import ApplicationError
 from sources.records import NoticeKind
 from tenders.models import SynonymGroup, Tender, TenderSource, TenderVersion
 from tenders.pagination import EstimatedCountPaginator
-from tenders.selectors import tender_admin_search
+from tenders.selectors import synonym_group_admin_search, tender_admin_search
 from tenders.services import tender_split_source
 from tenders.services.synonyms import synonym_group_problems, synonym_group_save, synonym_groups_lock
 from tenders.templatetags.external_links import external_link_html
@@ -317,20 +317,11 @@ class SynonymGroupAdmin(admin.ModelAdmin):
     search_help_text = "Sucht in Wörtern, engeren Begriffen und Quelle."
 
     def get_search_results(self, request, queryset, search_term):
-        # The words are arrays, which the admin's icontains cannot search: match their joined text.
+        """The note as the admin searches it, and the words and narrower terms (arrays) through a selector."""
         found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
-        term = search_term.strip()
-        if not term:
+        if not search_term.strip():
             return found, may_have_duplicates
-        in_words = queryset.alias(
-            all_words=Func(
-                Func(F("words"), F("narrower"), function="array_cat"),
-                Value(" "),
-                function="array_to_string",
-                output_field=TextField(),
-            )
-        ).filter(all_words__icontains=term)
-        return found | in_words, may_have_duplicates
+        return found | synonym_group_admin_search(queryset=queryset, term=search_term), may_have_duplicates
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         if request.method != "POST":

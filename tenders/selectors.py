@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import F, Func, Prefetch, Q, QuerySet, TextField, Value
 
 from tenders.fulltext import search_query
-from tenders.models import Tender, TenderSource, TenderVersion
+from tenders.models import SynonymGroup, Tender, TenderSource, TenderVersion
 from tenders.vocabulary.deadlines import DeadlineKind, deadline_label
 from tenders.vocabulary.legal_basis import legal_basis_label
 from tenders.vocabulary.procedures import procedure_type_label
@@ -175,3 +175,18 @@ def tender_admin_search(*, queryset: QuerySet[Tender], term: str) -> QuerySet[Te
     # Ids are indexed on the sources (every tender's OCID / procedure id is one of its sources').
     by_id = TenderSource.objects.filter(Q(ocid=term) | Q(procedure_id=term)).values("tender_id")
     return queryset.filter(id__in=by_id) | queryset.filter(search_vector=search_query(term))
+
+
+def synonym_group_admin_search(*, queryset: QuerySet[SynonymGroup], term: str) -> QuerySet[SynonymGroup]:
+    """The thesaurus groups whose words or narrower terms contain ``term`` (any case)."""
+    term = term.strip()
+    if not term:
+        return queryset
+    # The words are arrays, which icontains cannot search: match their joined text.
+    all_words = Func(
+        Func(F("words"), F("narrower"), function="array_cat"),
+        Value(" "),
+        function="array_to_string",
+        output_field=TextField(),
+    )
+    return queryset.alias(all_words=all_words).filter(all_words__icontains=term)

@@ -12,7 +12,8 @@ from django.db.models import IntegerField, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
 from accounts.models import Domain
-from notifications.models import MailboxSettings, SavedSearch, SmtpSettings
+from notifications.inbox.selectors import mailbox_settings_active
+from notifications.models import SavedSearch, SmtpSettings
 from sources.mail_runs import MAIL_SOURCE_KEY
 from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus
 from sources.selectors import source_health_list
@@ -102,7 +103,7 @@ def mailbox_coverage(*, since: datetime) -> list[SourceCoverage]:
     A tenant whose alert mails are read is told what they brought and whether the last check
     failed, and never about another tenant's mailbox.
     """
-    if not MailboxSettings.objects.filter(is_active=True).exists():
+    if mailbox_settings_active() is None:
         return []
     runs = FetchRun.objects.filter(source__key=MAIL_SOURCE_KEY, trigger=MAILBOX_TRIGGER, scope=connection.schema_name)
     last = runs.exclude(status=FetchRunStatus.RUNNING).order_by("-started_at").values("status", "started_at").first()
