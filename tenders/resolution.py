@@ -72,7 +72,8 @@ class Lookups:
     by_notice_id: dict[str, int] = field(default_factory=dict)  # any source's notice id
     by_portal_reference: dict[str, int] = field(default_factory=dict)
     by_publication_number: dict[str, int] = field(default_factory=dict)  # a tender's notices' OJ S numbers
-    by_fingerprint: dict[str, list[FingerprintCandidate]] = field(default_factory=dict)
+    # (fingerprint, source) -> stored tenders without a notice of that source, oldest first.
+    by_fingerprint: dict[tuple[str, str], list[FingerprintCandidate]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ def _existing_match(record: NoticeRecord, keys: RecordKeys, lookups: Lookups, us
         if ref in lookups.by_portal_reference:
             return lookups.by_portal_reference[ref], "portal_reference"
     if use_fingerprint and keys.fingerprint:
-        for candidate in lookups.by_fingerprint.get(keys.fingerprint, ()):
+        for candidate in lookups.by_fingerprint.get((keys.fingerprint, record.source), ()):
             # A portal does not publish one tender twice under two ids: never fingerprint-merge within a source.
             if record.source not in candidate.sources and fingerprint_compatible(keys.traits, candidate.traits):
                 return candidate.tender_id, "fingerprint"

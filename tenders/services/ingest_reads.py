@@ -84,31 +84,50 @@ def merge_lookups(
         for tender_id, refs in rows:
             for ref in refs:
                 lookups.by_portal_reference.setdefault(ref, tender_id)
-    fingerprints = sorted({k.fingerprint for k in keys if k.fingerprint})
-    if use_fingerprint and fingerprints:
-        _add_fingerprint_candidates(lookups, fingerprints)
+    if use_fingerprint:
+        wanted = sorted({(k.fingerprint, r.source) for r, k in zip(records, keys, strict=True) if k.fingerprint})
+        if wanted:
+            _add_fingerprint_candidates(lookups, wanted)
     return lookups, known_sources
 
 
-def _add_fingerprint_candidates(lookups: Lookups, fingerprints: list[str]) -> None:
+def _add_fingerprint_candidates(lookups: Lookups, wanted: list[tuple[str, str]]) -> None:
+    """Per (fingerprint, source) of the batch, the stored tenders a record of that source may join.
+
+    A tender that already has a notice of the record's source is never a fingerprint candidate
+    (a portal does not publish one tender twice), so it is not listed under that source: a buyer
+    who reuses one title year after year does not make every record of a later batch compare
+    itself with the whole history. Two plain index lookups (a correlated or joined form made the
+    planner estimate costs high enough to compile the statement, which cost more than it
+    saved). Oldest tender first, so the choice among several candidates is stable.
+    """
+    sources_by_fingerprint: dict[str, list[str]] = defaultdict(list)
+    for fp, source in wanted:
+        sources_by_fingerprint[fp].append(source)
     rows = list(
-        Tender.objects.filter(fingerprint__any=fingerprints).values_list(
-            "id", "fingerprint", "cpv_codes", "submission_deadline", "estimated_value"
-        )
+        Tender.objects.filter(fingerprint__any=sorted(sources_by_fingerprint))
+        .order_by("id")
+        .values_list("id", "fingerprint", "cpv_codes", "submission_deadline", "estimated_value")
     )
-    sources_of: dict[int, set[str]] = defaultdict(set)
+    if not rows:
+        return
+    held_by: dict[int, set[str]] = defaultdict(set)
     for tender_id, source in TenderSource.objects.filter(tender_id__any=[r[0] for r in rows]).values_list(
         "tender_id", "source"
     ):
-        sources_of[tender_id].add(source)
+        held_by[tender_id].add(source)
     for tender_id, fp, cpv_codes, deadline, value in rows:
-        lookups.by_fingerprint.setdefault(fp, []).append(
-            FingerprintCandidate(
-                tender_id=tender_id,
-                traits=traits_of(cpv_codes=cpv_codes, deadline=deadline, value=value),
-                sources=frozenset(sources_of[tender_id]),
-            )
+        held = held_by[tender_id]
+        open_to = [source for source in sources_by_fingerprint[fp] if source not in held]
+        if not open_to:
+            continue
+        candidate = FingerprintCandidate(
+            tender_id=tender_id,
+            traits=traits_of(cpv_codes=cpv_codes, deadline=deadline, value=value),
+            sources=frozenset(held),
         )
+        for source in open_to:
+            lookups.by_fingerprint.setdefault((fp, source), []).append(candidate)
 
 
 def records_of_tenders(tender_ids: Iterable[int]) -> dict[int, list[NoticeRecord]]:

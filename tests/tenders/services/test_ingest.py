@@ -210,6 +210,36 @@ def test_fingerprint_gate_follows_the_number_of_active_sources():
 
 
 @pytest.mark.django_db
+def test_fingerprint_candidates_leave_out_tenders_that_already_have_the_records_source():
+    """A buyer reusing one title every year: a new notice of the same portal is compared with none of them."""
+    from tenders.resolution import keys_of
+    from tenders.services.ingest_reads import merge_lookups
+
+    title = "Unterhaltsreinigung Rathaus"
+    yearly = [
+        NoticeRecordFactory(source="tender24", title=title, submission_deadline=datetime(year, 3, 1, 12, tzinfo=BERLIN))
+        for year in (2024, 2025, 2026)
+    ]
+    for record in yearly:  # one portal never publishes one tender twice: three tenders
+        notices_ingest(records=[record], now=NOW, use_fingerprint=True)
+    elsewhere = NoticeRecordFactory(source="dtvp", title=title, submission_deadline=None, estimated_value=None)
+    notices_ingest(records=[elsewhere], now=NOW, use_fingerprint=True)
+    tender_ids = sorted(Tender.objects.values_list("id", flat=True))
+    assert len(tender_ids) == 3  # the dtvp notice, without deadline or value, joined the oldest of them
+
+    next_year = NoticeRecordFactory(source="tender24", title=title)
+    from_bund = NoticeRecordFactory(source="service-bund", title=title)
+    keys = [keys_of(next_year), keys_of(from_bund)]
+    lookups, _ = merge_lookups([next_year, from_bund], keys, use_fingerprint=True)
+    fp = keys[0].fingerprint
+    assert lookups.by_fingerprint.get((fp, "tender24"), []) == []
+    bund = lookups.by_fingerprint[(fp, "service-bund")]
+    assert [c.tender_id for c in bund] == tender_ids  # oldest first
+    assert bund[0].sources == frozenset({"tender24", "dtvp"})
+    assert TenderSource.objects.get(source="dtvp").tender_id == tender_ids[0]
+
+
+@pytest.mark.django_db
 def test_no_false_merge_of_two_tenders_of_the_same_buyer():
     roof = NoticeRecordFactory(source="tender24", title="Sanierung Grundschule Nord – Dacharbeiten")
     windows = NoticeRecordFactory(source="dtvp", title="Sanierung Grundschule Nord – Fensterarbeiten")
