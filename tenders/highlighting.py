@@ -10,6 +10,9 @@ compound parts: the same rules ``tenders.fulltext`` searches with, so
 "Reinigung" marks "Gebäudereinigung" and "Bewachung" the label "Bewachungsdienste".
 Words the thesaurus adds (``tenders.fulltext``: "Müllabfuhr" finds "Abfallentsorgung") are
 marked in titles and descriptions, not in CPV labels, where the search does not look for them.
+The search also carries the labels of a code's groups and classes ("Dienstleistungen von
+Sicherheitsdiensten" above "Bewachungsdienste"); when only such a label explains a hit, it is
+shown as well, named as the parent of the tender's code.
 Stems come from PostgreSQL's own German stemmer, so marks and matches agree;
 three queries per page, whatever its length.
 """
@@ -24,7 +27,7 @@ from django.db import connection
 
 from tenders.fulltext import query_tokens, search_query, word_alternatives
 from tenders.vocabulary.compounds import compound_parts, words
-from tenders.vocabulary.cpv import cpv_label
+from tenders.vocabulary.cpv import cpv_indexed_ancestors, cpv_label
 
 Segment = tuple[str, bool]
 _PIECES = re.compile(r"[^\W\d_]+|[\W\d_]+")
@@ -38,6 +41,7 @@ class CpvHit:
     code: str
     label: tuple[Segment, ...]
     hit: bool
+    parent_of: str = ""  # set on a group or class label that explains a hit on this tender code
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,7 @@ class Highlighter:
         plain = [token for token in positive if not token.startswith('"')]
         self.synonyms: frozenset[str] = _synonym_lexemes(plain) - self.lexemes
         self._every = self.lexemes | self.synonyms
+        self.active = bool(self._every)  # False without keywords: nothing can be marked
         self._found: dict[str, frozenset[str]] = {}  # word -> the query's lexemes it (or one of its parts) carries
 
     def _candidate(self, word: str) -> bool:
@@ -151,6 +156,37 @@ def has_hit(segments: Sequence[Segment]) -> bool:
     return any(hit for _text, hit in segments)
 
 
+def cpv_label_texts(codes: Iterable[str], language: str) -> list[str]:
+    """Every label ``cpv_hits`` may show for ``codes``: pass them to ``Highlighter.prepare``."""
+    texts = []
+    for code in codes:
+        texts.append(cpv_label(code, language))
+        texts += [entry.label_in(language) for entry in cpv_indexed_ancestors(code)]
+    return texts
+
+
+def cpv_hits(highlighter: Highlighter, codes: Sequence[str], language: str) -> tuple[CpvHit, ...]:
+    """Each code with its label, hits marked; after a code whose own label has no hit, the nearest
+    group or class label that has one (the search found the tender through it), once per tender.
+    """
+    hits: list[CpvHit] = []
+    shown_parents: set[str] = set()
+    for code in codes:
+        label = highlighter.segments(cpv_label(code, language), synonyms=False)
+        hits.append(CpvHit(code=code, label=label, hit=has_hit(label)))
+        if has_hit(label) or not highlighter.active:
+            continue
+        for entry in cpv_indexed_ancestors(code):
+            if entry.code in shown_parents or entry.code in codes:
+                continue
+            parent = highlighter.segments(entry.label_in(language), synonyms=False)
+            if has_hit(parent):
+                shown_parents.add(entry.code)
+                hits.append(CpvHit(code=entry.code, label=parent, hit=True, parent_of=code))
+                break
+    return tuple(hits)
+
+
 def tender_highlights(
     *, q: str, tenders: Sequence, language: str = "de", description_attr: str = "description"
 ) -> dict[int, TenderHighlight]:
@@ -159,17 +195,13 @@ def tender_highlights(
     texts: list[str] = []
     for tender in tenders:
         texts += [tender.title, getattr(tender, description_attr, "") or ""]
-        texts += [cpv_label(code, language) for code in tender.cpv_codes or ()]
+        texts += cpv_label_texts(tender.cpv_codes or (), language)
     highlighter.prepare(texts)
-    result = {}
-    for tender in tenders:
-        cpv = []
-        for code in tender.cpv_codes or ():
-            label = highlighter.segments(cpv_label(code, language), synonyms=False)
-            cpv.append(CpvHit(code=code, label=label, hit=has_hit(label)))
-        result[tender.pk] = TenderHighlight(
+    return {
+        tender.pk: TenderHighlight(
             title=highlighter.segments(tender.title),
             snippet=highlighter.snippet(getattr(tender, description_attr, "") or ""),
-            cpv=tuple(cpv),
+            cpv=cpv_hits(highlighter, list(tender.cpv_codes or ()), language),
         )
-    return result
+        for tender in tenders
+    }

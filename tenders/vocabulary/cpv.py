@@ -114,6 +114,12 @@ def cpv_labels_for(codes: Iterable[str]) -> str:
     return " ".join(labels)
 
 
+def cpv_indexed_ancestors(code: str) -> list[CpvCode]:
+    """The ancestors whose labels the search vector carries for ``code`` (``cpv_labels_for``), nearest first."""
+    chain = cpv_hierarchy(code) if code else []
+    return list(reversed(chain[1:-1]))
+
+
 def cpv_hierarchy(code: str) -> list[CpvCode]:
     """The code's ancestors and itself, division first (division → group → class → category)."""
     entry = vocabulary().get(code)

@@ -58,6 +58,30 @@ def test_cpv_labels_are_exact_and_marked_when_hit():
     assert not has_hit(highlight.title)
 
 
+def test_a_hit_only_in_a_parent_label_shows_that_label_named_as_the_parent():
+    """The search carries the labels of a code's groups and classes; a hit there is explained too."""
+
+    class Row:
+        pk = 1
+        title = "Bewachung Kaserne"
+        description = ""
+        cpv_codes = ["79713000", "45000000"]
+
+    highlight = tender_highlights(q="Leistungen", tenders=[Row()])[1]
+    shown = [(hit.code, "".join(p for p, _ in hit.label), hit.hit, hit.parent_of) for hit in highlight.cpv]
+    assert shown == [
+        ("79713000", "Bewachungsdienste", False, ""),
+        ("79710000", "Dienstleistungen von Sicherheitsdiensten", True, "79713000"),  # the nearest class that hits
+        ("45000000", "Bauarbeiten", False, ""),
+    ]
+    parent = highlight.cpv[1]
+    assert [text for text, hit in parent.label if hit] == ["Dienstleistungen"]
+
+    own = tender_highlights(q="Bewachung", tenders=[Row()])[1]  # the code's own label explains it: no parent
+    assert [hit.code for hit in own.cpv] == ["79713000", "45000000"]
+    assert [hit.code for hit in tender_highlights(q="", tenders=[Row()])[1].cpv] == ["79713000", "45000000"]
+
+
 def test_a_text_nobody_prepared_costs_one_query_not_one_per_word(django_assert_num_queries):
     highlighter = Highlighter("Reinigung")
     text = "Gebäudereinigung, Unterhaltsreinigung, Glasreinigung und Reinigungsdienste"

@@ -21,11 +21,10 @@ from notifications.portal.forms import TriageForm
 from notifications.portal.selectors import tender_view, triage_for
 from notifications.portal.services import triage_set
 from tenders.filter_limits import MAX_QUERY_LENGTH
-from tenders.highlighting import Highlighter
+from tenders.highlighting import Highlighter, cpv_hits, cpv_label_texts
 from tenders.market import awards_shown, similar_awarded
 from tenders.models import Tender
 from tenders.vocabulary.contract_nature import contract_nature_label
-from tenders.vocabulary.cpv import cpv_label
 from tenders.vocabulary.deadlines import deadline_label
 from tenders.vocabulary.legal_basis import legal_basis_label
 
@@ -39,8 +38,9 @@ def tender_page(request, tender_id: int):
         raise Http404(_("Diese Ausschreibung gibt es nicht.")) from exc
     tender = view.tender
     q = request.GET.get("q", "")[:MAX_QUERY_LENGTH]
+    language = get_language() or "de"
     highlighter = Highlighter(q)
-    highlighter.prepare([tender.title, tender.description, *(cpv_label(code) for code in tender.cpv_codes)])
+    highlighter.prepare([tender.title, tender.description, *cpv_label_texts(tender.cpv_codes, language)])
     sources = [{"source": source, "url": external_url(source.url)} for source in tender.sources.all()]
     history = [
         {"version": version, "kind": notice_kind_label(version.kind), "changes": change_lines(version.changes)}
@@ -52,10 +52,7 @@ def tender_page(request, tender_id: int):
         "q": q,
         "title_segments": highlighter.segments(tender.title),
         "description_segments": highlighter.segments(tender.description),
-        "cpv": [
-            {"code": code, "label": highlighter.segments(cpv_label(code, get_language() or "de"), synonyms=False)}
-            for code in tender.cpv_codes
-        ],
+        "cpv": cpv_hits(highlighter, list(tender.cpv_codes), language),
         "sources": sources,
         "history": history,
         "profiles": view.matched_profiles,

@@ -177,6 +177,23 @@ def test_a_mail_names_each_cpv_code_by_its_exact_label(alpha):
 
 
 @pytest.mark.django_db
+def test_a_mail_shows_the_parent_label_that_explains_a_match(alpha):
+    """The profile's word is only in the group above the tender's code: the mail names that label."""
+    delta = ingest(notice(title="Objektschutz Rathaus", description="", cpv_codes=("79713000",)))
+    connection.set_tenant(alpha.tenant)
+    member = user(alpha.member_email)
+    saved_search(member, name="Detektei", q="Detekteien")
+    preference(member, digest_interval="daily", digest_hour=0)
+    delta_process(created=delta.created, changed={})
+
+    digests_create_due()
+    digest = Delivery.objects.get()
+    assert "CPV 79700000 Dienstleistungen von Detekteien und Sicherheitsdiensten (übergeordnet zu 79713000)" in digest.text_body
+    mark = '<mark style="background:#fff1a8;color:inherit;">'
+    assert f"Dienstleistungen von {mark}Detekteien</mark> und Sicherheitsdiensten (übergeordnet zu 79713000)" in digest.html_body
+
+
+@pytest.mark.django_db
 def test_a_digest_claims_only_the_matches_it_lists_and_counts_the_rest_with_a_link(alpha, alpha_client):
     from notifications.alerts.rendering import MAX_TENDERS_PER_SECTION
 

@@ -50,3 +50,19 @@ def test_tender_page_marks_the_query_it_was_opened_with(alpha_client, cleaning):
     plain = alpha_client.get(f"/ausschreibung/{cleaning}/").content.decode()
     assert "<mark>" not in plain
     assert "79713000 Bewachungsdienste" in plain
+
+
+def test_a_hit_only_in_a_parent_label_is_shown_and_named_as_the_parent(alpha_client, cleaning):
+    # "Detekteien" is in the group above 79713000 (the search carries it), not in its own label.
+    html = alpha_client.get("/suche/", {"q": "Detekteien"}).content.decode()
+    assert "CPV 79713000 Bewachungsdienste" in html
+    assert "CPV 79700000 Dienstleistungen von <mark>Detekteien</mark> und Sicherheitsdiensten" in html
+    assert "(übergeordnet zu 79713000)" in html
+    assert "(2 CPV)" not in html  # the count is the tender's codes, not the labels shown
+
+    page = alpha_client.get(f"/ausschreibung/{cleaning}/", {"q": "Detekteien"}).content.decode()
+    assert "79700000 Dienstleistungen von <mark>Detekteien</mark> und Sicherheitsdiensten" in page
+    english = alpha_client.get(
+        f"/ausschreibung/{cleaning}/", {"q": "Detekteien"}, HTTP_ACCEPT_LANGUAGE="en"
+    ).content.decode()
+    assert "(parent of 79713000)" in english
