@@ -12,30 +12,27 @@ import re
 import unicodedata
 from datetime import date, datetime, time
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
 
+from sources.memo import short_text_memo
 from tenders.vocabulary.time_zone import BERLIN
 
 # Postcodes, dates, towns and names repeat across notices and between a notice's eForms XML and
 # its OCDS twin (parsed in the same worker): their normalised value is computed once per process.
 # The caches are bounded and hold only immutable values (str, datetime, tuples of str).
 MEMO_SIZE = 8192
-# Only short values are remembered: a date or postcode field holding a pasted paragraph (hostile or
-# broken input) is computed, not kept.
+# Only short values are remembered (sources.memo): a date or postcode field holding a pasted
+# paragraph (hostile or broken input) is computed, not kept.
 MEMO_MAX_CHARS = 64
 
 
 def normalise_postal_code(raw: str | None) -> str:
-    raw = raw or ""
-    return (_postal_code_remembered if len(raw) <= MEMO_MAX_CHARS else _postal_code)(raw)
+    return _postal_code(raw or "")
 
 
+@short_text_memo(max_chars=MEMO_MAX_CHARS, maxsize=MEMO_SIZE)
 def _postal_code(raw: str) -> str:
     match = re.search(r"\b(\d{5})\b", raw)
     return match.group(1) if match else ""
-
-
-_postal_code_remembered = lru_cache(maxsize=MEMO_SIZE)(_postal_code)
 
 
 _LINE_BREAKS = re.compile(r"([\n\t])")
@@ -118,10 +115,10 @@ def parse_iso_datetime(raw: str | None, *, default_time: time | None = None) -> 
     """
     if not raw:
         return None
-    text = str(raw).strip()
-    return (_iso_datetime_remembered if len(text) <= MEMO_MAX_CHARS else _iso_datetime)(text, default_time)
+    return _iso_datetime(str(raw).strip(), default_time)
 
 
+@short_text_memo(max_chars=MEMO_MAX_CHARS, maxsize=MEMO_SIZE)
 def _iso_datetime(text: str, default_time: time | None) -> datetime | None:
     try:
         if "T" in text:
@@ -137,9 +134,6 @@ def _iso_datetime(text: str, default_time: time | None) -> datetime | None:
     if value.tzinfo is None:
         value = value.replace(tzinfo=BERLIN)
     return plausible_datetime(value)
-
-
-_iso_datetime_remembered = lru_cache(maxsize=MEMO_SIZE)(_iso_datetime)
 
 
 PLAUSIBLE_YEARS = range(1990, 2100)

@@ -13,12 +13,12 @@ import json
 from dataclasses import fields
 from datetime import date, datetime
 from decimal import Decimal
-from functools import lru_cache
 from operator import attrgetter
 
 import orjson
 
 from sources.links import LINK_FIELDS, safe_link
+from sources.memo import short_text_memo
 from sources.normalise import plausible_datetime
 from sources.placeholders import placeholder_amount, plausible_buyer_id, without_placeholder
 from sources.records import TEXT_LIMITS, Award, AwardStatus, Deadline, Lot, NoticeKind, NoticeRecord, texts_cut
@@ -213,30 +213,18 @@ def plausible_value(value: Decimal | None) -> Decimal | None:
 
 
 _TEXT_LIMITS = tuple(TEXT_LIMITS.items())
-_REMEMBERED_LENGTH = 100  # towns, phone numbers and buyer ids repeat across a feed; a hostile long text is not kept
+_MEMO_MAX_CHARS = 100  # towns, phone numbers and buyer ids repeat across a feed
 
 
-@lru_cache(maxsize=8192)
-def _remembered_placeholder(text: str) -> bool:
+@short_text_memo(max_chars=_MEMO_MAX_CHARS, maxsize=8192)
+def _placeholder(text: str) -> bool:
+    """Whether ``text`` only stands in for a value (``without_placeholder`` changes it)."""
     return without_placeholder(text) != text
 
 
-def _placeholder(text: str) -> bool:
-    """Whether ``text`` only stands in for a value (``without_placeholder`` empties it)."""
-    if len(text) > _REMEMBERED_LENGTH:
-        return without_placeholder(text) != text
-    return _remembered_placeholder(text)
-
-
-@lru_cache(maxsize=8192)
-def _remembered_buyer_id(value: str) -> bool:
-    return bool(plausible_buyer_id(value))
-
-
+@short_text_memo(max_chars=_MEMO_MAX_CHARS, maxsize=8192)
 def _implausible_buyer_id(value: str) -> bool:
-    if len(value) > _REMEMBERED_LENGTH:
-        return not plausible_buyer_id(value)
-    return not _remembered_buyer_id(value)
+    return not plausible_buyer_id(value)
 
 
 def _placeholder_award(award: Award) -> bool:

@@ -13,6 +13,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from sources.links import portal_references_from_urls
+from sources.memo import short_text_memo
 from sources.records import NoticeRecord
 from tenders.vocabulary.time_zone import BERLIN
 
@@ -57,14 +58,16 @@ _NON_WORD = re.compile(r"[^\w]+")
 # Names and titles recur within a batch and across batches, so they are remembered; a text
 # longer than this is no name (a pasted description) and would only fill the memo.
 MEMO_MAX_CHARS = 300
+# A notice's own links recur in its eForms and OCDS renditions and across its versions.
+URL_MEMO_MAX_CHARS = 500
 
 
 def normalise_name(text: str) -> str:
     """Case, accents, umlaut spellings, punctuation and legal forms folded away."""
-    text = text or ""
-    return (_normalised_remembered if len(text) <= MEMO_MAX_CHARS else _normalised)(text)
+    return _normalised(text or "")
 
 
+@short_text_memo(max_chars=MEMO_MAX_CHARS, maxsize=65536)
 def _normalised(text: str) -> str:
     text = text.casefold().translate(_UMLAUTS)
     if not text.isascii():
@@ -75,9 +78,6 @@ def _normalised(text: str) -> str:
     return " ".join(text.split())
 
 
-_normalised_remembered = lru_cache(maxsize=65536)(_normalised)
-
-
 def fingerprint(*, buyer_name: str, title: str) -> str | None:
     """Identity of "the same buyer announcing the same thing"; None when either part is missing.
 
@@ -85,20 +85,16 @@ def fingerprint(*, buyer_name: str, title: str) -> str | None:
     bucket are compared separately by ``fingerprint_compatible`` so that a source
     that lacks one of them (DÖE's OCDS has no deadline) can still match.
     """
-    buyer_name, title = buyer_name or "", title or ""
-    remembered = len(buyer_name) <= MEMO_MAX_CHARS and len(title) <= MEMO_MAX_CHARS
-    return (_fingerprint_remembered if remembered else _fingerprint)(buyer_name, title)
+    return _fingerprint(buyer_name or "", title or "")
 
 
+# Merge keys and the compiled tender ask for the same pair in one batch.
+@short_text_memo(max_chars=MEMO_MAX_CHARS, maxsize=65536)
 def _fingerprint(buyer_name: str, title: str) -> str | None:
     buyer, name = normalise_name(buyer_name), normalise_name(title)
     if len(buyer) < 3 or len(name) < 8:
         return None
     return hashlib.sha256(f"{buyer}|{name}".encode()).hexdigest()
-
-
-# Merge keys and the compiled tender ask for the same pair in one batch.
-_fingerprint_remembered = lru_cache(maxsize=65536)(_fingerprint)
 
 
 @dataclass(frozen=True)
@@ -136,7 +132,7 @@ def fingerprint_compatible(a: FingerprintTraits, b: FingerprintTraits) -> bool:
 # --- identity keys used by the merge rules ---------------------------------------------------------
 
 
-@lru_cache(maxsize=65536)
+@short_text_memo(max_chars=URL_MEMO_MAX_CHARS, maxsize=65536)
 def _references_in(url: str, documents_url: str) -> tuple[str, ...]:
     return portal_references_from_urls([url, documents_url])
 

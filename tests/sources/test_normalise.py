@@ -105,12 +105,12 @@ def test_long_field_values_are_parsed_alike_but_not_remembered():
     from sources import normalise
 
     pasted_date = "2026-10-01T10:00:00+02:00" + " " * 100
-    before = normalise._iso_datetime_remembered.cache_info().currsize
+    before = normalise._iso_datetime.cache_info().currsize
     assert parse_iso_datetime(pasted_date) == parse_iso_datetime("2026-10-01T10:00:00+02:00")
     assert parse_iso_datetime("x" * 500) is None
-    after_short = normalise._iso_datetime_remembered.cache_info().currsize
+    after_short = normalise._iso_datetime.cache_info().currsize
     assert after_short <= before + 1  # only the short spelling may have been remembered
     address = "Rathausplatz 1, 50667 Köln, Deutschland. " * 10
-    postcodes_before = normalise._postal_code_remembered.cache_info().currsize
+    postcodes_before = normalise._postal_code.cache_info().currsize
     assert normalise.normalise_postal_code(address) == "50667"
-    assert normalise._postal_code_remembered.cache_info().currsize == postcodes_before
+    assert normalise._postal_code.cache_info().currsize == postcodes_before

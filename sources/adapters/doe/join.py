@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from functools import lru_cache
 
-from sources.normalise import EMPTY_VALUES, MEMO_SIZE, first_nonempty
+from sources.memo import short_text_memo
+from sources.normalise import EMPTY_VALUES, MEMO_MAX_CHARS, MEMO_SIZE, first_nonempty
 from sources.parsers.eforms import EformsParseError, parse_eforms
 from sources.parsers.ocds import DOE_NOTICE_URL, OcdsParseError, parse_ocds_package, resolve_buyer_id
 from sources.records import NoticeRecord
@@ -69,7 +69,7 @@ def _plausible_buyer_id(value: str) -> str:
     return _plausible_buyer_id_of(value) if value else ""
 
 
-@lru_cache(maxsize=MEMO_SIZE)
+@short_text_memo(max_chars=MEMO_MAX_CHARS, maxsize=MEMO_SIZE)
 def _plausible_buyer_id_of(value: str) -> str:
     return resolve_buyer_id({"buyer": {"id": value}})
 

@@ -5,11 +5,18 @@ from __future__ import annotations
 import re
 from datetime import datetime, time
 from decimal import Decimal
-from functools import lru_cache
 
 from sources.addresses import split_town, town_in_text
 from sources.identifiers import canonical_publication_number
-from sources.normalise import END_OF_DAY, MEMO_SIZE, combine_date_time, parse_decimal, parse_iso_datetime
+from sources.memo import short_text_memo
+from sources.normalise import (
+    END_OF_DAY,
+    MEMO_MAX_CHARS,
+    MEMO_SIZE,
+    combine_date_time,
+    parse_decimal,
+    parse_iso_datetime,
+)
 from sources.records import Deadline, Lot, NoticeKind
 from tenders.vocabulary.cpv import unique_cpv
 from tenders.vocabulary.deadlines import DeadlineKind
@@ -188,7 +195,7 @@ def place(addresses: list[Element], location_elements: list[Element] = ()) -> tu
     return town, postal, country.upper()
 
 
-@lru_cache(maxsize=MEMO_SIZE)
+@short_text_memo(max_chars=MEMO_MAX_CHARS, maxsize=MEMO_SIZE)
 def _normalise_time(raw: str) -> str:
     """Times as combine_date_time wants them: "12:00" -> "12:00:00", "12:00:00.000+02:00" -> "12:00:00+02:00"."""
     raw = re.sub(r"^(\d{2}:\d{2}:\d{2})\.\d+", r"\1", raw)

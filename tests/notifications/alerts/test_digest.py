@@ -138,40 +138,35 @@ def test_without_news_no_digest_unless_a_source_is_failing(alpha):
     assert "letzter Abruf fehlgeschlagen" in digest.text_body
 
 
-@pytest.mark.django_db
-def test_a_digest_marks_why_each_tender_matched(alpha):
-    delta = ingest(
-        notice(
-            title="Gebäudereinigung <b>Rathaus</b>",
-            description="Unterhaltsreinigung der Büros.",
-            cpv_codes=("90911200",),
-        )
-    )
+MARK = '<mark style="background:#fff1a8;color:inherit;">'
+
+
+def _daily_digest(alpha, record, *, q: str) -> Delivery:
+    """The member's daily digest after ``record`` was ingested and matched by one saved search for ``q``."""
+    delta = ingest(record)
     connection.set_tenant(alpha.tenant)
     member = user(alpha.member_email)
-    saved_search(member, name="Reinigung", q="Reinigung")
+    saved_search(member, name=q, q=q)
     preference(member, digest_interval="daily", digest_hour=0)
     delta_process(created=delta.created, changed={})
-
     digests_create_due()
-    digest = Delivery.objects.get()
-    mark = '<mark style="background:#fff1a8;color:inherit;">'
-    assert f"{mark}Gebäudereinigung</mark> &lt;b&gt;Rathaus&lt;/b&gt;" in digest.html_body
-    assert f"{mark}Unterhaltsreinigung</mark> der Büros." in digest.html_body
+    return Delivery.objects.get()
+
+
+@pytest.mark.django_db
+def test_a_digest_marks_why_each_tender_matched(alpha):
+    record = notice(
+        title="Gebäudereinigung <b>Rathaus</b>", description="Unterhaltsreinigung der Büros.", cpv_codes=("90911200",)
+    )
+    digest = _daily_digest(alpha, record, q="Reinigung")
+    assert f"{MARK}Gebäudereinigung</mark> &lt;b&gt;Rathaus&lt;/b&gt;" in digest.html_body
+    assert f"{MARK}Unterhaltsreinigung</mark> der Büros." in digest.html_body
     assert "Unterhaltsreinigung der Büros." in digest.text_body
 
 
 @pytest.mark.django_db
 def test_a_mail_names_each_cpv_code_by_its_exact_label(alpha):
-    delta = ingest(notice(title="Objektschutz Rathaus", cpv_codes=("79713000", "79714000")))
-    connection.set_tenant(alpha.tenant)
-    member = user(alpha.member_email)
-    saved_search(member, name="Rathaus", q="Rathaus")
-    preference(member, digest_interval="daily", digest_hour=0)
-    delta_process(created=delta.created, changed={})
-
-    digests_create_due()
-    digest = Delivery.objects.get()
+    digest = _daily_digest(alpha, notice(title="Objektschutz Rathaus", cpv_codes=("79713000", "79714000")), q="Rathaus")
     assert "CPV 79713000 Bewachungsdienste" in digest.text_body
     assert "CPV 79714000 Überwachungsdienste" in digest.html_body
 
@@ -179,18 +174,11 @@ def test_a_mail_names_each_cpv_code_by_its_exact_label(alpha):
 @pytest.mark.django_db
 def test_a_mail_shows_the_parent_label_that_explains_a_match(alpha):
     """The profile's word is only in the group above the tender's code: the mail names that label."""
-    delta = ingest(notice(title="Objektschutz Rathaus", description="", cpv_codes=("79713000",)))
-    connection.set_tenant(alpha.tenant)
-    member = user(alpha.member_email)
-    saved_search(member, name="Detektei", q="Detekteien")
-    preference(member, digest_interval="daily", digest_hour=0)
-    delta_process(created=delta.created, changed={})
-
-    digests_create_due()
-    digest = Delivery.objects.get()
-    assert "CPV 79700000 Dienstleistungen von Detekteien und Sicherheitsdiensten (übergeordnet zu 79713000)" in digest.text_body
-    mark = '<mark style="background:#fff1a8;color:inherit;">'
-    assert f"Dienstleistungen von {mark}Detekteien</mark> und Sicherheitsdiensten (übergeordnet zu 79713000)" in digest.html_body
+    record = notice(title="Objektschutz Rathaus", description="", cpv_codes=("79713000",))
+    digest = _daily_digest(alpha, record, q="Detekteien")
+    parent = "Dienstleistungen von {}Detekteien{} und Sicherheitsdiensten (übergeordnet zu 79713000)"
+    assert f"CPV 79700000 {parent.format('', '')}" in digest.text_body
+    assert parent.format(MARK, "</mark>") in digest.html_body
 
 
 @pytest.mark.django_db

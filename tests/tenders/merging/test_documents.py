@@ -165,10 +165,10 @@ def test_plain_values_keep_the_record_as_it_is():
 
 
 def test_long_texts_are_judged_like_short_ones_but_not_remembered():
-    from tenders.merging.documents import _remembered_buyer_id, _remembered_placeholder
+    from tenders.merging.documents import _implausible_buyer_id, _placeholder
 
     town, buyer_id = "siehe Vergabeunterlagen " + "x" * 200, "Stadtverwaltung " * 20
-    before = (_remembered_placeholder.cache_info().currsize, _remembered_buyer_id.cache_info().currsize)
+    before = (_placeholder.cache_info().currsize, _implausible_buyer_id.cache_info().currsize)
     stored, _ = record_storable(NoticeRecordFactory(town=town, buyer_id=buyer_id, buyer_town="Seeburg " * 30))
     assert (stored.town, stored.buyer_id, stored.buyer_town) == ("", "", "Seeburg " * 30)
-    assert (_remembered_placeholder.cache_info().currsize, _remembered_buyer_id.cache_info().currsize) == before
+    assert (_placeholder.cache_info().currsize, _implausible_buyer_id.cache_info().currsize) == before

@@ -25,11 +25,11 @@ def test_long_texts_are_normalised_alike_but_not_remembered():
     short = "Unterhaltsreinigung der Schulen – Los 1; "
     title = short * 20  # a description pasted as title
     expected = " ".join([identity.normalise_name(short)] * 20)
-    before = identity._normalised_remembered.cache_info().currsize
+    before = identity._normalised.cache_info().currsize
     assert identity.normalise_name(title) == expected
-    assert identity._normalised_remembered.cache_info().currsize == before
-    fingerprints_before = identity._fingerprint_remembered.cache_info().currsize
+    assert identity._normalised.cache_info().currsize == before
+    fingerprints_before = identity._fingerprint.cache_info().currsize
     assert identity.fingerprint(buyer_name="Stadt Köln", title=title) == identity._fingerprint("Stadt Köln", title)
-    assert identity._fingerprint_remembered.cache_info().currsize == fingerprints_before
+    assert identity._fingerprint.cache_info().currsize == fingerprints_before
     assert identity.fingerprint(buyer_name="Stadt Köln", title=short) is not None
-    assert identity._fingerprint_remembered.cache_info().currsize == fingerprints_before + 1
+    assert identity._fingerprint.cache_info().currsize == fingerprints_before + 1
