@@ -15,11 +15,12 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from sources.adapters.base import AdapterError, read_saved
 from sources.records import NoticeRecord, texts_cut
 
-from .archive import Entry, Member, ZipLimits, open_archive, read_entry
+from .archive import Entry, Member, ZipLimits, open_archive, read_direct, read_entry
 from .join import parse_member_records
 
 __all__ = [
@@ -102,18 +103,37 @@ def read_and_parse(task: TaskInput) -> TaskResult:
     return TaskResult(parsed=tuple(parsed), sizes=tuple(sizes), problems=tuple(problems))
 
 
-# Archives a worker process has opened, by path: a task's members come from the same few archives.
-_OPENED: dict[Path, zipfile.ZipFile] = {}
+# Archive files a worker process has opened, by path: a task's members come from the same few
+# archives. A member is read at the offset its directory entry names (``archive.read_direct``), so
+# the worker never parses the central directory again; only a member that reading refuses opens
+# the archive with ``zipfile``, whose reading decides and names the problem.
+_OPENED: dict[Path, BinaryIO] = {}
 _OPENED_MAX = 4
 
 
-def _archive(path: Path, label: str) -> zipfile.ZipFile:
-    zf = _OPENED.get(path)
-    if zf is None:
+def _archive_file(path: Path) -> BinaryIO:
+    handle = _OPENED.get(path)
+    if handle is None:
         while len(_OPENED) >= _OPENED_MAX:
             _OPENED.pop(next(iter(_OPENED))).close()
-        zf = _OPENED[path] = open_archive(path, label=label)
-    return zf
+        handle = _OPENED[path] = open(path, "rb", buffering=0)  # noqa: SIM115  (kept open for the next tasks)
+    return handle
+
+
+def _read_from_path(path: Path, entry: Entry, limits: ZipLimits, problems: list[str]) -> bytes | None:
+    try:
+        data = read_direct(_archive_file(path), entry.info)
+    except OSError:  # opened by the writer a moment ago: it changed or vanished since; zipfile says how
+        data = None
+    if data is not None:
+        return data
+    try:
+        archive = open_archive(path, label=entry.label)
+    except AdapterError as exc:
+        problems.append(f"{entry.label}: cannot be extracted: {exc}")
+        return None
+    with archive:
+        return read_entry(archive, entry, limits=limits, problems=problems)
 
 
 def _read(source: MemberSource, limits: ZipLimits, problems: list[str]) -> Member | None:
@@ -131,12 +151,9 @@ def _read(source: MemberSource, limits: ZipLimits, problems: list[str]) -> Membe
         return Member(label=source.label, name=source.path.name, data=saved.data)
     archive, entry = source
     if isinstance(archive, Path):
-        try:
-            archive = _archive(archive, entry.label)
-        except AdapterError as exc:  # the writer opened it a moment ago: it changed or vanished since
-            problems.append(f"{entry.label}: cannot be extracted: {exc}")
-            return None
-    data = read_entry(archive, entry, limits=limits, problems=problems)
+        data = _read_from_path(archive, entry, limits, problems)
+    else:
+        data = read_entry(archive, entry, limits=limits, problems=problems)
     return None if data is None else Member(label=entry.label, name=entry.name, data=data)
 
 
