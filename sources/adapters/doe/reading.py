@@ -21,7 +21,7 @@ from sources.adapters.base import AdapterError, read_saved
 from sources.records import NoticeRecord, texts_cut
 
 from .archive import Entry, Member, ZipLimits, open_archive, read_direct, read_entry
-from .join import parse_member_records
+from .join import Key, join_doe_records, parse_member_records, stem_key
 
 __all__ = [
     "LooseFile",
@@ -29,10 +29,13 @@ __all__ = [
     "ParsedMember",
     "TaskInput",
     "TaskResult",
+    "Joined",
     "declared_bytes",
+    "joined_group",
     "member_source",
     "parse_members",
     "read_and_parse",
+    "read_member",
 ]
 
 
@@ -74,6 +77,8 @@ class TaskInput:
     sources: tuple[MemberSource, ...]
     limits: ZipLimits
     declared: int  # uncompressed bytes the central directories (or file sizes) promise
+    # The groups the sources make, in order: (file name stem, number of sources), for the join.
+    groups: tuple[tuple[Key | None, int], ...] = ()
 
 
 def declared_bytes(task: TaskInput) -> int:
@@ -81,10 +86,46 @@ def declared_bytes(task: TaskInput) -> int:
 
 
 @dataclass(frozen=True)
+class Joined:
+    """A group joined where it was parsed: its one record, and the label of each rendition (kind, label)."""
+
+    record: NoticeRecord
+    labels: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class TaskResult:
-    parsed: tuple[ParsedMember | None, ...]  # per source; None: not readable (see problems)
+    parsed: tuple[ParsedMember | None, ...]  # per source; None: not readable (see problems) or joined
     sizes: tuple[int, ...]  # bytes read per source
     problems: tuple[str, ...]  # reading problems, in source order
+    joined: tuple[Joined | None, ...] = ()  # per group of the task; None: the writer joins it
+
+
+def joined_group(stem: Key | None, parsed: Sequence[ParsedMember | None]) -> Joined | None:
+    """The group's one record, joined here, when the join cannot depend on any other group; else None.
+
+    That is a group named ``<id>-<version>`` whose every file was read and parsed into exactly one
+    record of that id, at most one per rendition. Whether that key was already written (a
+    hand-named file elsewhere holding the same notice) only the writer knows: it checks the key
+    (``stream._Joiner.take_joined``) and joins the group itself from its files when it was.
+    """
+    if stem is None or not parsed:
+        return None
+    halves: dict[str, NoticeRecord] = {}
+    labels: list[tuple[str, str]] = []
+    for member in parsed:
+        if member is None or member.problem or member.kind not in ("eforms", "ocds") or member.kind in halves:
+            return None
+        if len(member.records) != 1 or stem_key(member.name) != stem:
+            return None
+        record = member.records[0]
+        if record.source_notice_id.lower() != stem[0]:
+            return None
+        if record.version != stem[1]:
+            record = record.replace(version=stem[1])  # DÖE's noticeVersion in the name wins
+        halves[member.kind] = record
+        labels.append((member.kind, member.label))
+    return Joined(record=join_doe_records(halves.get("ocds"), halves.get("eforms")), labels=tuple(labels))
 
 
 def read_and_parse(task: TaskInput) -> TaskResult:
@@ -93,14 +134,22 @@ def read_and_parse(task: TaskInput) -> TaskResult:
     parsed: list[ParsedMember | None] = []
     sizes: list[int] = []
     for source in task.sources:
-        member = _read(source, task.limits, problems)
+        member = read_member(source, task.limits, problems)
         if member is None:
             parsed.append(None)
             sizes.append(0)
             continue
         parsed.append(parse_members((member,))[0])
         sizes.append(len(member.data))
-    return TaskResult(parsed=tuple(parsed), sizes=tuple(sizes), problems=tuple(problems))
+    joined: list[Joined | None] = []
+    cut = 0
+    for stem, count in task.groups:
+        group = joined_group(stem, parsed[cut : cut + count])
+        if group is not None:
+            parsed[cut : cut + count] = [None] * count  # the joined record alone goes back to the writer
+        joined.append(group)
+        cut += count
+    return TaskResult(parsed=tuple(parsed), sizes=tuple(sizes), problems=tuple(problems), joined=tuple(joined))
 
 
 # Archive files a worker process has opened, by path: a task's members come from the same few
@@ -136,7 +185,7 @@ def _read_from_path(path: Path, entry: Entry, limits: ZipLimits, problems: list[
         return read_entry(archive, entry, limits=limits, problems=problems)
 
 
-def _read(source: MemberSource, limits: ZipLimits, problems: list[str]) -> Member | None:
+def read_member(source: MemberSource, limits: ZipLimits, problems: list[str]) -> Member | None:
     """The member, or None with a problem (cannot be extracted, too large, unreadable file)."""
     if isinstance(source, Member):
         return source

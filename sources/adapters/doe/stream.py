@@ -1,8 +1,8 @@
 """A DÖE export streamed: paired by file name, parsed in worker processes, joined in order, written in bounded batches.
 
 Why: a day's export (or a year of backfill) is thousands of notice versions. Parsing is the
-expensive, pure half and runs on every core (:mod:`sources.parallel`); the join and the
-ingest stay in one process, so everything else that can leave it does. Members are grouped
+expensive, pure half and runs on every core (:mod:`sources.parallel`), and so does the join; the
+ingest stays in one process, so everything else that can leave it does. Members are grouped
 by their file name stem (``<notice id>-<version>``, the join key of :mod:`.join`) from the
 archives' central directories alone; a worker task names a few groups' members (archive
 path and directory entry, or loose file), and the worker reads, inflates and parses them.
@@ -13,11 +13,16 @@ the members' declared sizes), so at most two batches of parsed records are held 
 Reading problems come back with their task and are reported in member order, whichever
 process read the member.
 
-Result rules are those of :class:`.join.NoticeJoiner` (records in key order, the first
-rendition of a duplicate kept, each broken file a problem naming it), with one difference
-in an edge case: a file whose notice id differs from its name (a hand-named file) is joined
-with its partner only if that partner has not been written yet; otherwise it is reported
-("already joined from …") and not used. Files without a version in their name come last.
+Join rules (``_Joiner``): records in key order, the first rendition of a duplicate kept, each
+broken file a problem naming it. A file whose notice id differs from its name (a hand-named
+file) is joined with its partner only if that partner has not been written yet; otherwise it is
+reported ("already joined from …") and not used. Files without a version in their name come last.
+
+Where the join runs: a group whose files each parsed into one record of the group's own notice
+is joined by the worker that parsed it (``reading.joined_group``), so one record instead of two
+travels back and the writer does not join it. Only the writer knows whether a hand-named file
+already holds that key; if one does, it reads and parses the group's files again and joins them
+itself, so the result is the same whichever process joined.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from sources.records import NoticeRecord
 from .archive import Entry, ZipLimits, archive_entries, open_archive
 from .join import Key, join_doe_records, stem_key
 from .reading import (
+    Joined,
     LooseFile,
     MemberSource,
     ParsedMember,
@@ -45,6 +51,7 @@ from .reading import (
     member_source,
     parse_members,
     read_and_parse,
+    read_member,
 )
 
 __all__ = ["BatchLimits", "ExportStream", "LooseFile", "ParsedMember", "parse_members"]
@@ -70,7 +77,7 @@ class _Group:
 
 
 class _Joiner:
-    """NoticeJoiner's rules for groups that arrive in key order (see module docstring)."""
+    """The join rules for groups that arrive in key order (see module docstring)."""
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
@@ -98,6 +105,18 @@ class _Joiner:
                     key = own
                 self._keep_astray(member.kind, key, member.label, record)
         return self._join(local)
+
+    def take_joined(self, stem: Key, joined: Joined) -> list[NoticeRecord] | None:
+        """The record a worker joined for ``stem``, unless the key was written or is held astray (then None).
+
+        Those two are the only ways another group bears on this one (see ``reading.joined_group``);
+        the caller then joins the group here from its files, with every rule of :meth:`group`.
+        """
+        if any(stem in self._written[kind] or stem in self._astray[kind] for kind, _ in joined.labels):
+            return None
+        for kind, label in joined.labels:
+            self._written[kind][stem] = label
+        return [joined.record]
 
     def finish(self) -> list[NoticeRecord]:
         local: dict[str, dict[Key, tuple[str, NoticeRecord]]] = {"eforms": {}, "ocds": {}}
@@ -200,10 +219,16 @@ class ExportStream:
             for task, result in self._parsed(groups):
                 problems.extend(result.problems)
                 cut = 0
-                for group in task.groups:
+                for index, group in enumerate(task.groups):
                     count = len(group.sources)
-                    parsed = [member for member in result.parsed[cut : cut + count] if member is not None]
-                    pending.extend(joiner.group(group.stem, parsed))
+                    joined = result.joined[index] if result.joined else None
+                    records = joiner.take_joined(group.stem, joined) if joined is not None else None
+                    if records is None:
+                        parsed = result.parsed[cut : cut + count]
+                        if joined is not None:  # joined by a worker, but the key was taken: join it here
+                            parsed = self._reparsed(group, problems)
+                        records = joiner.group(group.stem, [member for member in parsed if member is not None])
+                    pending.extend(records)
                     pending_bytes += sum(result.sizes[cut : cut + count])
                     cut += count
                     if len(pending) >= self.batch.notices or pending_bytes >= self.batch.member_bytes:
@@ -234,6 +259,16 @@ class ExportStream:
             else:
                 by_stem.setdefault(stem, _Group(stem=stem)).sources.append((source, zf, path))
         return [by_stem[key] for key in sorted(by_stem)] + unnamed
+
+    def _reparsed(self, group: _Group, problems: list[str]) -> tuple[ParsedMember, ...]:
+        """The group's files read and parsed again in this process (rare: see ``_Joiner.take_joined``)."""
+        members = []
+        for source, zf, path in group.sources:
+            item, _ = member_source(source, zf, path, self.limits, in_process=True)
+            member = read_member(item, self.limits, problems)
+            if member is not None:
+                members.append(member)
+        return parse_members(members)
 
     def _parsed(self, groups: list[_Group]) -> Iterator[tuple[_Task, TaskResult]]:
         """Each task with what its members gave, in order; members are read by the process that parses them."""
@@ -277,7 +312,12 @@ def _tasks(groups: list[_Group], limits: ZipLimits, *, in_process: bool) -> Iter
             members += 1
         task_groups.append(group)
         if members >= TASK_MEMBERS or task_size >= TASK_BYTES:
-            yield _Task(groups=tuple(task_groups), input=TaskInput(tuple(sources), limits, task_size))
+            yield _task(task_groups, sources, limits, task_size)
             task_groups, sources, task_size, members = [], [], 0, 0
     if task_groups:
-        yield _Task(groups=tuple(task_groups), input=TaskInput(tuple(sources), limits, task_size))
+        yield _task(task_groups, sources, limits, task_size)
+
+
+def _task(groups: list[_Group], sources: list[MemberSource], limits: ZipLimits, declared: int) -> _Task:
+    layout = tuple((group.stem, len(group.sources)) for group in groups)
+    return _Task(groups=tuple(groups), input=TaskInput(tuple(sources), limits, declared, groups=layout))

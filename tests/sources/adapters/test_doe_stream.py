@@ -204,3 +204,57 @@ def test_the_adapter_streams_with_its_batch_limits(tmp_path: Path, monkeypatch) 
 
     batches = list(DoeAdapter().parse_files(config=SourceConfig(key="doe", adapter="doe", settings={}), paths=[export]))
     assert [len(b.records) for b in batches] == [5, 5, 2]
+
+
+def _misnamed_first(tmp_path: Path) -> dict:
+    """The real material plus a copy of one OCDS notice under a name that sorts before its own."""
+    ocds = json.loads(OCDS_TEMPLATE.read_text(encoding="utf-8"))
+    folder = tmp_path / "day"
+    folder.mkdir()
+    (folder / "0000-01.json").write_text(json.dumps(ocds))  # the notice under another name, sorted first
+    material = _material()
+    material["loose"] = [LooseFile(path=folder / "0000-01.json", label="0000-01.json"), *material["loose"]]
+    return material
+
+
+def test_groups_joined_where_they_are_parsed_equal_the_writers_join(tmp_path: Path, monkeypatch) -> None:
+    """Workers join a notice's two files; the writer's own join of the same files gives the same batches."""
+    from sources.adapters.doe import reading
+
+    material = _misnamed_first(tmp_path)
+    in_workers = _stream(2, **material)
+    in_process = _stream(1, **material)
+    monkeypatch.setattr(reading, "joined_group", lambda stem, parsed: None)  # every group joined by the writer
+    by_the_writer = _stream(1, **material)
+    _same_batches(in_workers, by_the_writer)
+    _same_batches(in_process, by_the_writer)
+    assert [r for b in by_the_writer for r in b.records]
+
+
+def test_a_key_held_by_a_misnamed_file_is_joined_by_the_writer_from_the_files(tmp_path: Path) -> None:
+    """The worker's join cannot know the earlier file: the writer reads the group again and reports the duplicate."""
+    material = _misnamed_first(tmp_path)
+    notice_id = json.loads(OCDS_TEMPLATE.read_text(encoding="utf-8"))["releases"][0]["id"]
+    batches = _stream(2, **material)
+    problems = [p for b in batches for p in b.problems]
+    assert any(p.startswith(f"{OCDS_TEMPLATE.name}: notice {notice_id}") and "0000-01.json" in p for p in problems)
+    assert [r.source_notice_id for b in batches for r in b.records].count(notice_id) == 1
+
+
+def test_a_joined_group_is_refused_when_a_file_is_broken_or_doubled_or_holds_another_notice() -> None:
+    from sources.adapters.doe.reading import ParsedMember, joined_group
+    from sources.records import NoticeRecord
+
+    def member(name: str, kind: str, notice: str = "abc", problem: str = "") -> ParsedMember:
+        records = () if problem else (NoticeRecord(source="doe", source_notice_id=notice, version="01"),)
+        return ParsedMember(label=name, name=name, records=records, problem=problem, kind=kind)
+
+    stem = ("abc", "01")
+    assert joined_group(stem, [member("abc-01.xml", "eforms"), member("abc-01.json", "ocds")]) is not None
+    assert joined_group(stem, [member("abc-01.xml", "eforms"), member("abc-01.json", "ocds", problem="bad")]) is None
+    assert joined_group(stem, [member("abc-01.json", "ocds"), member("abc-01.json", "ocds")]) is None
+    assert joined_group(stem, [member("abc-01.xml", "eforms", notice="other")]) is None
+    assert joined_group(stem, [None, member("abc-01.json", "ocds")]) is None
+    assert joined_group(None, [member("abc.json", "ocds")]) is None
+    only = joined_group(stem, [member("abc-01.json", "ocds")])
+    assert only.labels == (("ocds", "abc-01.json"),) and only.record.source_notice_id == "abc"
