@@ -35,8 +35,9 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 R = TypeVar("R")
 
-# Modules the fork server imports once, so each worker starts with the parsers loaded.
-_PRELOAD = ["sources.adapters.doe.stream", "sources.adapters.ted"]
+# Modules the fork server imports once, so each worker starts with the parsers and the word
+# frequencies of compound splitting loaded (shared by every worker it forks).
+_PRELOAD = ["sources.adapters.doe.stream", "sources.adapters.ted", "tenders.vocabulary.compound_frequencies"]
 
 
 def available_cores() -> int:

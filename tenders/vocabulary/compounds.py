@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable, Mapping
 from functools import cache, lru_cache
 
 MIN_WORD_LENGTH = 6  # the shortest compound worth trying: two parts of three letters
@@ -69,10 +69,10 @@ _NOT_PARTS = frozenset(
 
 @cache
 def _frequencies() -> dict[str, float]:
-    """wordfreq's German word list, loaded once per process (about half a second)."""
-    from wordfreq import get_frequency_dict
+    """wordfreq's German word list, loaded once per process (about 0.3 s)."""
+    from tenders.vocabulary.compound_frequencies import FREQUENCIES
 
-    return get_frequency_dict("de", "large")
+    return FREQUENCIES
 
 
 def _frequency(word: str) -> float:
@@ -172,13 +172,18 @@ def compound_split(word: str) -> tuple[str, ...]:
     return parts
 
 
-@lru_cache(maxsize=200_000)  # words recur across tenders: most lookups are hits
 def compound_parts(word: str) -> tuple[str, ...]:
     """The parts of ``word`` if it is a compound, with the parts of those parts; () otherwise.
 
     Parts come case-folded in dictionary form ("Brückensanierung" → "brücke",
     "sanierung"); the word itself is never among them.
     """
+    parts = _REMEMBERED.get(word)
+    return _compound_parts(word) if parts is None else parts
+
+
+@lru_cache(maxsize=200_000)  # words recur across tenders: most lookups are hits
+def _compound_parts(word: str) -> tuple[str, ...]:
     parts = compound_split(word)
     if not parts:
         return ()
@@ -188,6 +193,30 @@ def compound_parts(word: str) -> tuple[str, ...]:
         found.update(dict.fromkeys(compound_parts(part)))
     found.pop(folded, None)
     return tuple(found)
+
+
+# Parts computed in another process (the parse workers split the words of what they parse, so
+# the one process that writes tenders neither loads the frequency list nor splits): see
+# ``remember_compound_parts``. Bounded like the memo above; emptied when full.
+_REMEMBERED: dict[str, tuple[str, ...]] = {}
+REMEMBERED_MAX = 200_000
+
+
+def words_compound_parts(texts: Iterable[str], *, skip: Container[str] = ()) -> dict[str, tuple[str, ...]]:
+    """``compound_parts`` of every word of ``texts`` that ``text_compound_parts`` would split, except ``skip``."""
+    found: dict[str, tuple[str, ...]] = {}
+    for text in texts:
+        for word in _LONG_WORD.findall(text):
+            if word not in found and word not in skip:
+                found[word] = compound_parts(word)
+    return found
+
+
+def remember_compound_parts(parts: Mapping[str, tuple[str, ...]]) -> None:
+    """Take ``compound_parts`` results computed elsewhere (the same function, the same word list)."""
+    if len(_REMEMBERED) + len(parts) > REMEMBERED_MAX:
+        _REMEMBERED.clear()
+    _REMEMBERED.update(parts)
 
 
 def words(text: str) -> list[str]:

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
 from sources.adapters.base import AdapterError, read_saved
 from sources.records import NoticeRecord, texts_cut
+from tenders.vocabulary.compounds import REMEMBERED_MAX, words_compound_parts
+from tenders.vocabulary.cpv import cpv_labels_for
 
 from .archive import Entry, Member, ZipLimits, open_archive, read_direct, read_entry
 from .join import Key, join_doe_records, parse_member_records, stem_key
@@ -36,6 +39,7 @@ __all__ = [
     "parse_members",
     "read_and_parse",
     "read_member",
+    "record_compound_parts",
 ]
 
 
@@ -79,6 +83,8 @@ class TaskInput:
     declared: int  # uncompressed bytes the central directories (or file sizes) promise
     # The groups the sources make, in order: (file name stem, number of sources), for the join.
     groups: tuple[tuple[Key | None, int], ...] = ()
+    # Split the records' words here (a worker process), so the writer need not: see ``record_compound_parts``.
+    split_compounds: bool = False
 
 
 def declared_bytes(task: TaskInput) -> int:
@@ -99,6 +105,7 @@ class TaskResult:
     sizes: tuple[int, ...]  # bytes read per source
     problems: tuple[str, ...]  # reading problems, in source order
     joined: tuple[Joined | None, ...] = ()  # per group of the task; None: the writer joins it
+    compound_parts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # word -> its parts
 
 
 def joined_group(stem: Key | None, parsed: Sequence[ParsedMember | None]) -> Joined | None:
@@ -149,7 +156,41 @@ def read_and_parse(task: TaskInput) -> TaskResult:
             parsed[cut : cut + count] = [None] * count  # the joined record alone goes back to the writer
         joined.append(group)
         cut += count
-    return TaskResult(parsed=tuple(parsed), sizes=tuple(sizes), problems=tuple(problems), joined=tuple(joined))
+    parts: dict[str, tuple[str, ...]] = {}
+    if task.split_compounds:
+        records = [group.record for group in joined if group is not None]
+        records += [record for member in parsed if member is not None for record in member.records]
+        parts = record_compound_parts(records)
+    return TaskResult(
+        parsed=tuple(parsed), sizes=tuple(sizes), problems=tuple(problems), joined=tuple(joined), compound_parts=parts
+    )
+
+
+# Words this worker process has already split and handed over; the writer keeps them
+# (``compounds.remember_compound_parts``), and one it dropped is split there again.
+_SPLIT: set[str] = set()
+
+
+def record_compound_parts(records: Sequence[NoticeRecord]) -> dict[str, tuple[str, ...]]:
+    """The compound parts of the words a tender made of these records is indexed by, not yet handed over.
+
+    Title, description, lot titles and the CPV labels (``tenders.merging.compound_columns``):
+    splitting is pure and costly, and a worker splits while the writer writes.
+    """
+    texts: list[str] = []
+    for record in records:
+        texts += [record.title, record.description, _cpv_labels(record.cpv_codes)]
+        texts += [lot.title for lot in record.lots if lot.title]
+    if len(_SPLIT) > REMEMBERED_MAX:
+        _SPLIT.clear()
+    parts = words_compound_parts(texts, skip=_SPLIT)
+    _SPLIT.update(parts)
+    return parts
+
+
+@lru_cache(maxsize=4096)
+def _cpv_labels(codes: tuple[str, ...]) -> str:
+    return cpv_labels_for(codes)
 
 
 # Archive files a worker process has opened, by path: a task's members come from the same few

@@ -37,6 +37,7 @@ from pathlib import Path
 from sources.adapters.base import AdapterError, FetchedBatch
 from sources.parallel import effective_workers, ordered_map
 from sources.records import NoticeRecord
+from tenders.vocabulary.compounds import remember_compound_parts
 
 from .archive import Entry, ZipLimits, archive_entries, open_archive
 from .join import Key, join_doe_records, stem_key
@@ -218,6 +219,7 @@ class ExportStream:
 
             for task, result in self._parsed(groups):
                 problems.extend(result.problems)
+                remember_compound_parts(result.compound_parts)
                 cut = 0
                 for index, group in enumerate(task.groups):
                     count = len(group.sources)
@@ -281,8 +283,10 @@ class ExportStream:
         # In flight: a batch's worth of members, so the workers parse the next batch while this
         # process writes the current one (the write is the other half of the run's CPU).
         window = self.workers + max(1, 2 * self.batch.notices // TASK_MEMBERS)
-        # In-process, members are read from the archives this process holds open.
-        tasks = _tasks(groups, self.limits, in_process=effective_workers(self.workers) <= 1)
+        # In-process, members are read from the archives this process holds open (and the words
+        # are split where the tenders are compiled anyway).
+        in_process = effective_workers(self.workers) <= 1
+        tasks = _tasks(groups, self.limits, in_process=in_process)
         for result in ordered_map(
             read_and_parse,
             map(take, tasks),
@@ -301,6 +305,7 @@ class _Task:
 
 
 def _tasks(groups: list[_Group], limits: ZipLimits, *, in_process: bool) -> Iterator[_Task]:
+    split = not in_process
     task_groups: list[_Group] = []
     sources: list[MemberSource] = []
     task_size = members = 0
@@ -312,12 +317,13 @@ def _tasks(groups: list[_Group], limits: ZipLimits, *, in_process: bool) -> Iter
             members += 1
         task_groups.append(group)
         if members >= TASK_MEMBERS or task_size >= TASK_BYTES:
-            yield _task(task_groups, sources, limits, task_size)
+            yield _task(task_groups, sources, limits, task_size, split=split)
             task_groups, sources, task_size, members = [], [], 0, 0
     if task_groups:
-        yield _task(task_groups, sources, limits, task_size)
+        yield _task(task_groups, sources, limits, task_size, split=split)
 
 
-def _task(groups: list[_Group], sources: list[MemberSource], limits: ZipLimits, declared: int) -> _Task:
+def _task(groups: list[_Group], sources: list[MemberSource], limits: ZipLimits, declared: int, *, split) -> _Task:
     layout = tuple((group.stem, len(group.sources)) for group in groups)
-    return _Task(groups=tuple(groups), input=TaskInput(tuple(sources), limits, declared, groups=layout))
+    task = TaskInput(tuple(sources), limits, declared, groups=layout, split_compounds=split)
+    return _Task(groups=tuple(groups), input=task)

@@ -258,3 +258,46 @@ def test_a_joined_group_is_refused_when_a_file_is_broken_or_doubled_or_holds_ano
     assert joined_group(None, [member("abc.json", "ocds")]) is None
     only = joined_group(stem, [member("abc-01.json", "ocds")])
     assert only.labels == (("ocds", "abc-01.json"),) and only.record.source_notice_id == "abc"
+
+
+_WRITER_WITHOUT_WORD_LIST = """
+import sys
+import django
+django.setup()
+from datetime import datetime, timezone
+from pathlib import Path
+from sources.adapters.doe import ZipLimits
+from sources.adapters.doe.stream import BatchLimits, ExportStream, LooseFile
+from tenders.merging import compile_tender
+files = [Path(p) for p in sys.argv[1:]]
+stream = ExportStream(loose=[LooseFile(path=p, label=p.name) for p in files], limits=ZipLimits(), batch=BatchLimits(),
+                      workers=2)
+records = [r for b in stream.batches(scope="t") for r in b.records]
+states = [compile_tender([r], now=datetime(2026, 11, 2, tzinfo=timezone.utc)) for r in records]
+assert records and any(s.title_parts or s.search_parts for s in states), "the fixtures hold compounds"
+assert "tenders.vocabulary.compound_frequencies" not in sys.modules, "the writer loaded the word list"
+print("\\n".join(f"{s.title_parts}|{s.search_parts}" for s in states))
+"""
+
+
+def test_the_writer_compiles_tenders_from_words_the_workers_split(tmp_path: Path) -> None:
+    """Splitting compounds needs a 600,000-word list: the parse workers split, the writer only looks up."""
+    from datetime import UTC, datetime
+
+    from tenders.merging import compile_tender
+
+    files = [str(p) for p in REAL_FILES]
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": _test_database_url()}
+    done = subprocess.run(
+        [sys.executable, "-c", _WRITER_WITHOUT_WORD_LIST, *files],
+        cwd=settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    here = _stream(1, loose=[LooseFile(path=p, label=p.name) for p in REAL_FILES])
+    now = datetime(2026, 11, 2, tzinfo=UTC)
+    expected = [compile_tender([r], now=now) for b in here for r in b.records]
+    assert done.stdout.splitlines() == [f"{s.title_parts}|{s.search_parts}" for s in expected]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tenders.vocabulary import compounds
 from tenders.vocabulary.compounds import compound_parts, compound_split, text_compound_parts
 
 
@@ -60,7 +61,6 @@ def test_text_parts_are_distinct_and_bounded():
 
 
 def test_a_word_longer_than_any_real_compound_stays_whole_and_leaves_no_trace_in_the_memo():
-    from tenders.vocabulary import compounds
 
     real = "Straßenbeleuchtungsunterhaltungsarbeiten"  # 40 letters, as a municipality writes it
     assert len(real) <= compounds.MAX_WORD_LENGTH and "beleuchtung" in compound_parts(real)
@@ -69,3 +69,27 @@ def test_a_word_longer_than_any_real_compound_stays_whole_and_leaves_no_trace_in
     assert compound_split(pasted) == () and compound_parts(pasted) == ()
     assert compounds._segment.cache_info().currsize == before
     assert text_compound_parts([f"{pasted} Glasreinigung"]) == ["glas", "reinigung"]
+
+
+def test_the_word_list_read_from_its_file_is_wordfreqs_own() -> None:
+    from wordfreq import get_frequency_dict
+
+    from tenders.vocabulary.compound_frequencies import FREQUENCIES, load_frequencies
+
+    wordfreqs_own = get_frequency_dict("de", "large")
+    assert wordfreqs_own == FREQUENCIES
+    assert load_frequencies() == FREQUENCIES
+
+
+def test_parts_split_elsewhere_are_used_as_given_and_bounded(monkeypatch) -> None:
+    monkeypatch.setattr(compounds, "_REMEMBERED", {})
+    monkeypatch.setattr(compounds, "REMEMBERED_MAX", 3)
+    split_here = compounds.words_compound_parts(["Gebäudereinigung und Schlegelmäher, Gebäudereinigung"])
+    assert split_here == {"Gebäudereinigung": ("gebäude", "reinigung"), "Schlegelmäher": compound_parts("Schlegelmäher")}
+    assert compounds.words_compound_parts(["Gebäudereinigung"], skip={"Gebäudereinigung"}) == {}
+    compounds.remember_compound_parts({"Kunstwort": ("kunst", "wort")})  # as a worker computed it
+    assert compound_parts("Kunstwort") == ("kunst", "wort")
+    assert text_compound_parts(["Kunstwort"]) == ["kunst", "wort"]
+    compounds.remember_compound_parts({"Ader": (), "Bdera": (), "Cdera": ()})  # more than the bound: emptied first
+    assert compounds._REMEMBERED == {"Ader": (), "Bdera": (), "Cdera": ()}
+    assert compound_parts("Kunstwort") == compounds._compound_parts("Kunstwort")
