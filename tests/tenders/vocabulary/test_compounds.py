@@ -61,7 +61,6 @@ def test_text_parts_are_distinct_and_bounded():
 
 
 def test_a_word_longer_than_any_real_compound_stays_whole_and_leaves_no_trace_in_the_memo():
-
     real = "Straßenbeleuchtungsunterhaltungsarbeiten"  # 40 letters, as a municipality writes it
     assert len(real) <= compounds.MAX_WORD_LENGTH and "beleuchtung" in compound_parts(real)
     pasted = "Gebäudereinigung" * 40  # 640 letters without a break: pasted, not a word
