@@ -68,7 +68,7 @@ from tenders.vocabulary.statuses import TenderStatus
 
 from . import parties, procedure, results, terms
 from .links import document_urls, portal_references_from_urls
-from .tree import NS, EformsParseError, Element, extension, first, localised, parse_root
+from .tree import NS, EformsParseError, Element, extension, find, findall, first, localised, parse_root
 
 __all__ = ["NS", "EformsParseError", "parse_eforms", "portal_references_from_urls"]
 
@@ -88,20 +88,21 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
     orgs = parties.organisations(ext)
     root_name = etree.QName(root).localname
     notice_type = first(root, "cbc:NoticeTypeCode")
-    reasons = [first(r, "cbc:ReasonCode").lower() for r in ext.findall("efac:Changes/efac:ChangeReason", NS)]
-    has_changes = ext.find("efac:Changes", NS) is not None
+    reasons = [first(r, "cbc:ReasonCode").lower() for r in findall(ext, "efac:Changes/efac:ChangeReason")]
+    has_changes = find(ext, "efac:Changes") is not None
     kind = procedure.kind(root_name, notice_type, has_changes=has_changes, reasons=reasons)
     result_status, awards, suppliers = results.results(ext, root, orgs)
-    project = root.find("cac:ProcurementProject", NS)
-    lot_elements = root.findall("cac:ProcurementProjectLot", NS)
-    lot_projects = [procedure.lot_project(el) for el in lot_elements]
+    project = find(root, "cac:ProcurementProject")
+    lot_elements = findall(root, "cac:ProcurementProjectLot")
+    lots = procedure.lot_views(lot_elements)
+    lot_projects = [lot.project for lot in lots]
     first_lot = lot_projects[0] if lot_projects else None
-    addresses = procedure.places(project, lot_elements)
+    addresses = procedure.places(project, lots)
     nuts = procedure.nuts_codes(addresses)
-    town, postal_code, country = procedure.place(addresses, procedure.locations(project, lot_elements))
+    town, postal_code, country = procedure.place(addresses, procedure.locations(project, lots))
     buyer = parties.buyer(root, orgs)
-    value, currency = procedure.value(project, lot_elements)
-    deadlines = procedure.deadlines(root, lot_elements)
+    value, currency = procedure.value(project, lots)
+    deadlines = procedure.deadlines(root, lots)
     legal_basis, above_threshold = terms.legal_basis(root)
     contract_start, contract_end, duration = terms.contract_period(project, lot_projects)
     return NoticeRecord(
@@ -118,7 +119,7 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
         buyer_id=_buyer_id(buyer.legal_id, project),
         procedure_type=procedure_type_code(first(root, "cac:TenderingProcess/cbc:ProcedureCode")),
         status=TenderStatus.CANCELLED if kind is NoticeKind.CANCELLATION else result_status or TenderStatus.ACTIVE,
-        cpv_codes=procedure.all_cpv(project, lot_elements),
+        cpv_codes=procedure.all_cpv(project, lots),
         nuts_codes=nuts,
         bundesland=bundesland_for_place(
             nuts_codes=nuts,
@@ -136,7 +137,7 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
         submission_deadline=_earliest(deadlines, DeadlineKind.TENDER)
         or _earliest(deadlines, DeadlineKind.PARTICIPATION),
         questions_deadline=_earliest(deadlines, DeadlineKind.QUESTIONS),
-        lots=procedure.lots(lot_elements),
+        lots=procedure.lots(lots),
         documents_url=procedure.documents_url(root),
         url=url,
         suppliers=suppliers,

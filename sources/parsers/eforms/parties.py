@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from sources.addresses import name_without_contact_block, split_town
 from tenders.vocabulary.regions import normalise_nuts
 
-from .tree import NS, Element, find, first, localised
+from .tree import Element, find, findall, first, localised
 
 
 def organisations(ext: Element) -> dict[str, Element]:
     """``efac:Company`` elements by their organisation id (first one wins on duplicates)."""
     orgs: dict[str, Element] = {}
-    for company in ext.findall("efac:Organizations/efac:Organization/efac:Company", NS):
+    for company in findall(ext, "efac:Organizations/efac:Organization/efac:Company"):
         org_id = first(company, "cac:PartyIdentification/cbc:ID")
         if org_id:
             orgs.setdefault(org_id, company)
@@ -46,7 +46,7 @@ def buyer(root: Element, orgs: dict[str, Element]) -> Buyer:
     The organisation id (``ORG-…``) is notice-local and therefore never returned as buyer id.
     Legacy notices sometimes put the whole contact block into the name; it is cut to the name.
     """
-    party = root.find("cac:ContractingParty/cac:Party", NS)
+    party = find(root, "cac:ContractingParty/cac:Party")
     company = orgs.get(first(party, "cac:PartyIdentification/cbc:ID"))
     for holder in (company, party):
         raw_name = localised(holder, "cac:PartyName/cbc:Name")

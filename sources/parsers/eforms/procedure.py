@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, time
 from decimal import Decimal
 
@@ -78,12 +80,70 @@ def cpv(project: Element | None) -> list[str]:
     return [code.text or "" for code in codes if (attribute(code, "listName") or "cpv").lower() == "cpv"]
 
 
-def all_cpv(project: Element | None, lot_elements: list[Element]) -> tuple[str, ...]:
-    return unique_cpv([*cpv(project), *(code for el in lot_elements for code in cpv(lot_project(el)))])
-
-
 def lot_project(lot: Element) -> Element | None:
     return find(lot, "cac:ProcurementProject")
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """The texts of one place-of-performance ``cac:Address`` that town, postcode, country and NUTS come from."""
+
+    city: str
+    zone: str
+    country: str
+    nuts: str  # as written; ``nuts_codes`` normalises
+
+
+def address(el: Element) -> Address:
+    return Address(
+        city=first(el, "cbc:CityName"),
+        zone=first(el, "cbc:PostalZone"),
+        country=first(el, "cac:Country/cbc:IdentificationCode"),
+        nuts=first(el, "cbc:CountrySubentityCode"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LotView:
+    """One ``cac:ProcurementProjectLot`` with what several fields read from it, looked up once.
+
+    Lots, value, deadlines, CPV codes and the place of performance all read the same parts of
+    every lot; a notice with many lots paid for each lookup four or five times.
+    """
+
+    element: Element
+    project: Element | None
+    lot_id: str
+    is_lot: bool  # a real lot: see ``is_lot``
+    addresses: tuple[Address, ...]
+    locations: tuple[Element, ...]
+    cpv: tuple[str, ...]  # raw, as ``cpv`` returns them
+    amount: tuple[Decimal | None, str]
+    ends: tuple[datetime | None, datetime | None, datetime | None]  # tender, participation, questions
+
+
+def lot_views(lot_elements: list[Element]) -> list[LotView]:
+    views = []
+    for lot in lot_elements:
+        project = lot_project(lot)
+        views.append(
+            LotView(
+                element=lot,
+                project=project,
+                lot_id=first(lot, "cbc:ID"),
+                is_lot=is_lot(lot),
+                addresses=tuple(map(address, findall(project, _ADDRESS))),
+                locations=tuple(findall(project, _LOCATION)),
+                cpv=tuple(cpv(project)),
+                amount=_amount(project),
+                ends=tuple(_period_end(lot, path) for _, path in _DEADLINE_KINDS),
+            )
+        )
+    return views
+
+
+def all_cpv(project: Element | None, lots: list[LotView]) -> tuple[str, ...]:
+    return unique_cpv([*cpv(project), *(code for lot in lots for code in lot.cpv)])
 
 
 def is_lot(lot: Element) -> bool:
@@ -95,23 +155,22 @@ def is_lot(lot: Element) -> bool:
     return scheme == "lot" if scheme else not lot_id.upper().startswith(("GLO-", "PAR-"))
 
 
-def lots(lot_elements: list[Element]) -> tuple[Lot, ...]:
-    return tuple(_lot(el) for el in lot_elements if is_lot(el))
+def lots(views: list[LotView]) -> tuple[Lot, ...]:
+    return tuple(_lot(view) for view in views if view.is_lot)
 
 
-def _lot(lot: Element) -> Lot:
-    project = lot_project(lot)
-    addresses = findall(project, _ADDRESS)
-    town, postal_code, _ = place(addresses, findall(project, _LOCATION))
+def _lot(view: LotView) -> Lot:
+    town, postal_code, _ = place(view.addresses, view.locations)
+    tender_end, participation_end, _ = view.ends
     return Lot(
-        lot_id=first(lot, "cbc:ID"),
-        title=localised(project, "cbc:Name"),
-        cpv_codes=unique_cpv(cpv(project)),
-        estimated_value=_amount(project)[0],
-        submission_deadline=_period_end(lot, _TENDER_PERIOD) or _period_end(lot, _PARTICIPATION_PERIOD),
+        lot_id=view.lot_id,
+        title=localised(view.project, "cbc:Name"),
+        cpv_codes=unique_cpv(view.cpv),
+        estimated_value=view.amount[0],
+        submission_deadline=tender_end or participation_end,
         town=town,
         postal_code=postal_code,
-        nuts_codes=nuts_codes(addresses),
+        nuts_codes=nuts_codes(view.addresses),
     )
 
 
@@ -130,13 +189,16 @@ def _period_end(el: Element | None, path: str) -> datetime | None:
     return min(found) if found else None
 
 
-def deadlines(root: Element, lot_elements: list[Element]) -> tuple[Deadline, ...]:
+def deadlines(root: Element, lots: list[LotView]) -> tuple[Deadline, ...]:
     """Every deadline with its kind: procedure level (lot "") first, then lot by lot; one per kind and lot."""
     found: list[Deadline] = []
-    for holder, lot_id in [(root, ""), *((el, first(el, "cbc:ID")) for el in lot_elements)]:
-        for kind_, path in _DEADLINE_KINDS:
-            if at := _period_end(holder, path):
-                found.append(Deadline(kind=kind_, at=at, lot_id=lot_id))
+    for kind_, path in _DEADLINE_KINDS:
+        if at := _period_end(root, path):
+            found.append(Deadline(kind=kind_, at=at, lot_id=""))
+    for lot in lots:
+        for (kind_, _), at in zip(_DEADLINE_KINDS, lot.ends, strict=True):
+            if at:
+                found.append(Deadline(kind=kind_, at=at, lot_id=lot.lot_id))
     return tuple(found)
 
 
@@ -147,12 +209,12 @@ def _amount(project: Element | None) -> tuple[Decimal | None, str]:
     return parse_decimal(found.text), attribute(found, "currencyID").upper()
 
 
-def value(project: Element | None, lot_elements: list[Element]) -> tuple[Decimal | None, str]:
+def value(project: Element | None, lots: list[LotView]) -> tuple[Decimal | None, str]:
     """Procedure estimate; else the sum of the lot estimates present (a lower bound) if all share one currency."""
     amount, currency = _amount(project)
     if amount is not None:
         return amount, currency
-    amounts = [a for a in (_amount(lot_project(el)) for el in lot_elements if is_lot(el)) if a[0] is not None]
+    amounts = [lot.amount for lot in lots if lot.is_lot and lot.amount[0] is not None]
     currencies = {c for _, c in amounts}
     if not amounts or len(currencies) != 1:
         return None, ""
@@ -162,36 +224,36 @@ def value(project: Element | None, lot_elements: list[Element]) -> tuple[Decimal
 _LOCATION = "cac:RealizedLocation"
 
 
-def places(project: Element | None, lot_elements: list[Element]) -> list[Element]:
+def places(project: Element | None, lots: list[LotView]) -> list[Address]:
     """Place-of-performance addresses, procedure level first, then lot by lot."""
-    return findall(project, _ADDRESS) + [a for el in lot_elements for a in findall(lot_project(el), _ADDRESS)]
+    return [*map(address, findall(project, _ADDRESS)), *(a for lot in lots for a in lot.addresses)]
 
 
-def locations(project: Element | None, lot_elements: list[Element]) -> list[Element]:
+def locations(project: Element | None, lots: list[LotView]) -> list[Element]:
     """``cac:RealizedLocation`` elements (for their free-text descriptions), procedure level first."""
-    return findall(project, _LOCATION) + [loc for el in lot_elements for loc in findall(lot_project(el), _LOCATION)]
+    return [*findall(project, _LOCATION), *(loc for lot in lots for loc in lot.locations)]
 
 
-def nuts_codes(addresses: list[Element]) -> tuple[str, ...]:
-    codes = (normalise_nuts(first(a, "cbc:CountrySubentityCode")) for a in addresses)
+def nuts_codes(addresses: Sequence[Address]) -> tuple[str, ...]:
+    codes = (normalise_nuts(a.nuts) for a in addresses)
     return tuple(dict.fromkeys(code for code in codes if code))
 
 
-def place(addresses: list[Element], location_elements: list[Element] = ()) -> tuple[str, str, str]:
+def place(addresses: Sequence[Address], location_elements: Sequence[Element] = ()) -> tuple[str, str, str]:
     """(town, PLZ, country) of the first address naming a town or postal code; country falls back to any address.
 
     Without such an address, a "12345 Ort" in a location's free-text description
     (``cac:RealizedLocation/cbc:Description``) gives town and postcode.
     """
-    chosen = next((a for a in addresses if first(a, "cbc:CityName") or first(a, "cbc:PostalZone")), None)
-    town, postal = split_town(first(chosen, "cbc:CityName"), first(chosen, "cbc:PostalZone"))
+    chosen = next((a for a in addresses if a.city or a.zone), None)
+    town, postal = split_town(chosen.city, chosen.zone) if chosen is not None else split_town("", "")
     if not town and not postal:
         for location in location_elements:
             town, postal = town_in_text(localised(location, "cbc:Description"))
             if town:
                 break
-    candidates = ([chosen] if chosen is not None else []) + addresses
-    country = next((c for c in (first(a, "cac:Country/cbc:IdentificationCode") for a in candidates) if c), "")
+    candidates = ([chosen] if chosen is not None else []) + list(addresses)
+    country = next((a.country for a in candidates if a.country), "")
     return town, postal, country.upper()
 
 
@@ -208,14 +270,6 @@ def date_time(el: Element | None, date_path: str, time_path: str, default: time 
     if not date_raw:
         return None
     return combine_date_time(date_raw, time_raw) if time_raw else parse_iso_datetime(date_raw, default_time=default)
-
-
-def earliest(root: Element, period: str) -> datetime | None:
-    """Earliest ``EndDate``/``EndTime`` of ``cac:<period>`` at procedure or lot level (date only = 23:59)."""
-    periods = findall(root, f"cac:TenderingProcess/cac:{period}")
-    periods += findall(root, f"cac:ProcurementProjectLot/cac:TenderingProcess/cac:{period}")
-    found = [d for d in (date_time(p, "cbc:EndDate", "cbc:EndTime", END_OF_DAY) for p in periods) if d]
-    return min(found) if found else None
 
 
 def published_at(root: Element, ext: Element) -> datetime | None:

@@ -30,7 +30,7 @@ from sources.normalise import clean_text, parse_decimal, parse_iso_datetime
 from sources.records import Award, AwardStatus
 from tenders.vocabulary.statuses import TenderStatus
 
-from .tree import NS, Element, attribute, find, findall, first, localised, texts
+from .tree import Element, attribute, find, findall, first, localised, texts
 
 _OUTCOMES = {"selec-w": AwardStatus.AWARDED, "clos-nw": AwardStatus.NOT_AWARDED, "open-nw": AwardStatus.OPEN}
 
@@ -39,11 +39,11 @@ def results(
     ext: Element, root: Element, orgs: dict[str, Element]
 ) -> tuple[TenderStatus | None, tuple[Award, ...], tuple[str, ...]]:
     """(status from the results, awards, every winner's name); ``(None, (), ())`` without results."""
-    result = ext.find("efac:NoticeResult", NS)
+    result = find(ext, "efac:NoticeResult")
     if result is not None:
         awards, names = _eforms_awards(result, root, orgs)
         codes = [
-            first(lot_result, "cbc:TenderResultCode").lower() for lot_result in result.findall("efac:LotResult", NS)
+            first(lot_result, "cbc:TenderResultCode").lower() for lot_result in findall(result, "efac:LotResult")
         ]
     else:
         awards, names = _legacy_awards(root)
@@ -75,7 +75,7 @@ def _date(raw: str) -> date | None:
 
 
 def _tenders_received(lot_result: Element) -> int | None:
-    for statistics in lot_result.findall("efac:ReceivedSubmissionsStatistics", NS):
+    for statistics in findall(lot_result, "efac:ReceivedSubmissionsStatistics"):
         if first(statistics, "efbc:StatisticsCode").lower() == "tenders":
             raw = first(statistics, "efbc:StatisticsNumeric")
             return int(raw) if raw.isdigit() else None
@@ -94,13 +94,13 @@ def _supplier(org: Element | None) -> dict:
 def _eforms_awards(
     result: Element, root: Element, orgs: dict[str, Element]
 ) -> tuple[tuple[Award, ...], tuple[str, ...]]:
-    contracts = {first(c, "cbc:ID"): c for c in result.findall("efac:SettledContract", NS)}
-    tenders = {first(t, "cbc:ID"): t for t in result.findall("efac:LotTender", NS)}
-    parties = {first(p, "cbc:ID"): p for p in result.findall("efac:TenderingParty", NS)}
+    contracts = {first(c, "cbc:ID"): c for c in findall(result, "efac:SettledContract")}
+    tenders = {first(t, "cbc:ID"): t for t in findall(result, "efac:LotTender")}
+    parties = {first(p, "cbc:ID"): p for p in findall(result, "efac:TenderingParty")}
     fallback_date = _date(first(root, "cac:TenderResult/cbc:AwardDate"))
     awards: list[Award] = []
     names: list[str] = []
-    for lot_result in result.findall("efac:LotResult", NS):
+    for lot_result in findall(result, "efac:LotResult"):
         lot_id = first(lot_result, "efac:TenderLot/cbc:ID")
         code = first(lot_result, "cbc:TenderResultCode").lower()
         received = _tenders_received(lot_result)
@@ -139,11 +139,11 @@ def _eforms_awards(
 
 
 def _legacy_awards(root: Element) -> tuple[tuple[Award, ...], tuple[str, ...]]:
-    holders = [(root, "")] + [(lot, first(lot, "cbc:ID")) for lot in root.findall("cac:ProcurementProjectLot", NS)]
+    holders = [(root, "")] + [(lot, first(lot, "cbc:ID")) for lot in findall(root, "cac:ProcurementProjectLot")]
     awards: list[Award] = []
     for holder, holder_lot in holders:
-        for tender_result in holder.findall("cac:TenderResult", NS):
-            winners = tender_result.findall("cac:WinningParty", NS)
+        for tender_result in findall(holder, "cac:TenderResult"):
+            winners = findall(tender_result, "cac:WinningParty")
             if not winners:
                 continue
             project = find(tender_result, "cac:AwardedTenderedProject")

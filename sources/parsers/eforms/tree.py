@@ -75,7 +75,7 @@ def _parser() -> etree.XMLParser:
 
 def extension(root: Element) -> Element:
     """The root's ``efext:EformsExtension``, or an empty stand-in on which every lookup finds nothing."""
-    ext = root.find(_EXTENSION, NS)
+    ext = find(root, _EXTENSION)
     return ext if ext is not None else etree.Element("no-eforms-extension")
 
 

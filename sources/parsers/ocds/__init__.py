@@ -49,7 +49,7 @@ from tenders.vocabulary.statuses import TenderStatus
 
 from . import places
 from .awards import awards, supplier_names
-from .buyer import buyer_details, resolve_buyer_id
+from .buyer import buyer_details, buyer_party, resolve_buyer_id
 from .values import amount, as_dict, as_dicts, as_str, as_strs
 
 __all__ = ["OcdsParseError", "parse_ocds_package", "resolve_buyer_id"]
@@ -68,7 +68,22 @@ def parse_ocds_package(data: bytes, *, source: str = "doe") -> list[NoticeRecord
     releases = _releases(document)
     version = _notice_version(as_str(package.get("uri")))
     fallback_date = as_str(package.get("publishedDate"))
-    return [_release_record(r, source=source, version=version, fallback_date=fallback_date) for r in releases]
+    portal_links = _may_link_portals(data)
+    return [
+        _release_record(r, source=source, version=version, fallback_date=fallback_date, portal_links=portal_links)
+        for r in releases
+    ]
+
+
+def _may_link_portals(data: bytes | bytearray | str) -> bool:
+    """False when no string of the document can hold a portal id, so its links need not be collected.
+
+    A link names a portal only with "CX", "TenderOID"/"TOID" (any case) or a percent escape in it
+    (``sources.links``); none of them needs a JSON escape, so without a ``\\u`` escape the raw
+    UTF-8 text holds them wherever a decoded string does. UTF-16 or UTF-32 (NUL bytes) is read in full.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    return b"CX" in raw or b"%" in raw or b"\\u" in raw or b"\x00" in raw or b"toid" in raw.lower()
 
 
 _DIGITS_AS_ZERO = bytes(ord("0") if chr(i).isdigit() and i < 128 else ord(" ") for i in range(256))
@@ -117,22 +132,31 @@ def _releases(document: Any) -> list[dict]:
 
 def _notice_version(uri: str) -> str:
     """``...?format=ocds&noticeVersion=1`` -> "01" (zero-padded so versions sort as strings)."""
-    try:
-        values = parse_qs(urlsplit(uri).query).get("noticeVersion") or []
-    except ValueError:
-        values = []
+    if uri.isascii() and uri.isprintable() and not any(ch in uri for ch in "%+[];"):
+        # What urlsplit and parse_qs make of a plain URI (nothing to unquote, no IPv6 host), without their cost.
+        query = uri.partition("#")[0].partition("?")[2]
+        pairs = (part.split("=", 1) for part in query.split("&") if "=" in part)
+        values = [value for key, value in pairs if key == "noticeVersion" and value]
+    else:
+        try:
+            values = parse_qs(urlsplit(uri).query).get("noticeVersion") or []
+        except ValueError:
+            values = []
     version = values[0].strip() if values else ""
     return version.zfill(2) if version.isdigit() else version or "01"
 
 
-def _release_record(release: dict, *, source: str, version: str, fallback_date: str) -> NoticeRecord:
+def _release_record(
+    release: dict, *, source: str, version: str, fallback_date: str, portal_links: bool = True
+) -> NoticeRecord:
     tender = as_dict(release.get("tender"))
     tags = as_strs(release.get("tag"))
     kind = _kind(tags, release)
     release_id = as_str(release.get("id"))
     addresses, locations = places.delivery_places(tender)
     nuts = places.nuts(addresses, locations)
-    buyer = buyer_details(release, places.country)
+    party = buyer_party(release)
+    buyer = buyer_details(release, places.country, party=party)
     value, currency = _value(tender)
     postal_code, town = places.postal_code_and_town(addresses, locations)
     date = as_str(release.get("date")) or fallback_date
@@ -143,6 +167,7 @@ def _release_record(release: dict, *, source: str, version: str, fallback_date: 
         as_str(tender.get("procurementMethodDetails")) or as_str(tender.get("procurementMethod"))
     )
     contract_start, contract_end, duration = _contract_period(tender)
+    cpv_codes = unique_cpv(_cpv_ids(tender))
     return NoticeRecord(
         source=source,
         source_notice_id=release_id,
@@ -151,14 +176,14 @@ def _release_record(release: dict, *, source: str, version: str, fallback_date: 
         ocid=as_str(release.get("ocid")) or None,
         procedure_id=as_str(tender.get("id")) or None,
         referenced_notice_ids=_referenced_notice_ids(release),
-        portal_references=portal_references_from_urls(urls_in_json(release)),
+        portal_references=portal_references_from_urls(urls_in_json(release)) if portal_links else (),
         title=clean_text(as_str(tender.get("title"))),
         description=clean_text(as_str(tender.get("description"))),
         buyer_name=buyer.name,
-        buyer_id=resolve_buyer_id(release),
+        buyer_id=resolve_buyer_id(release, party=party),
         procedure_type=procedure_type,
         status=_status(release, tender, kind),
-        cpv_codes=unique_cpv(_cpv_ids(tender)),
+        cpv_codes=cpv_codes,
         nuts_codes=nuts,
         bundesland=bundesland_for_place(
             nuts_codes=nuts,
@@ -189,7 +214,7 @@ def _release_record(release: dict, *, source: str, version: str, fallback_date: 
         legal_basis=legal_basis,
         above_eu_threshold=above_eu_threshold([legal_basis], procedure_type=procedure_type),
         contract_nature=contract_nature_code(as_str(tender.get("mainProcurementCategory"))),
-        main_cpv=next(iter(unique_cpv(_cpv_ids(tender))), "") if _has_main_classification(tender) else "",
+        main_cpv=next(iter(cpv_codes), "") if _has_main_classification(tender) else "",
         deadlines=deadlines,
         contract_start=contract_start,
         contract_end=contract_end,

@@ -47,7 +47,7 @@ def _plausible_org_id(value: str) -> bool:
     return not (_PHONE_CHARS.match(value) and (value.startswith(("+", "0")) or " " in value))
 
 
-def resolve_buyer_id(release: dict) -> str:
+def resolve_buyer_id(release: dict, *, party: dict | None = None) -> str:
     """The buyer's organisation identifier (Leitweg-ID, VAT or registration id), or "".
 
     DÖE quirk: ``buyer.id`` holds the organisation identifier and ``buyer.identifier.id`` the
@@ -57,7 +57,7 @@ def resolve_buyer_id(release: dict) -> str:
     """
     if not isinstance(release, dict):
         return ""
-    party = buyer_party(release)
+    party = buyer_party(release) if party is None else party
     buyer = as_dict(release.get("buyer"))
     candidates = [as_str(as_dict(party.get("identifier")).get("id"))]
     candidates += [as_str(i.get("id")) for i in as_dicts(party.get("additionalIdentifiers"))]
@@ -77,9 +77,9 @@ class BuyerDetails:
     phone: str = ""
 
 
-def buyer_details(release: dict, country_code) -> BuyerDetails:
-    """Name (without a pasted contact block), seat and contact of the buyer."""
-    party = buyer_party(release)
+def buyer_details(release: dict, country_code, *, party: dict | None = None) -> BuyerDetails:
+    """Name (without a pasted contact block), seat and contact of the buyer (``party``: its ``buyer_party``)."""
+    party = buyer_party(release) if party is None else party
     buyer = as_dict(release.get("buyer"))
     address = as_dict(party.get("address")) or as_dict(buyer.get("address"))
     contact = as_dict(party.get("contactPoint")) or as_dict(buyer.get("contactPoint"))

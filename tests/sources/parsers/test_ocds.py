@@ -415,3 +415,43 @@ def test_amounts_are_read_as_the_standard_json_parser_reads_them(raw: bytes, exp
 def test_a_utf16_package_is_read() -> None:
     package = json.dumps({"releases": [_release(tender={"id": "p", "title": "Straßenbau"})]}).encode("utf-16")
     assert parse_ocds_package(package)[0].title == "Straßenbau"
+
+
+_PORTAL_LINKS = {
+    "documents": [
+        {"url": "https://www.dtvp.de/Satellite/notice/CXP4Y9PRGS5/documents"},
+        {"url": "https://www.tender24.de/NetServer/x?TenderOID=54321-Tender-1a09ee5f4b7-72f9ab694e623ec2"},
+    ]
+}
+_REFS = ("cosinex:CXP4Y9PRGS5", "netserver:54321-Tender-1a09ee5f4b7-72f9ab694e623ec2")
+
+
+def test_portal_links_are_found_however_the_json_writes_them() -> None:
+    """Links are collected only from documents that can hold a portal id; escapes and UTF-16 still count."""
+    package = {"releases": [_release(tender={"id": "p", **_PORTAL_LINKS})]}
+    plain = json.dumps(package).encode()
+    assert parse_ocds_package(plain)[0].portal_references == _REFS
+    escaped = json.dumps(package, ensure_ascii=True).replace("CXP4", "\\u0043XP4").replace("TenderOID", "Tender\\u004fID")
+    assert "CX" not in escaped and "toid" not in escaped.lower()
+    assert parse_ocds_package(escaped.encode())[0].portal_references == _REFS
+    assert parse_ocds_package(json.dumps(package).encode("utf-16"))[0].portal_references == _REFS
+    without = {"releases": [_release(tender={"id": "p", "documents": [{"url": "https://example.org/unterlagen"}]})]}
+    assert parse_ocds_package(json.dumps(without).encode())[0].portal_references == ()
+
+
+@pytest.mark.parametrize(
+    ("uri", "version"),
+    [
+        ("https://x.example/api?format=ocds&noticeVersion=3", "03"),
+        ("https://x.example/api?noticeVersion=&noticeVersion=2", "02"),  # a blank value does not count
+        ("https://x.example/api?noticeVersion=2#noticeVersion=5", "02"),
+        ("https://x.example/api#?noticeVersion=5", "01"),
+        ("https://x.example/api?notice%56ersion=4", "04"),  # percent-encoded: the full parse
+        ("https://x.example/api?noticeVersion=+7", "07"),
+        ("https://[::1/api?noticeVersion=2", "01"),  # an unparsable host
+        ("", "01"),
+    ],
+)
+def test_the_notice_version_is_read_from_the_package_uri(uri: str, version: str) -> None:
+    package = {"uri": uri, "releases": [_release()]}
+    assert parse_ocds_package(json.dumps(package).encode())[0].version == version
