@@ -142,7 +142,10 @@ class Tender(models.Model):
             GinIndex(fields=["cpv_codes"], name="tender_cpv_gin"),
             GinIndex(fields=["cpv_divisions"], name="tender_cpv_div_gin"),
             GinIndex(fields=["cpv_prefixes"], name="tender_cpv_prefix_gin"),
-            GinIndex(fields=["portal_references"], name="tender_portal_refs_gin"),
+            # Looked up by the ingest for every batch, under its lock: without GIN's pending list, whose
+            # unsorted entries every lookup scans until the next vacuum (in one long import, the whole
+            # import's rows). A tender has one or two entries, so the direct insert costs little.
+            GinIndex(fields=["portal_references"], name="tender_portal_refs_gin", fastupdate=False),
             models.Index(fields=["submission_deadline"], name="tender_deadline_idx"),
             # The result list's "newest first" (published_at DESC NULLS LAST, id DESC), which a plain
             # ascending index cannot serve: PostgreSQL would sort every row for the first page.
@@ -177,7 +180,7 @@ class Tender(models.Model):
                 name="tender_awarded_similar_idx",
                 condition=Q(status="awarded"),
             ),
-            GinIndex(fields=["publication_numbers"], name="tender_publication_nos_gin"),
+            GinIndex(fields=["publication_numbers"], name="tender_publication_nos_gin", fastupdate=False),  # see above
             # No index on ocid / procedure_id here: the merge rules and the admin look them up on TenderSource
             # (every tender's ids are its sources' ids), and each index costs every ingested row a btree insert.
         ]

@@ -344,3 +344,30 @@ def test_a_refused_amount_is_not_reported_as_a_change_later():
     delta = notices_ingest(records=[moved], now=NOW, use_fingerprint=False)
     [changes] = delta.changed.values()
     assert set(changes) == {"submission_deadline"}
+
+
+@pytest.mark.django_db
+def test_portal_lookups_go_through_their_index_on_a_table_without_statistics():
+    """A fresh table (or one grown within an import) has no statistics: the lookup still uses the GIN index."""
+    from tenders.resolution import keys_of
+    from tenders.services.ingest_reads import merge_lookups
+
+    notices_ingest(records=[eforms_record()], now=NOW, use_fingerprint=False)
+    oid = "54321-Tender-1a09ee5f4b7-72f9ab694e623ec2"
+    portal = NoticeRecordFactory(source="tender24", source_notice_id=oid, portal_references=(f"netserver:{oid}",))
+    plans: list[str] = []
+
+    def explained(execute, sql, params, many, context):
+        if "portal_references" in sql and "&&" in sql:
+            raw = context["cursor"].cursor  # the driver's cursor: not through this wrapper again
+            raw.execute("EXPLAIN " + sql, params)
+            plans.append(" ".join(row[0] for row in raw.fetchall()))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(explained):
+        lookups, _ = merge_lookups([portal], [keys_of(portal)], use_fingerprint=False)
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW enable_seqscan")
+        assert cursor.fetchone()[0] == "on"  # reset for the rest of the ingest
+    assert lookups.by_portal_reference == {f"netserver:{oid}": Tender.objects.get().id}
+    assert plans and all("tender_portal_refs_gin" in plan for plan in plans), plans
