@@ -11,6 +11,7 @@ an earlier notice (any portal's notice id) → exact portal reference → finger
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -162,16 +163,22 @@ def resolve(
         for ref in k.portal_references:
             link(i, seen["portal"], ref, "portal_reference")
     if use_fingerprint:
-        by_fp: dict[str, list[int]] = {}
+        # Earlier records by fingerprint and source: only another source's record may join (see
+        # _existing_match), so a batch of one portal's notices under one reused title is not
+        # compared pair by pair. The first compatible record in batch order wins.
+        by_fp: dict[str, dict[str, list[int]]] = {}
         for i, k in enumerate(keys):
             if k.fingerprint:
-                for j in by_fp.get(k.fingerprint, []):
-                    if records[j].source != records[i].source and fingerprint_compatible(k.traits, keys[j].traits):
+                by_source = by_fp.setdefault(k.fingerprint, {})
+                source = records[i].source
+                others = [indexes for other, indexes in by_source.items() if other != source]
+                for j in heapq.merge(*others) if len(others) > 1 else others[0] if others else ():
+                    if fingerprint_compatible(k.traits, keys[j].traits):
                         if uf.find(i) != uf.find(j):
                             link_rule.setdefault(i, "fingerprint")
                         uf.union(i, j)
                         break
-                by_fp.setdefault(k.fingerprint, []).append(i)
+                by_source.setdefault(source, []).append(i)
 
     # A group adopts the existing tender any of its members matched (the oldest, should several).
     group_tender: dict[int, int] = {}

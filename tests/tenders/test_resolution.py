@@ -18,3 +18,60 @@ def test_referenced_notices_are_canonical_deduplicated_and_never_the_notice_itse
 
 def test_a_record_without_references_has_none():
     assert keys_of(NoticeRecordFactory(referenced_notice_ids=())).references == ()
+
+
+def _pairwise_fingerprint_groups(records, keys) -> list[int]:
+    """The batch rule stated plainly: each record joins the first earlier, compatible record of another source."""
+    from tenders.merging import fingerprint_compatible
+
+    parent = list(range(len(records)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i in range(len(records)):
+        for j in range(i):
+            same_fingerprint = keys[i].fingerprint and keys[i].fingerprint == keys[j].fingerprint
+            if same_fingerprint and records[j].source != records[i].source:
+                if fingerprint_compatible(keys[i].traits, keys[j].traits):
+                    parent[find(i)] = find(j)
+                    break
+    return [find(i) for i in range(len(records))]
+
+
+def _partition(groups: list[int]) -> set[frozenset[int]]:
+    by_group: dict[int, set[int]] = {}
+    for index, group in enumerate(groups):
+        by_group.setdefault(group, set()).add(index)
+    return {frozenset(members) for members in by_group.values()}
+
+
+def test_records_of_one_batch_join_by_fingerprint_only_across_sources_first_compatible_first() -> None:
+    import random
+    from datetime import timedelta
+
+    from tenders.resolution import Lookups, resolve
+
+    rng = random.Random(5)
+    base = NoticeRecordFactory.build()
+    records = [
+        NoticeRecordFactory.build(
+            source=rng.choice(["doe", "ted", "tender24"]),
+            title="Unterhaltsreinigung der Schulen",  # one reused title and buyer: one fingerprint
+            buyer_name="Stadt Musterhausen",
+            cpv_codes=(rng.choice(["90911200", "45261210"]),),
+            submission_deadline=base.submission_deadline + timedelta(days=rng.choice([0, 0, 7])),
+        )
+        for _ in range(120)
+    ]
+    keys = [keys_of(record) for record in records]
+    assert len({k.fingerprint for k in keys}) == 1
+    assignments = resolve(records, Lookups(), use_fingerprint=True, keys=keys)
+    groups = _partition([a.group for a in assignments])
+    assert groups == _partition(_pairwise_fingerprint_groups(records, keys))
+    assert 1 < len(groups) < len(records)  # some records joined, not all
+    one_source = [r.replace(source="doe") for r in records]
+    alone = resolve(one_source, Lookups(), use_fingerprint=True)
+    assert len({a.group for a in alone}) == len(one_source)  # a portal never publishes one tender twice
