@@ -1,4 +1,4 @@
-"""Benchmarks: ``python bench/run.py <name> [--n N] [--tenants T] [--searches S]``. Each ends with one ``RESULT <name> key=value …`` line.
+"""Benchmarks: ``python bench/run.py <name> [--n N] [--tenants T] [--searches S] [--runs R]``. Each ends with one ``RESULT <name> key=value …`` line.
 
 They run against a separate database (``<name>_bench``) on the configured
 server (DATABASE_URL, or the embedded one), never against product data.
@@ -59,8 +59,13 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=None, help="problem size (benchmark-specific default)")
     parser.add_argument("--tenants", type=int, default=None, help="number of tenants (matching, migrate)")
     parser.add_argument("--searches", type=int, default=None, help="saved searches per tenant (matching)")
+    parser.add_argument("--runs", type=int, default=None, help="alternating runs to take medians of (e2e)")
     args = parser.parse_args()
-    sizes = {key: value for key, value in (("tenants", args.tenants), ("searches", args.searches)) if value is not None}
+    sizes = {
+        key: value
+        for key, value in (("tenants", args.tenants), ("searches", args.searches), ("runs", args.runs))
+        if value is not None
+    }
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")

@@ -34,10 +34,10 @@ def _pairwise_fingerprint_groups(records, keys) -> list[int]:
     for i in range(len(records)):
         for j in range(i):
             same_fingerprint = keys[i].fingerprint and keys[i].fingerprint == keys[j].fingerprint
-            if same_fingerprint and records[j].source != records[i].source:
-                if fingerprint_compatible(keys[i].traits, keys[j].traits):
-                    parent[find(i)] = find(j)
-                    break
+            other_source = records[j].source != records[i].source
+            if same_fingerprint and other_source and fingerprint_compatible(keys[i].traits, keys[j].traits):
+                parent[find(i)] = find(j)
+                break
     return [find(i) for i in range(len(records))]
 
 

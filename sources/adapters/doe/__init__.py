@@ -33,9 +33,9 @@ for loopback test servers; host in ``allowed_hosts`` if given, else ``known_host
 
 Limits: a day's ZIP must fit the Fetcher's ``max_body_bytes`` (the default 20 MiB may be too
 small for a busy day's eForms export; the run then fails with reason "too_large" and
-retries the same day), and is held in memory while read. ``pubMonth`` and ``csv.zip`` are
-not used. Nested archives are not opened. No conditional requests: a closed day's export
-does not change.
+retries the same day); with parse workers it is spooled to a temporary file for them to read.
+``pubMonth`` and ``csv.zip`` are not used. Nested archives are not opened. No conditional
+requests: a closed day's export does not change.
 """
 
 from .adapter import DoeAdapter

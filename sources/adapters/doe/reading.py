@@ -262,7 +262,8 @@ def member_source(
         return (zf, source), declared
     if path is not None:
         return (path, source), declared
-    # An archive held in memory only: a worker cannot open it, so its members are read here.
+    # An archive held in memory only (its temporary file could not be written): a worker cannot
+    # open it, so its members are read here.
     read: list[str] = []
     data = read_entry(zf, source, limits=limits, problems=read)
     if data is None:

@@ -6,7 +6,8 @@ ingest stays in one process, so everything else that can leave it does. Members 
 by their file name stem (``<notice id>-<version>``, the join key of :mod:`.join`) from the
 archives' central directories alone; a worker task names a few groups' members (archive
 path and directory entry, or loose file), and the worker reads, inflates and parses them.
-Only an archive held in memory (a fetched day) is read here, as the worker cannot open it.
+An archive held in memory (a fetched day) is written to a temporary file first, so the workers
+read it too.
 Every ``batch_notices`` records (or ``batch_bytes`` of member data) go to the writer as one
 ``FetchedBatch``; while it is written, the workers parse up to one more batch (bounded by
 the members' declared sizes), so at most two batches of parsed records are held at once.
@@ -27,6 +28,7 @@ itself, so the result is the same whichever process joined.
 
 from __future__ import annotations
 
+import tempfile
 import zipfile
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
@@ -242,8 +244,11 @@ class ExportStream:
         by_stem: dict[Key, _Group] = {}
         unnamed: list[_Group] = []
         sources: list[tuple[Entry | LooseFile, zipfile.ZipFile | None, Path | None]] = []
+        spool = effective_workers(self.workers) > 1
         for label, archive in self.archives:
             try:
+                if spool and isinstance(archive, (bytes, bytearray)):
+                    archive = _spooled(stack, archive)
                 zf = stack.enter_context(open_archive(archive, label=label))
                 entries = archive_entries(zf, label=label, limits=self.limits, problems=problems)
             except AdapterError as exc:
@@ -296,6 +301,22 @@ class ExportStream:
             budget=self.batch.member_bytes,
         ):
             yield taken.popleft(), result
+
+
+def _spooled(stack: ExitStack, archive: bytes | bytearray) -> bytes | bytearray | Path:
+    """A fetched archive written to a temporary file for the stream's life, so the workers read it like ``--file``.
+
+    Why: a worker cannot open an archive held in this process's memory, which left reading and
+    inflating every member to the writer. If the file cannot be written (disk full), the archive
+    stays in memory and the writer reads it as before.
+    """
+    try:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="doe-export-")))
+        path = folder / "export.zip"
+        path.write_bytes(archive)
+    except OSError:
+        return archive
+    return path
 
 
 @dataclass(frozen=True)

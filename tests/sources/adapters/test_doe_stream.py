@@ -50,14 +50,38 @@ def test_parallel_parsing_gives_exactly_the_records_of_the_in_process_path() -> 
     _same_batches(parallel, sequential)
 
 
-def test_archives_held_in_memory_give_the_records_of_archives_on_disk() -> None:
-    """A fetched day's ZIPs are bytes: the writer reads their members, the workers only parse them."""
+def test_archives_held_in_memory_give_the_records_of_archives_on_disk(monkeypatch) -> None:
+    """A fetched day's ZIPs are bytes: spooled to a temporary file, the workers read them as they read ``--file``."""
+    import tempfile
+
+    from sources.adapters.doe import reading
+
     on_disk = _material()["archives"]
     in_memory = [(label, path.read_bytes()) for label, path in on_disk]
     sequential = _stream(1, archives=on_disk)
     assert [r for b in sequential for r in b.records]
-    _same_batches(_stream(2, archives=in_memory), sequential)
     _same_batches(_stream(1, archives=in_memory), sequential)
+    spools_before = set(Path(tempfile.gettempdir()).glob("doe-export-*"))
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("the writer read a member of a spooled archive")
+
+    monkeypatch.setattr(reading, "read_entry", not_here)  # the workers are other processes
+    _same_batches(_stream(2, archives=in_memory), sequential)
+    assert set(Path(tempfile.gettempdir()).glob("doe-export-*")) == spools_before  # removed with the stream
+
+
+def test_an_archive_that_cannot_be_spooled_is_read_by_the_writer(monkeypatch) -> None:
+    import tempfile
+
+    on_disk = _material()["archives"]
+    in_memory = [(label, path.read_bytes()) for label, path in on_disk]
+
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", disk_full)
+    _same_batches(_stream(2, archives=in_memory), _stream(1, archives=on_disk))
 
 
 def test_a_daemonic_process_reads_and_parses_in_process(monkeypatch) -> None:
