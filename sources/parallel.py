@@ -64,6 +64,26 @@ def effective_workers(workers: int) -> int:
     return workers if workers <= 1 or _may_have_children() else 1
 
 
+def _forkserver_context() -> multiprocessing.context.BaseContext:
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(_PRELOAD)
+    return context
+
+
+def prepare_workers(workers: int) -> None:
+    """Start the fork server now, for an ``ordered_map`` with ``workers`` to come; returns at once.
+
+    Why: the server imports the parsers and the word frequencies (most of a second) before it
+    forks the first worker; started while the caller plans the tasks (an archive's directory
+    read, its groups sorted), that import no longer delays the first result.
+    """
+    if effective_workers(workers) > 1:
+        from multiprocessing import forkserver
+
+        _forkserver_context()
+        forkserver.ensure_running()
+
+
 def ordered_map(
     func: Callable[[T], R],
     items: Iterable[T],
@@ -85,8 +105,7 @@ def ordered_map(
         yield from map(func, items)
         return
     window = window or workers + 1  # one task queued per worker beyond the ones running
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(_PRELOAD)
+    context = _forkserver_context()
     pending: deque[tuple[Future[R], int]] = deque()
     in_flight = 0  # cost of the pending tasks
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sources.adapters.base import AdapterError, FetchedBatch
-from sources.parallel import effective_workers, ordered_map
+from sources.parallel import effective_workers, ordered_map, prepare_workers
 from sources.records import NoticeRecord
 from tenders.vocabulary.compounds import remember_compound_parts
 
@@ -198,6 +198,7 @@ class ExportStream:
         Always at least one batch, so a unit without notices still reports its problems and cursor.
         """
         problems: list[str] = []
+        prepare_workers(self.workers)  # its imports run while the archives' directories are read
         with ExitStack() as stack:
             groups = self._plan(stack, problems)
             joiner = _Joiner(problems)

@@ -42,9 +42,7 @@ def results(
     result = find(ext, "efac:NoticeResult")
     if result is not None:
         awards, names = _eforms_awards(result, root, orgs)
-        codes = [
-            first(lot_result, "cbc:TenderResultCode").lower() for lot_result in findall(result, "efac:LotResult")
-        ]
+        codes = [first(lot_result, "cbc:TenderResultCode").lower() for lot_result in findall(result, "efac:LotResult")]
     else:
         awards, names = _legacy_awards(root)
         codes = []
