@@ -13,9 +13,9 @@ results (the writer writing a batch): a window that covers one step of the consu
 core busy.
 
 Processes start by ``forkserver`` (fork without the writer's threads, DB connections and
-open files; the server imports only the parsing modules). A daemonic process (a Celery
-prefork child) may not have children, and lifting that rule breaks on billiard's process
-state: there the same stream runs in-process (``logging`` says so).
+open files; the server imports only the parsing modules). A Celery prefork child (a scheduled
+DÖE poll) is a daemonic process with billiard's process state, which multiprocessing refuses
+to start children from: see ``_parent_process_state``.
 """
 
 from __future__ import annotations
@@ -23,9 +23,13 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from multiprocessing.connection import wait
+from multiprocessing.process import AuthenticationString
 from typing import TypeVar
 
 from django.conf import settings
@@ -55,13 +59,51 @@ def parse_workers() -> int:
     return available_cores()
 
 
-def _may_have_children() -> bool:
-    return not multiprocessing.current_process().daemon
+@contextmanager
+def _parent_process_state() -> Iterator[None]:
+    """This process's multiprocessing state made fit to start the pool's workers, for as long as it starts them.
+
+    Why: billiard (Celery's prefork pool) installs its child as multiprocessing's current
+    process, marked daemonic and holding billiard's own authkey. multiprocessing refuses
+    children of a daemonic process (so that none outlives a parent killed without cleaning up)
+    and cannot pickle billiard's authkey into a new process's start data. Neither reason holds
+    for the parse workers: they are forked by the fork server, not by this process, and exit
+    when this process dies (each worker by ``_exit_with_parent``, then the server, whose "alive"
+    pipe nobody holds any more), as ``test_parallel`` shows by killing such a process. Outside a
+    daemonic or billiard process this changes nothing.
+    """
+    config = multiprocessing.current_process()._config
+    authkey = config.get("authkey")
+    if not config.get("daemon") and (authkey is None or type(authkey) is AuthenticationString):
+        yield
+        return
+    saved = dict(config)
+    config["daemon"] = False
+    if authkey is not None:
+        config["authkey"] = AuthenticationString(bytes(authkey))
+    try:
+        yield
+    finally:
+        config.clear()
+        config.update(saved)
 
 
-def effective_workers(workers: int) -> int:
-    """The worker processes ``ordered_map`` will use for ``workers``: 1 (in-process) in a daemonic process."""
-    return workers if workers <= 1 or _may_have_children() else 1
+def _exit_with_parent() -> None:
+    """Worker initializer: exit as soon as the process that started the pool is gone.
+
+    Why: a pool's workers wait on a task queue whose write end they hold themselves, so a
+    writer killed outright (a Celery hard time limit, ``kill -9``) would leave them waiting for
+    ever. The parent's sentinel (a pipe only the parent holds open) turns readable when it dies.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+
+    def watch() -> None:
+        wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _forkserver_context() -> multiprocessing.context.BaseContext:
@@ -77,7 +119,7 @@ def prepare_workers(workers: int) -> None:
     forks the first worker; started while the caller plans the tasks (an archive's directory
     read, its groups sorted), that import no longer delays the first result.
     """
-    if effective_workers(workers) > 1:
+    if workers > 1:
         from multiprocessing import forkserver
 
         _forkserver_context()
@@ -98,17 +140,15 @@ def ordered_map(
     An exception raised by ``func`` propagates from the result it belongs to (callers catch
     per item inside ``func`` when one bad item must not cost the others).
     """
-    if effective_workers(workers) < workers:
-        logger.info("parsing in-process: this is a daemonic worker process, which may not start children")
-        workers = 1
     if workers <= 1:
         yield from map(func, items)
         return
     window = window or workers + 1  # one task queued per worker beyond the ones running
     context = _forkserver_context()
+    logger.info("parsing in %d worker processes", workers)
     pending: deque[tuple[Future[R], int]] = deque()
     in_flight = 0  # cost of the pending tasks
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_exit_with_parent) as pool:
         try:
             for item in items:
                 weight = cost(item) if cost is not None else 0
@@ -119,7 +159,9 @@ def ordered_map(
                     future, done = pending.popleft()
                     in_flight -= done
                     yield future.result()
-                pending.append((pool.submit(func, item), weight))
+                with _parent_process_state():  # a submit may start a worker
+                    future = pool.submit(func, item)
+                pending.append((future, weight))
                 in_flight += weight
             while pending:
                 yield pending.popleft()[0].result()

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
+from werkzeug import Response
 
+from config.celery import app as celery_app
 from sources.models import FetchRun, Source
 from sources.network import Fetcher
 from sources.services import source_poll
 from tenders.models import Tender, TenderSource
 from tenders.vocabulary.time_zone import BERLIN
+from tests.notifications.alerts.helpers import wait_for
 
 EXPORTS = Path(__file__).resolve().parents[1] / "data" / "doe" / "exports"
 NOW = datetime(2026, 9, 15, 9, 0, tzinfo=BERLIN)
@@ -115,3 +119,34 @@ def test_ingest_command_rejects_unknown_sources_and_bad_days():
         call_command("ingest", "nowhere", "--day", "2026-09-14")
     with pytest.raises(CommandError, match="not a date"):
         call_command("ingest", "doe", "--day", "14.09.2026")
+
+
+@pytest.mark.usefixtures("committed")
+def test_a_scheduled_poll_in_a_celery_prefork_worker_parses_in_worker_processes(processes, httpserver):
+    """A prefork child is daemonic (billiard's process state): its DÖE poll still parses on every core."""
+
+    def export(request):
+        fmt = request.args.get("format", "").removesuffix(".zip")
+        if fmt not in ("ocds", "eforms"):
+            return Response("", status=404)
+        return Response((EXPORTS / f"2026-09-14_{fmt}.zip").read_bytes(), content_type="application/zip")
+
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    httpserver.expect_request("/api/notice-exports").respond_with_handler(export)
+    source = Source.objects.get(key="doe")
+    source.settings = {"base_url": httpserver.url_for("/").rstrip("/"), "allowed_hosts": ["localhost", "127.0.0.1"]}
+    # the day before yesterday is done: the poll fetches yesterday (and today's close, around midnight)
+    source.cursor = {"last_day": (timezone.now().astimezone(BERLIN).date() - timedelta(days=2)).isoformat()}
+    source.politeness_seconds = 0.1
+    source.save()
+    worker = processes.worker(queues="ingest", SOURCES_PARSE_WORKERS="2")
+    celery_app.send_task("sources.poll_source", args=[source.pk])
+    run = wait_for(
+        lambda: FetchRun.objects.filter(source=source).exclude(status="running").first(), timeout=120, what="run end"
+    )
+    assert run.status == "succeeded", run.error
+    assert run.new == 6 and run.failed == 0
+    assert TenderSource.objects.filter(source="doe").count() == 6
+    log = worker.log.read_text(errors="replace")
+    assert "parsing in 2 worker processes" in log
+    assert "daemonic processes are not allowed" not in log and "AuthenticationString" not in log

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -42,18 +45,38 @@ def test_a_cost_budget_bounds_the_input_in_flight_and_lets_one_big_item_through(
     assert [0, *results] == list(range(5))
 
 
-def test_a_daemonic_process_maps_in_process(monkeypatch) -> None:
-    """A Celery prefork child may not start children: the same results come from the calling process."""
+def _pid(_item: int) -> int:
+    return os.getpid()
+
+
+def test_a_daemonic_process_maps_in_worker_processes(monkeypatch) -> None:
+    """A Celery prefork child is daemonic: its parse workers start all the same, and its flag stays as it was."""
     import multiprocessing
 
-    monkeypatch.setattr(multiprocessing.current_process(), "daemon", True)
-    doubled = ordered_map(lambda i: 2 * i, range(5), workers=2)  # a lambda cannot reach a worker process
-    assert list(doubled) == [0, 2, 4, 6, 8]
+    process = multiprocessing.current_process()
+    monkeypatch.setattr(process, "daemon", True)
+    pids = set(ordered_map(_pid, range(8), workers=2))
+    assert pids and os.getpid() not in pids
+    assert process.daemon is True
+
+
+def test_billiards_process_state_starts_workers_and_is_restored(monkeypatch) -> None:
+    """billiard installs its child as the current process, with its own authkey, which multiprocessing cannot pickle."""
+    import multiprocessing
+
+    from billiard.process import AuthenticationString as BilliardAuthkey
+
+    process = multiprocessing.current_process()
+    authkey = BilliardAuthkey(bytes(process.authkey))
+    monkeypatch.setitem(process._config, "authkey", authkey)
+    monkeypatch.setitem(process._config, "daemon", True)
+    assert os.getpid() not in set(ordered_map(_pid, range(8), workers=2))
+    assert process._config["authkey"] is authkey and process._config["daemon"] is True
 
 
 # Run in a fresh interpreter: the fork server is per process, and the test process may have one already.
 _PREPARED = """
-import multiprocessing, os, sys
+import os, sys
 import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
@@ -74,23 +97,23 @@ def fork_servers():
     return ",".join(sorted(found)) or "-"
 
 if __name__ == "__main__":
-    multiprocessing.current_process().daemon = sys.argv[1] == "daemonic"
+    workers = int(sys.argv[1])
     before = fork_servers()
-    prepare_workers(2)
+    prepare_workers(workers)
     prepared = fork_servers()
-    assert list(ordered_map(abs, range(-9, 0), workers=2)) == list(range(9, 0, -1))
+    assert list(ordered_map(abs, range(-9, 0), workers=workers)) == list(range(9, 0, -1))
     print(before, prepared, fork_servers())
 """
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
 
 
-def _fork_servers_seen(tmp_path: Path, mode: str) -> list[str]:
-    """The fork servers of a fresh process: before ``prepare_workers(2)``, after it, after an ``ordered_map``."""
+def _fork_servers_seen(tmp_path: Path, workers: int) -> list[str]:
+    """The fork servers of a fresh process: before ``prepare_workers(workers)``, after it, after an ``ordered_map``."""
     script = tmp_path / "prepared.py"
     script.write_text(_PREPARED)
     done = subprocess.run(
-        [sys.executable, str(script), mode],
+        [sys.executable, str(script), str(workers)],
         cwd=Path(__file__).resolve().parents[2],
         capture_output=True,
         text=True,
@@ -104,11 +127,83 @@ def _fork_servers_seen(tmp_path: Path, mode: str) -> list[str]:
 @needs_proc
 def test_prepare_workers_starts_the_fork_server_the_map_then_uses(tmp_path) -> None:
     """The server (and its imports) start before the first task is submitted, and the map forks from it."""
-    before, prepared, after = _fork_servers_seen(tmp_path, "normal")
+    before, prepared, after = _fork_servers_seen(tmp_path, 2)
     assert before == "-" and prepared != "-"
     assert after == prepared  # the same server: the map did not start another
 
 
 @needs_proc
-def test_prepare_workers_starts_nothing_where_the_map_runs_in_process(tmp_path) -> None:
-    assert _fork_servers_seen(tmp_path, "daemonic") == ["-", "-", "-"]
+def test_prepare_workers_starts_nothing_for_one_worker(tmp_path) -> None:
+    """One worker is the in-process path: no server, no pool."""
+    assert _fork_servers_seen(tmp_path, 1) == ["-", "-", "-"]
+
+
+_KILLED = """
+import os, sys, time
+import django
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+django.setup()
+from sources.parallel import ordered_map
+
+def nap(seconds):
+    time.sleep(seconds)
+    return os.getpid()
+
+def descendants(pid):
+    found = []
+    for child in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{child}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid:
+            found += [int(child), *descendants(int(child))]
+    return found
+
+if __name__ == "__main__":
+    import threading
+    results = ordered_map(nap, [120] * 4, workers=2)
+    threading.Thread(target=lambda: list(results), daemon=True).start()
+    deadline = time.monotonic() + 60
+    while len(descendants(os.getpid())) < 4 and time.monotonic() < deadline:  # tracker, server, two workers
+        time.sleep(0.1)
+    print(" ".join(map(str, descendants(os.getpid()))), flush=True)
+    time.sleep(300)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@needs_proc
+def test_workers_exit_when_the_process_that_started_them_is_killed(tmp_path) -> None:
+    """A writer killed outright (a Celery hard time limit) leaves no parse worker or fork server behind."""
+    script = tmp_path / "killed.py"
+    script.write_text(_KILLED)
+    writer = subprocess.Popen(
+        [sys.executable, str(script)],
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        started = [int(pid) for pid in writer.stdout.readline().split()]
+        assert len(started) >= 4, writer.stderr.read() if writer.poll() is not None else started
+        assert all(map(_alive, started))
+    finally:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(timeout=30)
+    deadline = time.monotonic() + 20
+    while any(map(_alive, started)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in started if _alive(pid)]
+    for pid in left:  # do not leave them to the next test
+        os.kill(pid, signal.SIGKILL)
+    assert not left

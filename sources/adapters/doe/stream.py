@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sources.adapters.base import AdapterError, FetchedBatch
-from sources.parallel import effective_workers, ordered_map, prepare_workers
+from sources.parallel import ordered_map, prepare_workers
 from sources.records import NoticeRecord
 from tenders.vocabulary.compounds import remember_compound_parts
 
@@ -245,7 +245,7 @@ class ExportStream:
         by_stem: dict[Key, _Group] = {}
         unnamed: list[_Group] = []
         sources: list[tuple[Entry | LooseFile, zipfile.ZipFile | None, Path | None]] = []
-        spool = effective_workers(self.workers) > 1
+        spool = self.workers > 1
         for label, archive in self.archives:
             try:
                 if spool and isinstance(archive, (bytes, bytearray)):
@@ -291,7 +291,7 @@ class ExportStream:
         window = self.workers + max(1, 2 * self.batch.notices // TASK_MEMBERS)
         # In-process, members are read from the archives this process holds open (and the words
         # are split where the tenders are compiled anyway).
-        in_process = effective_workers(self.workers) <= 1
+        in_process = self.workers <= 1
         tasks = _tasks(groups, self.limits, in_process=in_process)
         for result in ordered_map(
             read_and_parse,

@@ -84,8 +84,8 @@ def test_an_archive_that_cannot_be_spooled_is_read_by_the_writer(monkeypatch) ->
     _same_batches(_stream(2, archives=in_memory), _stream(1, archives=on_disk))
 
 
-def test_a_daemonic_process_reads_and_parses_in_process(monkeypatch) -> None:
-    """A Celery prefork child may not start workers: it reads from the archives it holds open."""
+def test_a_daemonic_process_reads_and_parses_in_its_workers(monkeypatch) -> None:
+    """A Celery prefork child is daemonic: its workers read the archives, and the batches are the same."""
     import multiprocessing
 
     from sources.adapters.doe import reading
@@ -93,7 +93,7 @@ def test_a_daemonic_process_reads_and_parses_in_process(monkeypatch) -> None:
     sequential = _stream(1, **_material())
     monkeypatch.setattr(multiprocessing.current_process(), "daemon", True)
     _same_batches(_stream(2, **_material()), sequential)
-    assert not reading._OPENED  # no archive was opened a second time
+    assert not reading._OPENED  # the workers opened the archives, not this process
 
 
 def _with_a_corrupt_member(tmp_path: Path) -> Path:
