@@ -135,7 +135,7 @@ def test_a_scheduled_poll_in_a_celery_prefork_worker_parses_in_worker_processes(
     httpserver.expect_request("/api/notice-exports").respond_with_handler(export)
     source = Source.objects.get(key="doe")
     source.settings = {"base_url": httpserver.url_for("/").rstrip("/"), "allowed_hosts": ["localhost", "127.0.0.1"]}
-    # the day before yesterday is done: the poll fetches yesterday (and today's close, around midnight)
+    # the day before yesterday is done, so the poll fetches yesterday (two days if Berlin passes midnight)
     source.cursor = {"last_day": (timezone.now().astimezone(BERLIN).date() - timedelta(days=2)).isoformat()}
     source.politeness_seconds = 0.1
     source.save()

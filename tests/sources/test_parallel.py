@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from sources.parallel import ordered_map
+from tests.sources.parallel_probe import is_running
 
 
 def _counted(n: int, pulled: list[int]):
@@ -74,47 +75,14 @@ def test_billiards_process_state_starts_workers_and_is_restored(monkeypatch) -> 
     assert process._config["authkey"] is authkey and process._config["daemon"] is True
 
 
-# Run in a fresh interpreter: the fork server is per process, and the test process may have one already.
-_PREPARED = """
-import os, sys
-import django
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django.setup()
-from sources.parallel import ordered_map, prepare_workers
-
-def fork_servers():
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                command = cmdline.read().decode(errors="replace")
-        except (OSError, ValueError, IndexError):
-            continue
-        if parent == os.getpid() and "forkserver" in command:
-            found.append(pid)
-    return ",".join(sorted(found)) or "-"
-
-if __name__ == "__main__":
-    workers = int(sys.argv[1])
-    before = fork_servers()
-    prepare_workers(workers)
-    prepared = fork_servers()
-    assert list(ordered_map(abs, range(-9, 0), workers=workers)) == list(range(9, 0, -1))
-    print(before, prepared, fork_servers())
-"""
-
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def _fork_servers_seen(tmp_path: Path, workers: int) -> list[str]:
-    """The fork servers of a fresh process: before ``prepare_workers(workers)``, after it, after an ``ordered_map``."""
-    script = tmp_path / "prepared.py"
-    script.write_text(_PREPARED)
+def _probe(*args: str) -> list[str]:
     done = subprocess.run(
-        [sys.executable, str(script), str(workers)],
-        cwd=Path(__file__).resolve().parents[2],
+        [sys.executable, "-m", "tests.sources.parallel_probe", *args],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
@@ -125,70 +93,25 @@ def _fork_servers_seen(tmp_path: Path, workers: int) -> list[str]:
 
 
 @needs_proc
-def test_prepare_workers_starts_the_fork_server_the_map_then_uses(tmp_path) -> None:
+def test_prepare_workers_starts_the_fork_server_the_map_then_uses() -> None:
     """The server (and its imports) start before the first task is submitted, and the map forks from it."""
-    before, prepared, after = _fork_servers_seen(tmp_path, 2)
+    before, prepared, after = _probe("prepared", "2")
     assert before == "-" and prepared != "-"
     assert after == prepared  # the same server: the map did not start another
 
 
 @needs_proc
-def test_prepare_workers_starts_nothing_for_one_worker(tmp_path) -> None:
+def test_prepare_workers_starts_nothing_for_one_worker() -> None:
     """One worker is the in-process path: no server, no pool."""
-    assert _fork_servers_seen(tmp_path, 1) == ["-", "-", "-"]
-
-
-_KILLED = """
-import os, sys, time
-import django
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django.setup()
-from sources.parallel import ordered_map
-
-def nap(seconds):
-    time.sleep(seconds)
-    return os.getpid()
-
-def descendants(pid):
-    found = []
-    for child in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{child}/stat") as stat:
-                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        if parent == pid:
-            found += [int(child), *descendants(int(child))]
-    return found
-
-if __name__ == "__main__":
-    import threading
-    results = ordered_map(nap, [120] * 4, workers=2)
-    threading.Thread(target=lambda: list(results), daemon=True).start()
-    deadline = time.monotonic() + 60
-    while len(descendants(os.getpid())) < 4 and time.monotonic() < deadline:  # tracker, server, two workers
-        time.sleep(0.1)
-    print(" ".join(map(str, descendants(os.getpid()))), flush=True)
-    time.sleep(300)
-"""
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    assert _probe("prepared", "1") == ["-", "-", "-"]
 
 
 @needs_proc
-def test_workers_exit_when_the_process_that_started_them_is_killed(tmp_path) -> None:
+def test_workers_exit_when_the_process_that_started_them_is_killed() -> None:
     """A writer killed outright (a Celery hard time limit) leaves no parse worker or fork server behind."""
-    script = tmp_path / "killed.py"
-    script.write_text(_KILLED)
     writer = subprocess.Popen(
-        [sys.executable, str(script)],
-        cwd=Path(__file__).resolve().parents[2],
+        [sys.executable, "-m", "tests.sources.parallel_probe", "killed"],
+        cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -196,14 +119,14 @@ def test_workers_exit_when_the_process_that_started_them_is_killed(tmp_path) -> 
     try:
         started = [int(pid) for pid in writer.stdout.readline().split()]
         assert len(started) >= 4, writer.stderr.read() if writer.poll() is not None else started
-        assert all(map(_alive, started))
+        assert all(map(is_running, started))
     finally:
         writer.send_signal(signal.SIGKILL)
         writer.wait(timeout=30)
     deadline = time.monotonic() + 20
-    while any(map(_alive, started)) and time.monotonic() < deadline:
+    while any(map(is_running, started)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = [pid for pid in started if _alive(pid)]
+    left = [pid for pid in started if is_running(pid)]
     for pid in left:  # do not leave them to the next test
         os.kill(pid, signal.SIGKILL)
     assert not left

@@ -1,0 +1,90 @@
+"""Fresh processes for ``test_parallel``: ``python -m tests.sources.parallel_probe prepared|killed [workers]``.
+
+Why a fresh interpreter: the fork server is per process, and the test process may run one
+already. ``prepared`` prints the fork servers this process has before ``prepare_workers``,
+after it and after an ``ordered_map``; ``killed`` starts a pool on slow tasks, prints every
+process it started and waits to be killed. The process table is read from ``/proc``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+
+def child_pids(pid: int, *, recursive: bool = False) -> list[int]:
+    """The processes whose parent is ``pid`` (and theirs, with ``recursive``), from ``/proc``."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):  # gone meanwhile
+            continue
+        if parent == pid:
+            found.append(int(entry))
+            if recursive:
+                found += child_pids(int(entry), recursive=True)
+    return found
+
+
+def is_running(pid: int) -> bool:
+    """Alive and not a zombie (an orphan's zombie may wait for a reaper that never comes)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _fork_servers() -> str:
+    servers = []
+    for pid in child_pids(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if b"forkserver" in cmdline.read():
+                    servers.append(str(pid))
+        except OSError:
+            continue
+    return ",".join(sorted(servers)) or "-"
+
+
+def _nap(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def prepared(workers: int) -> None:
+    from sources.parallel import ordered_map, prepare_workers
+
+    before = _fork_servers()
+    prepare_workers(workers)
+    after_prepare = _fork_servers()
+    assert list(ordered_map(abs, range(-9, 0), workers=workers)) == list(range(9, 0, -1))
+    print(before, after_prepare, _fork_servers())
+
+
+def killed() -> None:
+    from sources.parallel import ordered_map
+
+    results = ordered_map(_nap, [120] * 4, workers=2)
+    threading.Thread(target=lambda: list(results), daemon=True).start()
+    deadline = time.monotonic() + 60
+    # the resource tracker, the fork server and two workers
+    while len(child_pids(os.getpid(), recursive=True)) < 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    print(" ".join(map(str, child_pids(os.getpid(), recursive=True))), flush=True)
+    time.sleep(300)
+
+
+if __name__ == "__main__":
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()
+    if sys.argv[1] == "prepared":
+        prepared(int(sys.argv[2]))
+    else:
+        killed()
