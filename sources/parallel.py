@@ -126,6 +126,50 @@ def prepare_workers(workers: int) -> None:
         forkserver.ensure_running()
 
 
+def _fork_server_pid() -> int | None:
+    from multiprocessing import forkserver
+
+    return getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+
+
+# Open parse_workers_scope blocks of this process: the outermost one owns the server it sees started.
+_scopes = 0
+_scopes_lock = threading.Lock()
+
+
+@contextmanager
+def parse_workers_scope() -> Iterator[None]:
+    """A fork server first started inside the outermost such block is stopped when that block ends.
+
+    Why: the server holds the parsers and the word frequencies (about 100 MB) and would
+    otherwise idle for the rest of the process's life: in every Celery prefork child that once
+    ran a DÖE poll. Blocks nest (a backfill's days, each a source run), so the server is reused
+    until the outermost ends and a backfill imports the parsers once. The standard library stops
+    its server only at exit; where its private stop is missing, the server stays, as before.
+    (Another thread's pool still running then starts a new server for any worker it adds.)
+    """
+    global _scopes
+    with _scopes_lock:
+        outermost = _scopes == 0
+        _scopes += 1
+    running_before = _fork_server_pid() is not None
+    try:
+        yield
+    finally:
+        with _scopes_lock:
+            _scopes -= 1
+        if outermost and not running_before and _fork_server_pid() is not None:
+            _stop_fork_server()
+
+
+def _stop_fork_server() -> None:
+    from multiprocessing import forkserver
+
+    stop = getattr(getattr(forkserver, "_forkserver", None), "_stop", None)
+    if stop is not None:
+        stop()
+
+
 def ordered_map(
     func: Callable[[T], R],
     items: Iterable[T],

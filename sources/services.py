@@ -12,7 +12,7 @@ import logging
 import statistics
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from sources.denylist import SourceDenied, ensure_not_denied
 from sources.links import records_links_checked
 from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus, Heartbeat, Source
 from sources.network import BackoffPolicy, Blocked, Fetcher, FetchError, FetchPolicy
+from sources.parallel import parse_workers_scope
 from sources.registry import get_adapter
 from sources.selectors import fingerprint_rule_enabled, host_sources_current
 from tenders.handoff import delta_hand_off
@@ -206,7 +207,8 @@ def _links_checked(batch: FetchedBatch) -> FetchedBatch:
 def _execute(source: Source, run: FetchRun, produce: Callable[[], Iterable[FetchedBatch]], **kwargs) -> RunOutcome:
     try:
         ensure_not_denied(what=f"Run of {source.key!r}", key=source.key, urls=source._denylist_urls())
-        delta = _run_batches(source, run, produce(), **kwargs)
+        with parse_workers_scope():  # the run's parse workers end with it
+            delta = _run_batches(source, run, produce(), **kwargs)
     except SourceDenied as exc:
         _finish(run, status=FetchRunStatus.FAILED, reason="denylist", error=str(exc))
         return RunOutcome(run=run)
@@ -288,6 +290,29 @@ def source_poll(
             conditional_cache_save(source=source, cache=cache)
 
     return _execute(source, run, produce, persist_cursor=persist_cursor, on_batch=on_batch)
+
+
+def source_backfill(
+    *, source_id: int, days: Iterable[date], on_run: Callable[[RunOutcome], None] | None = None
+) -> list[RunOutcome]:
+    """One run per day (each from the day before's cursor, so a failed day stands alone in the runs).
+
+    The days share one set of parse workers: their fork server imports the parsers once for the
+    whole backfill, not once a day.
+    """
+    outcomes = []
+    with parse_workers_scope():
+        for day in days:
+            outcome = source_poll(
+                source_id=source_id,
+                trigger="backfill",
+                cursor={"last_day": (day - timedelta(days=1)).isoformat()},
+                settings_overrides={"max_days_per_run": 1},
+            )
+            outcomes.append(outcome)
+            if on_run:
+                on_run(outcome)
+    return outcomes
 
 
 def source_ingest_files(*, source_key: str, paths: list[Path], on_batch=None) -> RunOutcome:

@@ -1,8 +1,10 @@
-"""Fresh processes for ``test_parallel``: ``python -m tests.sources.parallel_probe prepared|killed [workers]``.
+"""Fresh processes for ``test_parallel``: ``python -m tests.sources.parallel_probe prepared|scoped|run|killed [arg]``.
 
 Why a fresh interpreter: the fork server is per process, and the test process may run one
 already. ``prepared`` prints the fork servers this process has before ``prepare_workers``,
-after it and after an ``ordered_map``; ``killed`` starts a pool on slow tasks, prints every
+after it and after an ``ordered_map``; ``scoped`` the same around a ``parse_workers_scope``
+(with a server already running before it, or not); ``run`` around a source run importing
+the given files; ``backfill`` after each day of a backfill from a DÖE server and after it; ``killed`` starts a pool on slow tasks, prints every
 process it started and waits to be killed. The process table is read from ``/proc``.
 """
 
@@ -66,6 +68,47 @@ def prepared(workers: int) -> None:
     print(before, after_prepare, _fork_servers())
 
 
+def scoped(mode: str) -> None:
+    from sources.parallel import ordered_map, parse_workers_scope, prepare_workers
+
+    if mode == "running":
+        prepare_workers(2)
+    before = _fork_servers()
+    with parse_workers_scope():
+        assert list(ordered_map(abs, range(-9, 0), workers=2)) == list(range(9, 0, -1))
+        inside = _fork_servers()
+    print(before, inside, _fork_servers())
+
+
+def run(paths: list[str]) -> None:
+    from pathlib import Path
+
+    from sources.services import source_ingest_files
+
+    before = _fork_servers()
+    outcome = source_ingest_files(source_key="doe", paths=[Path(path) for path in paths])
+    print(before, outcome.run.status, outcome.run.new, _fork_servers())
+
+
+def backfill(base_url: str, *days: str) -> None:
+    from datetime import date
+
+    from sources.models import Source
+    from sources.services import source_backfill
+
+    source = Source.objects.get(key="doe")
+    source.settings = {"base_url": base_url, "allowed_hosts": ["localhost", "127.0.0.1"]}
+    source.politeness_seconds = 0
+    source.save()
+    seen = []
+    source_backfill(
+        source_id=source.pk,
+        days=[date.fromisoformat(day) for day in days],
+        on_run=lambda outcome: seen.append(f"{outcome.run.status}:{_fork_servers()}"),
+    )
+    print(*seen, _fork_servers())
+
+
 def killed() -> None:
     from sources.parallel import ordered_map
 
@@ -86,5 +129,11 @@ if __name__ == "__main__":
     django.setup()
     if sys.argv[1] == "prepared":
         prepared(int(sys.argv[2]))
+    elif sys.argv[1] == "scoped":
+        scoped(sys.argv[2])
+    elif sys.argv[1] == "run":
+        run(sys.argv[2:])
+    elif sys.argv[1] == "backfill":
+        backfill(*sys.argv[2:])
     else:
         killed()

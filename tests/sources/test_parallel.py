@@ -79,10 +79,11 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="re
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _probe(*args: str) -> list[str]:
+def _probe(*args: str, env: dict[str, str] | None = None) -> list[str]:
     done = subprocess.run(
         [sys.executable, "-m", "tests.sources.parallel_probe", *args],
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
@@ -104,6 +105,50 @@ def test_prepare_workers_starts_the_fork_server_the_map_then_uses() -> None:
 def test_prepare_workers_starts_nothing_for_one_worker() -> None:
     """One worker is the in-process path: no server, no pool."""
     assert _probe("prepared", "1") == ["-", "-", "-"]
+
+
+@needs_proc
+def test_a_fork_server_started_in_the_scope_ends_with_it() -> None:
+    before, inside, after = _probe("scoped", "fresh")
+    assert before == "-" and inside != "-" and after == "-"
+
+
+@needs_proc
+def test_a_fork_server_running_before_the_scope_stays() -> None:
+    before, inside, after = _probe("scoped", "running")
+    assert before != "-" and inside == before and after == before
+
+
+@needs_proc
+@pytest.mark.usefixtures("committed")
+def test_a_source_run_leaves_no_idle_fork_server_in_its_process() -> None:
+    """A Celery prefork child lives on after a DÖE poll: the run's server (about 100 MB) must not."""
+    from tests.fixtures.processes import process_env
+
+    exports = ROOT / "tests" / "data" / "doe" / "exports"
+    paths = [str(exports / "2026-09-14_ocds.zip"), str(exports / "2026-09-14_eforms.zip")]
+    env = process_env("memory://", SOURCES_PARSE_WORKERS="2")
+    assert _probe("run", *paths, env=env) == ["-", "succeeded", "6", "-"]
+
+
+@needs_proc
+@pytest.mark.usefixtures("committed")
+def test_a_backfill_imports_the_parsers_once_for_all_its_days(httpserver) -> None:
+    """``ingest --from/--to`` runs a day at a time; the days share one fork server, which ends with the backfill."""
+    from tests.fixtures.processes import process_env
+
+    exports = ROOT / "tests" / "data" / "doe" / "exports"
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    for day in ("2026-09-14", "2026-09-15"):
+        for fmt in ("ocds", "eforms"):
+            httpserver.expect_request(
+                "/api/notice-exports", query_string={"pubDay": day, "format": f"{fmt}.zip"}
+            ).respond_with_data((exports / f"2026-09-14_{fmt}.zip").read_bytes(), content_type="application/zip")
+    env = process_env("memory://", SOURCES_PARSE_WORKERS="2")
+    first, second, after = _probe("backfill", httpserver.url_for("/").rstrip("/"), "2026-09-14", "2026-09-15", env=env)
+    assert first.startswith("succeeded:") and first != "succeeded:-"
+    assert second == first  # the second day forked from the same server
+    assert after == "-"
 
 
 @needs_proc

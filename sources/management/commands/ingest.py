@@ -9,7 +9,7 @@ from tqdm import tqdm
 
 from sources.registry import get_adapter
 from sources.selectors import source_by_key, source_keys
-from sources.services import source_ingest_files, source_poll
+from sources.services import source_backfill, source_ingest_files, source_poll
 
 
 def _day(value: str) -> date:
@@ -52,14 +52,11 @@ class Command(BaseCommand):
             if last < first:
                 raise CommandError("--to is before --from")
             days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
-            for current in tqdm(days, desc=f"{source_key} backfill", unit="day", disable=len(days) == 1):
-                outcome = source_poll(
-                    source_id=source.pk,
-                    trigger="backfill",
-                    cursor={"last_day": (current - timedelta(days=1)).isoformat()},
-                    settings_overrides={"max_days_per_run": 1},
-                )
-                self._report(outcome.run)
+            source_backfill(
+                source_id=source.pk,
+                days=tqdm(days, desc=f"{source_key} backfill", unit="day", disable=len(days) == 1),
+                on_run=lambda outcome: self._report(outcome.run),
+            )
             return
         self._report(source_poll(source_id=source.pk, trigger="manual").run)
 

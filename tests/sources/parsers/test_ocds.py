@@ -431,7 +431,9 @@ def test_portal_links_are_found_however_the_json_writes_them() -> None:
     package = {"releases": [_release(tender={"id": "p", **_PORTAL_LINKS})]}
     plain = json.dumps(package).encode()
     assert parse_ocds_package(plain)[0].portal_references == _REFS
-    escaped = json.dumps(package, ensure_ascii=True).replace("CXP4", "\\u0043XP4").replace("TenderOID", "Tender\\u004fID")
+    escaped = (
+        json.dumps(package, ensure_ascii=True).replace("CXP4", "\\u0043XP4").replace("TenderOID", "Tender\\u004fID")
+    )
     assert "CX" not in escaped and "toid" not in escaped.lower()
     assert parse_ocds_package(escaped.encode())[0].portal_references == _REFS
     assert parse_ocds_package(json.dumps(package).encode("utf-16"))[0].portal_references == _REFS
