@@ -15,6 +15,7 @@ from django.conf import settings
 from sources.adapters.doe import DoeAdapter, ZipLimits
 from sources.adapters.doe.stream import BatchLimits, ExportStream, LooseFile
 from sources.models import FetchRun
+from tests.fixtures.processes import test_database_url
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "doe"
 EXPORTS = DATA / "exports"
@@ -187,7 +188,7 @@ def test_an_amplifying_archive_is_imported_within_512_mb(tmp_path: Path, committ
     export = tmp_path / "2026-09-14_ocds.zip"
     export.write_bytes(_ocds_copies(24, description="Leistungsbeschreibung " * (19 * MIB // 22)))
     assert export.stat().st_size < 5 * MIB  # small on disk, ~460 MiB inflated
-    env = {**os.environ, "DATABASE_URL": _test_database_url()}
+    env = {**os.environ, "DATABASE_URL": test_database_url()}
     process = subprocess.Popen(
         [sys.executable, "manage.py", "ingest", "doe", "--file", str(export)],
         cwd=settings.BASE_DIR,
@@ -202,13 +203,6 @@ def test_an_amplifying_archive_is_imported_within_512_mb(tmp_path: Path, committ
     peak_mb = usage.ru_maxrss / 1024  # the largest of the writer and its (waited-for) parse workers
     assert peak_mb < 512, f"peak RSS {peak_mb:.0f} MB"
     assert FetchRun.objects.get(source__key="doe").new == 24
-
-
-def _test_database_url() -> str:
-    db = settings.DATABASES["default"]
-    host = db.get("HOST") or "localhost"
-    port = db.get("PORT") or 5432
-    return f"postgres://{db.get('USER') or 'postgres'}@{host}:{port}/{db['NAME']}"
 
 
 def test_workers_default_to_the_available_cores_and_follow_the_setting(settings) -> None:
@@ -311,7 +305,7 @@ def test_the_writer_compiles_tenders_from_words_the_workers_split(tmp_path: Path
     from tenders.merging import compile_tender
 
     files = [str(p) for p in REAL_FILES]
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": _test_database_url()}
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": test_database_url()}
     done = subprocess.run(
         [sys.executable, "-c", _WRITER_WITHOUT_WORD_LIST, *files],
         cwd=settings.BASE_DIR,
