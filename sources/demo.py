@@ -27,8 +27,9 @@ from sources.adapters.base import FetchedBatch
 from sources.adapters.doe.options import DEFAULT_BASE_URL
 from sources.models import FetchRun, Source
 from sources.network import Fetcher, FetchError, HttpStatusError
+from sources.parallel import parse_workers_scope
 from sources.registry import get_adapter
-from sources.services import fetch_policy_for, source_ingest_files, source_poll
+from sources.services import fetch_policy_for, source_backfill, source_ingest_files, source_poll
 from tenders.models import TenderSource
 from tenders.vocabulary.time_zone import BERLIN
 
@@ -101,11 +102,12 @@ def demo_sample_load() -> DemoLoad:
     """Load the shipped real sample (idempotent: a second load finds every notice unchanged)."""
     collector = _Collector()
     runs: list[FetchRun] = []
-    for source_key, names in DEMO_FILES:
-        outcome = source_ingest_files(
-            source_key=source_key, paths=[DEMO_DATA / name for name in names], on_batch=collector
-        )
-        runs.append(outcome.run)
+    with parse_workers_scope():  # one set of parse workers for all the sample's runs
+        for source_key, names in DEMO_FILES:
+            outcome = source_ingest_files(
+                source_key=source_key, paths=[DEMO_DATA / name for name in names], on_batch=collector
+            )
+            runs.append(outcome.run)
     tender_ids = _tender_ids_of(collector.keys)
     newest = (
         TenderSource.objects.filter(tender_id__in=tender_ids, tender__published_at__isnull=False)
@@ -172,37 +174,33 @@ def demo_live_load(
     runs: list[FetchRun] = []
     doe = Source.objects.get(key="doe")
     day_bar = progress(total=days, desc="DÖE", unit="Tag") if progress else None
-    for offset in range(days):
-        day = first + timedelta(days=offset)
-        outcome = source_poll(
+    with parse_workers_scope():  # one set of parse workers for DÖE's days and TED
+        outcomes = source_backfill(
             source_id=doe.pk,
-            trigger="backfill",
-            cursor={"last_day": (day - timedelta(days=1)).isoformat()},
-            settings_overrides={"max_days_per_run": 1},
+            days=[first + timedelta(days=offset) for offset in range(days)],
             now=now,
             fetcher_factory=fetcher_factory,
             on_batch=collector,
+            on_run=(lambda outcome: day_bar.update(1)) if day_bar is not None else None,
         )
-        runs.append(outcome.run)
+        runs.extend(outcome.run for outcome in outcomes)
         if day_bar is not None:
-            day_bar.update(1)
-    if day_bar is not None:
-        day_bar.close()
-    ted = Source.objects.filter(key="ted", is_active=True).first()
-    if ted is not None:
-        page_bar = progress(total=None, desc="TED", unit="Seite") if progress else None
-        collector.progress = page_bar
-        outcome = source_poll(
-            source_id=ted.pk,
-            trigger="backfill",
-            cursor={"last_day": (first - timedelta(days=1)).isoformat()},
-            now=now,
-            fetcher_factory=fetcher_factory,
-            on_batch=collector,
-        )
-        runs.append(outcome.run)
-        if page_bar is not None:
-            page_bar.close()
+            day_bar.close()
+        ted = Source.objects.filter(key="ted", is_active=True).first()
+        if ted is not None:
+            page_bar = progress(total=None, desc="TED", unit="Seite") if progress else None
+            collector.progress = page_bar
+            outcome = source_poll(
+                source_id=ted.pk,
+                trigger="backfill",
+                cursor={"last_day": (first - timedelta(days=1)).isoformat()},
+                now=now,
+                fetcher_factory=fetcher_factory,
+                on_batch=collector,
+            )
+            runs.append(outcome.run)
+            if page_bar is not None:
+                page_bar.close()
     return DemoLoad(
         mode="live",
         tender_ids=_tender_ids_of(collector.keys),

@@ -293,12 +293,18 @@ def source_poll(
 
 
 def source_backfill(
-    *, source_id: int, days: Iterable[date], on_run: Callable[[RunOutcome], None] | None = None
+    *,
+    source_id: int,
+    days: Iterable[date],
+    now: datetime | None = None,
+    fetcher_factory: Callable[[FetchPolicy], Fetcher] = Fetcher,
+    on_batch: Callable[[FetchedBatch], None] | None = None,
+    on_run: Callable[[RunOutcome], None] | None = None,
 ) -> list[RunOutcome]:
     """One run per day (each from the day before's cursor, so a failed day stands alone in the runs).
 
     The days share one set of parse workers: their fork server imports the parsers once for the
-    whole backfill, not once a day.
+    whole backfill, not once a day. ``on_run`` is called after each day's run (progress, reports).
     """
     outcomes = []
     with parse_workers_scope():
@@ -308,6 +314,9 @@ def source_backfill(
                 trigger="backfill",
                 cursor={"last_day": (day - timedelta(days=1)).isoformat()},
                 settings_overrides={"max_days_per_run": 1},
+                now=now,
+                fetcher_factory=fetcher_factory,
+                on_batch=on_batch,
             )
             outcomes.append(outcome)
             if on_run:
