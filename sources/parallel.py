@@ -132,9 +132,11 @@ def _fork_server_pid() -> int | None:
     return getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
 
 
-# Open parse_workers_scope blocks of this process: the outermost one owns the server it sees started.
+# Open parse_workers_scope blocks of this process (the outermost one owns the server it sees
+# started) and ordered_map pools not yet shut down (their workers hold the server open).
 _scopes = 0
-_scopes_lock = threading.Lock()
+_active_pools = 0
+_lock = threading.Lock()
 
 
 @contextmanager
@@ -146,19 +148,22 @@ def parse_workers_scope() -> Iterator[None]:
     ran a DÖE poll. Blocks nest (a backfill's days, each a source run), so the server is reused
     until the outermost ends and a backfill imports the parsers once. The standard library stops
     its server only at exit; where its private stop is missing, the server stays, as before.
-    (Another thread's pool still running then starts a new server for any worker it adds.)
+    While a pool is still open (a failed run's stream, kept alive by its traceback until the
+    error is handled) the server is left running: stopping waits for it to exit, and it cannot
+    while that pool's workers hold it open.
     """
     global _scopes
-    with _scopes_lock:
+    with _lock:
         outermost = _scopes == 0
         _scopes += 1
     running_before = _fork_server_pid() is not None
     try:
         yield
     finally:
-        with _scopes_lock:
+        with _lock:
             _scopes -= 1
-        if outermost and not running_before and _fork_server_pid() is not None:
+            idle = _active_pools == 0
+        if outermost and idle and not running_before and _fork_server_pid() is not None:
             _stop_fork_server()
 
 
@@ -184,6 +189,7 @@ def ordered_map(
     An exception raised by ``func`` propagates from the result it belongs to (callers catch
     per item inside ``func`` when one bad item must not cost the others).
     """
+    global _active_pools
     if workers <= 1:
         yield from map(func, items)
         return
@@ -192,23 +198,29 @@ def ordered_map(
     logger.info("parsing in %d worker processes", workers)
     pending: deque[tuple[Future[R], int]] = deque()
     in_flight = 0  # cost of the pending tasks
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_exit_with_parent) as pool:
-        try:
-            for item in items:
-                weight = cost(item) if cost is not None else 0
-                while pending and (
-                    len(pending) >= window
-                    or (budget is not None and len(pending) >= workers and in_flight + weight > budget)
-                ):
-                    future, done = pending.popleft()
-                    in_flight -= done
-                    yield future.result()
-                with _parent_process_state():  # a submit may start a worker
-                    future = pool.submit(func, item)
-                pending.append((future, weight))
-                in_flight += weight
-            while pending:
-                yield pending.popleft()[0].result()
-        finally:
-            for future, _ in pending:  # the consumer stopped early or failed: drop what it will never read
-                future.cancel()
+    with _lock:
+        _active_pools += 1
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_exit_with_parent) as pool:
+            try:
+                for item in items:
+                    weight = cost(item) if cost is not None else 0
+                    while pending and (
+                        len(pending) >= window
+                        or (budget is not None and len(pending) >= workers and in_flight + weight > budget)
+                    ):
+                        future, done = pending.popleft()
+                        in_flight -= done
+                        yield future.result()
+                    with _parent_process_state():  # a submit may start a worker
+                        future = pool.submit(func, item)
+                    pending.append((future, weight))
+                    in_flight += weight
+                while pending:
+                    yield pending.popleft()[0].result()
+            finally:
+                for future, _ in pending:  # the consumer stopped early or failed: drop what it will never read
+                    future.cancel()
+    finally:
+        with _lock:
+            _active_pools -= 1

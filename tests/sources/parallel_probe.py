@@ -3,7 +3,7 @@
 Why a fresh interpreter: the fork server is per process, and the test process may run one
 already. ``prepared`` prints the fork servers this process has before ``prepare_workers``,
 after it and after an ``ordered_map``; ``scoped`` the same around a ``parse_workers_scope``
-(with a server already running before it, or not); ``run`` around a source run importing
+(with a server already running before it, a pool left open in it, or neither); ``run`` around a source run importing
 the given files; ``backfill`` after each day of a backfill from a DÖE server and after it; ``killed`` starts a pool on slow tasks, prints every
 process it started and waits to be killed. The process table is read from ``/proc``.
 """
@@ -75,7 +75,10 @@ def scoped(mode: str) -> None:
         prepare_workers(2)
     before = _fork_servers()
     with parse_workers_scope():
-        assert list(ordered_map(abs, range(-9, 0), workers=2)) == list(range(9, 0, -1))
+        results = ordered_map(abs, range(-90, 0), workers=2)
+        assert next(results) == 90
+        if mode != "open":  # "open": kept unfinished, as a failed run's traceback keeps its stream
+            assert list(results) == list(range(89, 0, -1))
         inside = _fork_servers()
     print(before, inside, _fork_servers())
 

@@ -120,6 +120,13 @@ def test_a_fork_server_running_before_the_scope_stays() -> None:
 
 
 @needs_proc
+def test_a_scope_ending_with_a_pool_still_open_returns_and_leaves_the_server() -> None:
+    """Stopping the server waits for it, and the open pool's workers keep it alive: the scope must not wait."""
+    before, inside, after = _probe("scoped", "open")
+    assert before == "-" and inside != "-" and after == inside
+
+
+@needs_proc
 @pytest.mark.usefixtures("committed")
 def test_a_source_run_leaves_no_idle_fork_server_in_its_process() -> None:
     """A Celery prefork child lives on after a DÖE poll: the run's server (about 100 MB) must not."""
