@@ -138,7 +138,8 @@ def _ingest_process(paths: list[Path], *, workers: int | None) -> tuple[float, f
     if process.returncode != 0:
         raise SystemExit(f"ingest failed ({process.returncode}):\n{output}")
     run = FetchRun.objects.order_by("-pk").first()
-    return (run.finished_at - run.started_at).total_seconds(), wall, usage.ru_maxrss / 1024, output.strip()
+    summary = output.strip().splitlines()[-1] if output.strip() else ""  # the command's report, not its log lines
+    return (run.finished_at - run.started_at).total_seconds(), wall, usage.ru_maxrss / 1024, summary
 
 
 def _members(paths: list[Path]) -> list[Member]:

@@ -59,6 +59,11 @@ def parse_workers() -> int:
     return available_cores()
 
 
+def parallel_from_members() -> int:
+    """Archive members from which a bulk import starts worker processes: ``SOURCES_PARSE_PARALLEL_MEMBERS``."""
+    return max(0, int(getattr(settings, "SOURCES_PARSE_PARALLEL_MEMBERS", 0) or 0))
+
+
 @contextmanager
 def _parent_process_state() -> Iterator[None]:
     """This process's multiprocessing state made fit to start the pool's workers, for as long as it starts them.

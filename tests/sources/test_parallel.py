@@ -134,7 +134,7 @@ def test_a_source_run_leaves_no_idle_fork_server_in_its_process() -> None:
 
     exports = ROOT / "tests" / "data" / "doe" / "exports"
     paths = [str(exports / "2026-09-14_ocds.zip"), str(exports / "2026-09-14_eforms.zip")]
-    env = process_env("memory://", SOURCES_PARSE_WORKERS="2")
+    env = process_env("memory://", SOURCES_PARSE_WORKERS="2", SOURCES_PARSE_PARALLEL_MEMBERS="0")
     assert _probe("run", *paths, env=env) == ["-", "succeeded", "6", "-"]
 
 
@@ -151,7 +151,7 @@ def test_a_backfill_imports_the_parsers_once_for_all_its_days(httpserver) -> Non
             httpserver.expect_request(
                 "/api/notice-exports", query_string={"pubDay": day, "format": f"{fmt}.zip"}
             ).respond_with_data((exports / f"2026-09-14_{fmt}.zip").read_bytes(), content_type="application/zip")
-    env = process_env("memory://", SOURCES_PARSE_WORKERS="2")
+    env = process_env("memory://", SOURCES_PARSE_WORKERS="2", SOURCES_PARSE_PARALLEL_MEMBERS="0")
     first, second, after = _probe("backfill", httpserver.url_for("/").rstrip("/"), "2026-09-14", "2026-09-15", env=env)
     assert first.startswith("succeeded:") and first != "succeeded:-"
     assert second == first  # the second day forked from the same server

@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, scope_text, walk_files
 from sources.network import Fetcher, HttpStatusError, raise_for_wall
-from sources.parallel import parse_workers
+from sources.parallel import parallel_from_members, parse_workers
 from sources.registry import register
 
 from .archive import NOTICE_SUFFIXES, ZipLimits
@@ -93,7 +93,13 @@ class DoeAdapter(Adapter):
             yield from self._parse_unit(unit)
 
     def _stream(self, **material) -> ExportStream:
-        return ExportStream(**material, limits=self.zip_limits, batch=self.batch_limits, workers=parse_workers())
+        return ExportStream(
+            **material,
+            limits=self.zip_limits,
+            batch=self.batch_limits,
+            workers=parse_workers(),
+            parallel_from=parallel_from_members(),
+        )
 
     def _parse_unit(self, unit: _Unit) -> Iterator[FetchedBatch]:
         archives: list[tuple[str, Path]] = []

@@ -62,6 +62,7 @@ __all__ = ["BatchLimits", "ExportStream", "LooseFile", "ParsedMember", "parse_me
 # Members per worker task: large enough that a task's parsing outweighs its pickling.
 TASK_MEMBERS = 32
 TASK_BYTES = 8 * 2**20
+PREPARE_BYTES_PER_MEMBER = 4096  # compressed bytes per member above which the workers are surely started
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,8 @@ class ExportStream:
     ``archives``: (label, bytes or path) of ZIP exports; ``loose``: single notice files.
     A ZIP that cannot be opened or breaks a cap is a problem of the unit (the rest is read).
     ``strict_archives``: such a ZIP raises instead (a fetched day must not be marked done).
+    ``parallel_from``: archive members from which the ``workers`` start; a smaller unit is parsed
+    in this process, since starting them costs about a second (``SOURCES_PARSE_PARALLEL_MEMBERS``).
     """
 
     def __init__(
@@ -184,6 +187,7 @@ class ExportStream:
         batch: BatchLimits,
         workers: int,
         strict_archives: bool = False,
+        parallel_from: int = 0,
     ) -> None:
         self.archives = archives
         self.loose = loose
@@ -191,6 +195,7 @@ class ExportStream:
         self.batch = batch
         self.workers = workers
         self.strict_archives = strict_archives
+        self.parallel_from = parallel_from
 
     def batches(self, *, scope: str, bytes_read: int = 0, requests: int = 0, cursor=None) -> Iterator[FetchedBatch]:
         """The unit's batches; the first carries ``bytes_read``/``requests``, the last ``cursor``.
@@ -198,9 +203,12 @@ class ExportStream:
         Always at least one batch, so a unit without notices still reports its problems and cursor.
         """
         problems: list[str] = []
-        prepare_workers(self.workers)  # its imports run while the archives' directories are read
+        if self._surely_parallel():
+            prepare_workers(self.workers)  # its imports run while the archives' directories are read
         with ExitStack() as stack:
             groups = self._plan(stack, problems)
+            members = sum(len(group.sources) for group in groups)
+            workers = self.workers if members >= self.parallel_from else 1
             joiner = _Joiner(problems)
             pending: list[NoticeRecord] = []
             pending_bytes = 0
@@ -220,7 +228,7 @@ class ExportStream:
                 problems.clear()
                 return batch
 
-            for task, result in self._parsed(groups):
+            for task, result in self._parsed(groups, workers):
                 problems.extend(result.problems)
                 remember_compound_parts(result.compound_parts)
                 cut = 0
@@ -240,6 +248,21 @@ class ExportStream:
                         yield flush(last=False)
             pending.extend(joiner.finish())
             yield flush(last=True)
+
+    def _surely_parallel(self) -> bool:
+        """Whether the unit will start workers, known before its directories are read: by its size on disk."""
+        if self.workers <= 1:
+            return False
+        if self.parallel_from <= 0:
+            return True
+        size = 0
+        for _, archive in self.archives:
+            try:
+                size += len(archive) if isinstance(archive, (bytes, bytearray)) else archive.stat().st_size
+            except OSError:  # reported when it is opened
+                continue
+        # A DÖE export compresses a member to about 2.4 KB, so this many bytes hold more members than the threshold.
+        return size >= PREPARE_BYTES_PER_MEMBER * self.parallel_from
 
     def _plan(self, stack: ExitStack, problems: list[str]) -> list[_Group]:
         by_stem: dict[Key, _Group] = {}
@@ -278,7 +301,7 @@ class ExportStream:
                 members.append(member)
         return parse_members(members)
 
-    def _parsed(self, groups: list[_Group]) -> Iterator[tuple[_Task, TaskResult]]:
+    def _parsed(self, groups: list[_Group], workers: int) -> Iterator[tuple[_Task, TaskResult]]:
         """Each task with what its members gave, in order; members are read by the process that parses them."""
         taken: deque[_Task] = deque()
 
@@ -288,15 +311,15 @@ class ExportStream:
 
         # In flight: a batch's worth of members, so the workers parse the next batch while this
         # process writes the current one (the write is the other half of the run's CPU).
-        window = self.workers + max(1, 2 * self.batch.notices // TASK_MEMBERS)
+        window = workers + max(1, 2 * self.batch.notices // TASK_MEMBERS)
         # In-process, members are read from the archives this process holds open (and the words
         # are split where the tenders are compiled anyway).
-        in_process = self.workers <= 1
+        in_process = workers <= 1
         tasks = _tasks(groups, self.limits, in_process=in_process)
         for result in ordered_map(
             read_and_parse,
             map(take, tasks),
-            workers=self.workers,
+            workers=workers,
             window=window,
             cost=declared_bytes,
             budget=self.batch.member_bytes,

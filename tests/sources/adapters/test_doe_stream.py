@@ -10,6 +10,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 
 from sources.adapters.doe import DoeAdapter, ZipLimits
@@ -183,12 +184,13 @@ def test_a_misnamed_file_written_after_its_partner_is_reported_not_joined_twice(
     assert any("zzzz-01.json: notice" in p and "the first one is kept" in p for b in batches for p in b.problems)
 
 
-def test_an_amplifying_archive_is_imported_within_512_mb(tmp_path: Path, committed) -> None:
+@pytest.mark.parametrize("parallel_from", ["0", "2000"], ids=["parse-workers", "in-process"])
+def test_an_amplifying_archive_is_imported_within_512_mb(tmp_path: Path, committed, parallel_from) -> None:
     """Many members that inflate to 19 MiB each: the import holds one batch of parsed records, not the archive."""
     export = tmp_path / "2026-09-14_ocds.zip"
     export.write_bytes(_ocds_copies(24, description="Leistungsbeschreibung " * (19 * MIB // 22)))
     assert export.stat().st_size < 5 * MIB  # small on disk, ~460 MiB inflated
-    env = {**os.environ, "DATABASE_URL": test_database_url()}
+    env = {**os.environ, "DATABASE_URL": test_database_url(), "SOURCES_PARSE_PARALLEL_MEMBERS": parallel_from}
     process = subprocess.Popen(
         [sys.executable, "manage.py", "ingest", "doe", "--file", str(export)],
         cwd=settings.BASE_DIR,
@@ -319,3 +321,20 @@ def test_the_writer_compiles_tenders_from_words_the_workers_split(tmp_path: Path
     now = datetime(2026, 11, 2, tzinfo=UTC)
     expected = [compile_tender([r], now=now) for b in here for r in b.records]
     assert done.stdout.splitlines() == [f"{s.title_parts}|{s.search_parts}" for s in expected]
+
+
+def test_a_unit_below_the_threshold_is_parsed_in_process(caplog) -> None:
+    """Starting the workers costs about a second: a small unit does not, and gives the same batches."""
+    import logging
+
+    material = _material()
+    members = sum(1 for _ in material.get("loose", ())) + sum(
+        len(zipfile.ZipFile(archive).namelist()) for _, archive in material.get("archives", ())
+    )
+    with caplog.at_level(logging.INFO, logger="sources.parallel"):
+        below = _stream(2, parallel_from=members + 1, **material)
+    assert not [r for r in caplog.records if "worker processes" in r.getMessage()]
+    with caplog.at_level(logging.INFO, logger="sources.parallel"):
+        at = _stream(2, parallel_from=members, **_material())
+    assert [r for r in caplog.records if "parsing in 2 worker processes" in r.getMessage()]
+    _same_batches(below, at)
