@@ -257,8 +257,12 @@ def source_poll(
     fetcher_factory: Callable[[FetchPolicy], Fetcher] = Fetcher,
     on_batch: Callable[[FetchedBatch], None] | None = None,
     run_id: int | None = None,
+    scope: str = "",
 ) -> RunOutcome:
     """Poll one source now. ``cursor`` replaces the stored cursor for this run only (backfills).
+
+    ``scope`` labels the run from its start (a backfill's day), so a run that fails before its
+    first batch still says what it was for; otherwise the first batch names it.
 
     ``on_batch`` is called after each batch is ingested (progress bars, the demo's list of notices).
     ``run_id`` names a run already recorded as queued (``source_poll_now_enqueue``); a run that has
@@ -272,7 +276,7 @@ def source_poll(
         run.started_at = timezone.now()
         run.save(update_fields=["started_at"])
     else:
-        run = _start_run(source, trigger=trigger)
+        run = _start_run(source, trigger=trigger, scope=scope)
         if run.status == FetchRunStatus.SKIPPED:
             return RunOutcome(run=run)
     persist_cursor = cursor is None
@@ -312,6 +316,7 @@ def source_backfill(
             outcome = source_poll(
                 source_id=source_id,
                 trigger="backfill",
+                scope=day.isoformat(),
                 cursor={"last_day": (day - timedelta(days=1)).isoformat()},
                 settings_overrides={"max_days_per_run": 1},
                 now=now,

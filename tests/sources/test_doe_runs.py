@@ -121,6 +121,72 @@ def test_ingest_command_rejects_unknown_sources_and_bad_days():
         call_command("ingest", "doe", "--day", "14.09.2026")
 
 
+@pytest.mark.django_db
+def test_ingest_command_exits_with_an_error_when_its_run_failed(tmp_path, capsys):
+    from django.core.management.base import CommandError
+
+    missing = tmp_path / "2026-09-14_eforms.zip"
+    with pytest.raises(CommandError, match=r"the run failed .*FetchRun \d+"):
+        call_command("ingest", "doe", "--file", str(missing))
+    out = capsys.readouterr().out
+    assert "failed" in out and "file_missing" in out  # reported before the exit
+    assert FetchRun.objects.get(trigger="file").status == "failed"
+
+
+@pytest.mark.usefixtures("committed")
+def test_a_failed_ingest_exits_1_and_a_good_one_0_in_a_real_process(tmp_path):
+    """What a cron job or a script sees of ``manage.py ingest``."""
+    import os
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    from tests.fixtures.processes import test_database_url
+
+    env = {**os.environ, "DATABASE_URL": test_database_url()}
+
+    def ingest(*paths):
+        args = [sys.executable, "manage.py", "ingest", "doe", "--file", *map(str, paths)]
+        return subprocess.run(args, cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=120)
+
+    failed = ingest(tmp_path / "missing_eforms.zip")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "file_missing" in failed.stdout and "CommandError: the run failed" in failed.stderr
+    good = ingest(EXPORTS / "2026-09-14_ocds.zip", EXPORTS / "2026-09-14_eforms.zip")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "succeeded" in good.stdout
+
+
+def test_ingest_command_backfill_reports_every_day_and_exits_with_an_error_when_one_failed(db, httpserver, capsys):
+    from django.core.management.base import CommandError
+
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    for fmt in ("ocds", "eforms"):
+        httpserver.expect_request(
+            "/api/notice-exports", query_string={"pubDay": "2026-09-14", "format": f"{fmt}.zip"}
+        ).respond_with_data((EXPORTS / f"2026-09-14_{fmt}.zip").read_bytes(), content_type="application/zip")
+    # The next day's export is broken (a truncated download); the day after is served well again.
+    for fmt in ("ocds", "eforms"):
+        httpserver.expect_request(
+            "/api/notice-exports", query_string={"pubDay": "2026-09-15", "format": f"{fmt}.zip"}
+        ).respond_with_data(b"PK\x03\x04 truncated", content_type="application/zip")
+    httpserver.expect_request("/api/notice-exports").respond_with_data("", status=404)
+    source = Source.objects.get(key="doe")
+    source.settings = {"base_url": httpserver.url_for("/").rstrip("/"), "allowed_hosts": ["localhost", "127.0.0.1"]}
+    source.save()
+
+    with pytest.raises(CommandError, match="1 of 3 runs failed"):
+        call_command("ingest", "doe", "--from", "2026-09-14", "--to", "2026-09-16")
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out if line.startswith("doe ")] == [
+        "doe 2026-09-14 succeeded",
+        "doe 2026-09-15 failed",
+        "doe 2026-09-16 succeeded",  # a failed day does not stop the backfill
+    ]
+    assert Tender.objects.count() == 6  # the good day's notices stay
+
+
 @pytest.mark.usefixtures("committed")
 def test_a_scheduled_poll_in_a_celery_prefork_worker_parses_in_worker_processes(processes, httpserver):
     """A prefork child is daemonic (billiard's process state): its DÖE poll still parses on every core."""

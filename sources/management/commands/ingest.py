@@ -1,4 +1,9 @@
-"""manage.py ingest <source-key> --file PATH … | --day D | --from D1 --to D2 (backfill)."""
+"""manage.py ingest <source-key> --file PATH … | --day D | --from D1 --to D2 (backfill).
+
+Exit status 1 when a run failed or was blocked (after every run is reported), so a cron job
+or a script notices; a partial run (some notices refused, each a listed problem) and a run
+skipped because the source's previous run is still going exit 0.
+"""
 
 from datetime import date, timedelta
 from pathlib import Path
@@ -7,9 +12,12 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from sources.models import FetchRunStatus
 from sources.registry import get_adapter
 from sources.selectors import source_by_key, source_keys
 from sources.services import source_backfill, source_ingest_files, source_poll
+
+_FAILED = (FetchRunStatus.FAILED, FetchRunStatus.BLOCKED)
 
 
 def _day(value: str) -> date:
@@ -41,7 +49,9 @@ class Command(BaseCommand):
                 note = ""
             if note:
                 self.stdout.write(self.style.WARNING(f"{source_key}: {note}"))
-            self._report(source_ingest_files(source_key=source_key, paths=[Path(f) for f in files]).run)
+            runs = [source_ingest_files(source_key=source_key, paths=[Path(f) for f in files]).run]
+            self._report(runs[0])
+            self._exit_status(runs)
             return
         if day:
             day_from = day_to = day
@@ -52,13 +62,23 @@ class Command(BaseCommand):
             if last < first:
                 raise CommandError("--to is before --from")
             days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
-            source_backfill(
+            outcomes = source_backfill(
                 source_id=source.pk,
                 days=tqdm(days, desc=f"{source_key} backfill", unit="day", disable=len(days) == 1),
                 on_run=lambda outcome: self._report(outcome.run),
             )
+            self._exit_status([outcome.run for outcome in outcomes])
             return
-        self._report(source_poll(source_id=source.pk, trigger="manual").run)
+        run = source_poll(source_id=source.pk, trigger="manual").run
+        self._report(run)
+        self._exit_status([run])
+
+    @staticmethod
+    def _exit_status(runs) -> None:
+        failed = [run for run in runs if run.status in _FAILED]
+        if failed:
+            what = "the run" if len(runs) == 1 else f"{len(failed)} of {len(runs)} runs"
+            raise CommandError(f"{what} failed (see above; FetchRun {', '.join(str(run.pk) for run in failed)})")
 
     def _report(self, run):
         line = (
@@ -67,7 +87,12 @@ class Command(BaseCommand):
         )
         if run.error:
             line += f" — {run.error_reason}: {run.error}"
-        style = self.style.SUCCESS if run.status in ("succeeded", "partial") else self.style.ERROR
+        if run.status in (FetchRunStatus.SUCCEEDED, FetchRunStatus.PARTIAL):
+            style = self.style.SUCCESS
+        elif run.status == FetchRunStatus.SKIPPED:
+            style = self.style.WARNING
+        else:
+            style = self.style.ERROR
         self.stdout.write(style(line))
         for problem in run.problems[:20]:
             self.stdout.write(f"  problem: {problem}")
