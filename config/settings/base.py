@@ -342,6 +342,7 @@ PORTAL_CALENDAR_PAST_DAYS = env_int("PORTAL_CALENDAR_PAST_DAYS", 120)
 SOURCES_PARSE_WORKERS = env_int("SOURCES_PARSE_WORKERS", 0)
 # Smaller inputs parse in the writing process: starting the workers costs about a second, which
 # parsing on two cores wins back from about 1,000 notices (2,000 archive members) on (bench/run.py e2e).
+# TED files are weighed by size against it (sources.adapters.ted.BYTES_PER_DOE_MEMBER).
 SOURCES_PARSE_PARALLEL_MEMBERS = env_int("SOURCES_PARSE_PARALLEL_MEMBERS", 2000)
 # Retry backoff, one formula per channel (sources.network.BackoffPolicy): after the n-th failed
 # attempt wait min(cap_seconds, base_seconds * factor ** (n - 1)), jittered ("none": exactly that; "equal":

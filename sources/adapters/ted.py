@@ -57,7 +57,7 @@ from sources.adapters.base import (
 )
 from sources.adapters.settings import AdapterSettings, Day, Url
 from sources.network import Fetcher, raise_for_wall
-from sources.parallel import ordered_map, parse_workers
+from sources.parallel import ordered_map, parallel_from_members, parse_workers
 from sources.parsers.eforms import parse_eforms
 from sources.parsers.ted_json import (
     MAX_PAGE_SIZE,
@@ -175,10 +175,29 @@ class TedAdapter(Adapter):
     def parse_files(self, *, config: SourceConfig, paths: list[Path]) -> Iterator[FetchedBatch]:
         """One batch per file; folders are searched recursively for ``*.json`` and ``*.xml``.
 
-        Files are parsed in worker processes (:mod:`sources.parallel`) and come back in order.
+        Files are parsed in worker processes (:mod:`sources.parallel`) and come back in order;
+        a few files are parsed in this process, since starting the workers costs about a second.
         """
         parse = partial(_parse_file, limit=MAX_FILE_BYTES)  # read here: workers see the module as imported
-        yield from ordered_map(parse, walk_files(paths, FILE_SUFFIXES), workers=parse_workers())
+        files = list(walk_files(paths, FILE_SUFFIXES))
+        workers = parse_workers() if _files_bytes(files) >= parallel_from_members() * BYTES_PER_DOE_MEMBER else 1
+        yield from ordered_map(parse, files, workers=workers)
+
+
+# SOURCES_PARSE_PARALLEL_MEMBERS counts DÖE archive members; TED files are weighed by size instead.
+# A DÖE member (an eForms XML or its OCDS twin) takes about 0.45 ms to parse, a TED file about
+# 40 µs per KB (search results and eForms XML alike, tests/data/ted), so 11 KB cost one member.
+BYTES_PER_DOE_MEMBER = 11 * 1024
+
+
+def _files_bytes(files: list[Path]) -> int:
+    total = 0
+    for path in files:
+        try:
+            total += path.stat().st_size
+        except OSError:  # reported as the file's problem when it is read
+            continue
+    return total
 
 
 def _max_pages_message(days: str, page_size: int, max_pages: int, body: bytes) -> str:

@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from pytest_httpserver import HTTPServer
 
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
-from sources.adapters.ted import DEFAULT_API_URL, TedAdapter, fetch_window
+from sources.adapters.ted import BYTES_PER_DOE_MEMBER, DEFAULT_API_URL, TedAdapter, fetch_window
 from sources.network import Blocked, Fetcher, FetchPolicy, HttpStatusError, RetriesExhausted
 from sources.parsers.ted_json import TED_FIELDS
 from sources.records import NoticeKind
@@ -390,6 +390,42 @@ def test_parse_files_folder_one_batch_per_file(tmp_path: Path) -> None:
         ["479730-2026"],
         ["f252f386-55ac-4fa8-9be4-9f950b9904c8"],
     ]
+
+
+def _copies(folder: Path, count: int) -> list[Path]:
+    sources = [SEARCH_FIXTURE, DATA / "eforms-sdk_cn_24_minimal.xml", DATA / "eforms-sdk_pin-only_24.xml"]
+    for number in range(count):
+        source = sources[number % len(sources)]
+        shutil.copy(source, folder / f"{number:03d}{source.suffix}")
+    return sorted(folder.iterdir())
+
+
+def test_a_few_files_parse_in_this_process_and_many_in_workers_with_the_same_batches(
+    tmp_path: Path, settings, caplog
+) -> None:
+    """Starting the workers costs about a second: worth it from about a second of parsing on."""
+    files = _copies(tmp_path, 9)
+    size = sum(path.stat().st_size for path in files)
+    settings.SOURCES_PARSE_WORKERS = 2
+    caplog.set_level("INFO", logger="sources.parallel")
+
+    settings.SOURCES_PARSE_PARALLEL_MEMBERS = size // BYTES_PER_DOE_MEMBER + 1  # just more than these files weigh
+    in_process = parse(tmp_path)
+    assert "worker processes" not in caplog.text
+
+    settings.SOURCES_PARSE_PARALLEL_MEMBERS = size // BYTES_PER_DOE_MEMBER  # just as much as they weigh
+    in_workers = parse(tmp_path)
+    assert "parsing in 2 worker processes" in caplog.text
+    assert in_workers == in_process
+    assert [Path(batch.scope).name for batch in in_process] == [path.name for path in files]
+    assert sum(len(batch.records) for batch in in_process) == 3 * 2 + 3 + 3
+
+
+def test_the_default_threshold_keeps_a_saved_search_in_this_process(tmp_path: Path, settings, caplog) -> None:
+    settings.SOURCES_PARSE_WORKERS = 2
+    caplog.set_level("INFO", logger="sources.parallel")
+    parse(*_copies(tmp_path, 30))  # ~300 KB: a few hundred notices' worth of saved searches
+    assert "worker processes" not in caplog.text
 
 
 def test_parse_files_unreadable_and_unusable_files_are_problems(tmp_path: Path) -> None:
