@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 from django.apps import apps
+from django.conf import settings
 from django.contrib import admin
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from sources.demo import demo_sample_load
 from sources.models import FetchRun, Source
@@ -70,12 +71,31 @@ def test_console_pages_show_no_english_labels_and_local_times(operator_client):
     detail = operator_client.get(f"/admin/sources/fetchrun/{run.pk}/change/").content.decode()
     # The run's title names the source, the local time (07:05 UTC is 09:05 in Berlin) and the state in German.
     title = re.search(r"<h2>(.*?)</h2>", detail.split('id="content"', 1)[1], re.S)
-    assert "Abruf DÖE – Bekanntmachungsservice (oeffentlichevergabe.de) am 15.09.2026 09:05 – fehlgeschlagen" in detail, (
-        title.group(1) if title else detail[:500]
-    )
+    assert (
+        "Abruf DÖE – Bekanntmachungsservice (oeffentlichevergabe.de) am 15.09.2026 09:05 – fehlgeschlagen" in detail
+    ), title.group(1) if title else detail[:500]
     other = Source.objects.exclude(key="doe").order_by("key").first()
     FetchRun.objects.create(source=other, started_at=timezone.now(), status="failed", error="HTTP 503")
     listing = operator_client.get("/admin/sources/source/").content.decode()
     # The state column speaks German: "doe"'s newest run is the demo sample's, the other source's failed just now.
     states = dict(re.findall(r'run-status-(\w+)" title="[^"]*">([^<]*)<', listing))
     assert (states.get("succeeded"), states.get("failed")) == ("erfolgreich", "fehlgeschlagen"), states
+
+
+@pytest.mark.django_db
+def test_an_english_browser_gets_the_console_in_german_not_in_two_languages(operator_client):
+    """The console's own texts are German only; Django's and the models' have English translations."""
+    try:
+        demo_sample_load()
+        for url in ("/admin/", "/admin/sources/fetchrun/", "/admin/sources/source/", "/admin/tenders/tender/"):
+            response = operator_client.get(url, HTTP_ACCEPT_LANGUAGE="en")
+            assert response.status_code == 200, url
+            assert response["Content-Language"] == "de", url
+            text = response.content.decode()
+            for label in ENGLISH_LABELS:
+                assert label not in text, f"{url}: {label}"
+        listing = operator_client.get("/admin/sources/fetchrun/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+        assert "Quelle" in listing and "Gestartet" in listing  # the console's own column and the model's, one language
+        assert operator_client.get("/admin/login/", HTTP_ACCEPT_LANGUAGE="en")["Content-Language"] == "de"
+    finally:
+        translation.activate(settings.LANGUAGE_CODE)  # a failed check must not leave English to the next test
