@@ -11,10 +11,8 @@ from __future__ import annotations
 from functools import cached_property
 
 from django.conf import settings
-from django.db import connection
 from django.urls import reverse
 from django.utils import translation
-from django_tenants.utils import get_public_schema_name
 
 
 class OperatorConsoleLanguageMiddleware:
@@ -28,9 +26,8 @@ class OperatorConsoleLanguageMiddleware:
         return reverse("admin:index", urlconf=settings.PUBLIC_SCHEMA_URLCONF)
 
     def __call__(self, request):
-        if getattr(connection, "schema_name", None) == get_public_schema_name() and request.path_info.startswith(
-            self.console_root
-        ):
+        tenant = getattr(request, "tenant", None)  # set by django-tenants' middleware, first in the chain
+        if tenant is not None and tenant.is_public and request.path_info.startswith(self.console_root):
             translation.activate(settings.LANGUAGE_CODE)
             request.LANGUAGE_CODE = settings.LANGUAGE_CODE
         return self.get_response(request)

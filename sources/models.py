@@ -78,6 +78,11 @@ class FetchRunStatus(models.TextChoices):
     SKIPPED = "skipped", _("übersprungen (lief noch)")
 
 
+# What the console, the health checks and ``manage.py ingest`` count as a run that worked or failed.
+SUCCEEDED_RUN_STATUSES = (FetchRunStatus.SUCCEEDED, FetchRunStatus.PARTIAL)
+FAILED_RUN_STATUSES = (FetchRunStatus.FAILED, FetchRunStatus.BLOCKED)
+
+
 # The trigger of a tenant's mailbox check, a run of the mail source whose scope is the tenant's schema.
 MAILBOX_TRIGGER = "mailbox"
 

@@ -64,6 +64,14 @@ def parallel_from_members() -> int:
     return max(0, int(getattr(settings, "SOURCES_PARSE_PARALLEL_MEMBERS", 0) or 0))
 
 
+def parse_workers_for(*, members: int) -> int:
+    """``parse_workers()`` for an input of this many archive members' worth of parsing, 1 below the threshold.
+
+    Why: starting the workers costs about a second, which a small input never wins back.
+    """
+    return parse_workers() if members >= parallel_from_members() else 1
+
+
 @contextmanager
 def _parent_process_state() -> Iterator[None]:
     """This process's multiprocessing state made fit to start the pool's workers, for as long as it starts them.

@@ -10,10 +10,15 @@ from django.db.models.functions import Coalesce, JSONObject
 from django_tenants.utils import get_tenant_model
 
 from sources.adapters.mail.hosts import ADAPTER_FAMILIES, host_sources_from_rows, portal_domains_from_rows
-from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus, Source
+from sources.models import (
+    FAILED_RUN_STATUSES,
+    MAILBOX_TRIGGER,
+    SUCCEEDED_RUN_STATUSES,
+    FetchRun,
+    FetchRunStatus,
+    Source,
+)
 
-_FAILED = (FetchRunStatus.FAILED, FetchRunStatus.BLOCKED)
-_OK = (FetchRunStatus.SUCCEEDED, FetchRunStatus.PARTIAL)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 RECENT_RUNS = 5  # runs whose yield the operator console shows per source
 
@@ -28,16 +33,16 @@ def source_health_list() -> QuerySet[Source]:
     """
     runs = FetchRun.objects.filter(source=OuterRef("pk")).exclude(status=FetchRunStatus.RUNNING)
     last = runs.order_by("-started_at")
-    last_success = runs.filter(status__in=_OK).order_by("-started_at")
+    last_success = runs.filter(status__in=SUCCEEDED_RUN_STATUSES).order_by("-started_at")
     last_success_started = (
-        FetchRun.objects.filter(source=OuterRef(OuterRef("pk")), status__in=_OK)
+        FetchRun.objects.filter(source=OuterRef(OuterRef("pk")), status__in=SUCCEEDED_RUN_STATUSES)
         .order_by("-started_at")
         .values("started_at")[:1]
     )
     failures_since_success = (
         FetchRun.objects.filter(
             source=OuterRef("pk"),
-            status__in=_FAILED,
+            status__in=FAILED_RUN_STATUSES,
             started_at__gt=Coalesce(Subquery(last_success_started), Value(_EPOCH)),
         )
         .values("source")
@@ -53,7 +58,7 @@ def source_health_list() -> QuerySet[Source]:
     checked_tenants = get_tenant_model().objects.filter(is_active=True).values("schema_name")
     failing_mailboxes = (
         FetchRun.objects.filter(
-            source=OuterRef("pk"), trigger=MAILBOX_TRIGGER, status__in=_FAILED, scope__in=checked_tenants
+            source=OuterRef("pk"), trigger=MAILBOX_TRIGGER, status__in=FAILED_RUN_STATUSES, scope__in=checked_tenants
         )
         .exclude(Exists(later_check))
         .order_by("scope")

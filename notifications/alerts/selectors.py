@@ -15,11 +15,10 @@ from accounts.models import Domain
 from notifications.inbox.selectors import mailbox_settings_active
 from notifications.models import SavedSearch, SmtpSettings
 from sources.mail_runs import MAIL_SOURCE_KEY
-from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus
+from sources.models import FAILED_RUN_STATUSES, MAILBOX_TRIGGER, FetchRun, FetchRunStatus
 from sources.selectors import source_health_list
 from tenders.models import Tender
 
-_FAILED = (FetchRunStatus.FAILED, FetchRunStatus.BLOCKED)
 _MAIL_FIELDS = (
     "id",
     "title",
@@ -47,7 +46,7 @@ class SourceCoverage:
 
     @property
     def failing(self) -> bool:
-        return self.last_run_status in _FAILED
+        return self.last_run_status in FAILED_RUN_STATUSES
 
 
 def tenant_base_url() -> str:

@@ -57,7 +57,7 @@ from sources.adapters.base import (
 )
 from sources.adapters.settings import AdapterSettings, Day, Url
 from sources.network import Fetcher, raise_for_wall
-from sources.parallel import ordered_map, parallel_from_members, parse_workers
+from sources.parallel import ordered_map, parse_workers_for
 from sources.parsers.eforms import parse_eforms
 from sources.parsers.ted_json import (
     MAX_PAGE_SIZE,
@@ -180,7 +180,7 @@ class TedAdapter(Adapter):
         """
         parse = partial(_parse_file, limit=MAX_FILE_BYTES)  # read here: workers see the module as imported
         files = list(walk_files(paths, FILE_SUFFIXES))
-        workers = parse_workers() if _files_bytes(files) >= parallel_from_members() * BYTES_PER_DOE_MEMBER else 1
+        workers = parse_workers_for(members=_files_bytes(files) // BYTES_PER_DOE_MEMBER)
         yield from ordered_map(parse, files, workers=workers)
 
 

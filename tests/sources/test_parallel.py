@@ -182,3 +182,13 @@ def test_workers_exit_when_the_process_that_started_them_is_killed() -> None:
     for pid in left:  # do not leave them to the next test
         os.kill(pid, signal.SIGKILL)
     assert not left
+
+
+def test_small_inputs_get_one_worker_and_inputs_from_the_threshold_all(settings) -> None:
+    from sources.parallel import parse_workers_for
+
+    settings.SOURCES_PARSE_WORKERS = 2
+    settings.SOURCES_PARSE_PARALLEL_MEMBERS = 10
+    assert [parse_workers_for(members=n) for n in (0, 9, 10, 5000)] == [1, 1, 2, 2]
+    settings.SOURCES_PARSE_PARALLEL_MEMBERS = 0  # no threshold: workers even for one member
+    assert parse_workers_for(members=1) == 2

@@ -12,12 +12,10 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from sources.models import FetchRunStatus
+from sources.models import FAILED_RUN_STATUSES, SUCCEEDED_RUN_STATUSES, FetchRunStatus
 from sources.registry import get_adapter
 from sources.selectors import source_by_key, source_keys
 from sources.services import source_backfill, source_ingest_files, source_poll
-
-_FAILED = (FetchRunStatus.FAILED, FetchRunStatus.BLOCKED)
 
 
 def _day(value: str) -> date:
@@ -75,7 +73,7 @@ class Command(BaseCommand):
 
     @staticmethod
     def _exit_status(runs) -> None:
-        failed = [run for run in runs if run.status in _FAILED]
+        failed = [run for run in runs if run.status in FAILED_RUN_STATUSES]
         if failed:
             what = "the run" if len(runs) == 1 else f"{len(failed)} of {len(runs)} runs"
             raise CommandError(f"{what} failed (see above; FetchRun {', '.join(str(run.pk) for run in failed)})")
@@ -87,7 +85,7 @@ class Command(BaseCommand):
         )
         if run.error:
             line += f" — {run.error_reason}: {run.error}"
-        if run.status in (FetchRunStatus.SUCCEEDED, FetchRunStatus.PARTIAL):
+        if run.status in SUCCEEDED_RUN_STATUSES:
             style = self.style.SUCCESS
         elif run.status == FetchRunStatus.SKIPPED:
             style = self.style.WARNING
