@@ -12,7 +12,7 @@ from accounts.forms import TenantCreateForm
 from accounts.login_lockouts import login_lockout_lift, login_lockout_list
 from accounts.models import Domain, Tenant
 from accounts.services import tenant_create
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 
 # German labels for the fields django-tenants' mixins define (their verbose names are English).
 DOMAIN_LABELS = {"domain": "Domain", "tenant": "Mandant", "is_primary": "Hauptdomain"}

@@ -23,7 +23,7 @@ from django.utils.http import urlsafe_base64_encode
 from django_tenants.utils import get_public_schema_name, schema_context
 
 from accounts.services import _HOST_NAME, public_tenant_ensure
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from django_tenants.utils import get_public_schema_name, schema_context
 
 from accounts.models import Domain, Tenant
 from accounts.roles import TENANT_ADMIN_GROUP, Role, tenant_admin_group
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 
 _SCHEMA_NAME = re.compile(r"^[a-z][a-z0-9_]{1,61}$")
 _HOST_NAME = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")

@@ -15,7 +15,7 @@ from accounts.forms import EmailAuthenticationForm, InviteForm
 from accounts.roles import Role, user_is_tenant_admin
 from accounts.selectors import user_is_admin_map, user_list
 from accounts.services import user_invite
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 
 
 class SignInView(auth_views.LoginView):

@@ -11,7 +11,7 @@ Shape of the data, chosen to resemble the German market rather than to flatter t
   largest wins about 3,500 contracts);
 * about a third of the tenders awarded (deadline past), 1-3 lots each, a winner per lot, some lots
   without award; values, number of bids, award dates;
-* CPV codes from the real CPV list the project ships (``tenders.vocabulary.cpv``) with a
+* CPV codes from the real CPV list the project ships (``kernel.vocabulary.cpv``) with a
   skew toward common classes; Länder weighted roughly by population; four years of publications.
 
 Each case calls the portal's own selector (``tenders.market``) after one warm-up and is timed on the
@@ -36,12 +36,12 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from bench.loading import copy_part, part_bounds, tenders_bulk_load
+from kernel.vocabulary.cpv import vocabulary
+from kernel.vocabulary.regions import BUNDESLAENDER
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.market import buyer_market, similar_awarded, supplier_market
 from tenders.merging.compiling import supplier_key
 from tenders.models import Tender
-from tenders.vocabulary.cpv import vocabulary
-from tenders.vocabulary.regions import BUNDESLAENDER
-from tenders.vocabulary.time_zone import BERLIN
 
 RUNS = 7
 BASELINE_RUNS = 2

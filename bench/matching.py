@@ -39,9 +39,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from bench.notices import synthetic_notices
+from kernel.vocabulary.regions import BUNDESLAENDER
 from tenders.models import Tender
 from tenders.services import notices_ingest
-from tenders.vocabulary.regions import BUNDESLAENDER
 
 TENANTS = 100
 SEARCHES_PER_TENANT = 100

@@ -6,9 +6,9 @@ import random
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from sources.records import Lot, NoticeKind, NoticeRecord
-from tenders.vocabulary.regions import BUNDESLAENDER
-from tenders.vocabulary.time_zone import BERLIN
+from kernel.records import Lot, NoticeKind, NoticeRecord
+from kernel.vocabulary.regions import BUNDESLAENDER
+from kernel.vocabulary.time_zone import BERLIN
 
 _WORKS = [
     ("Dacharbeiten", "45261210"),

@@ -24,13 +24,13 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from bench.relevance_set import CONSTRUCTED, FIXTURES, QUERIES, REAL_NOTICES
-from sources.records import NoticeKind, NoticeRecord
+from kernel.records import NoticeKind, NoticeRecord
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters
 from tenders.fulltext import websearch_text
 from tenders.models import SynonymGroup, TenderSource
 from tenders.search import tender_search
 from tenders.services import notices_ingest
-from tenders.vocabulary.time_zone import BERLIN
 
 TOP = 10
 

@@ -28,6 +28,9 @@ from django.utils import timezone
 
 from bench.loading import copy_part, part_bounds, tenders_bulk_load
 from bench.notices import _BUYERS, _PLACES, _PROCEDURES, _TOWNS, _WORKS
+from kernel.vocabulary.cpv import cpv_labels_for
+from kernel.vocabulary.regions import BUNDESLAENDER
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.deadline_order import NearFirst
 from tenders.filter_query import filters_q
 from tenders.filters import parse_filters
@@ -36,9 +39,6 @@ from tenders.merging.compiling import compound_columns
 from tenders.models import SynonymGroup, Tender
 from tenders.pagination import EstimatedCountPaginator
 from tenders.search import tender_search
-from tenders.vocabulary.cpv import cpv_labels_for
-from tenders.vocabulary.regions import BUNDESLAENDER
-from tenders.vocabulary.time_zone import BERLIN
 
 RUNS = 5
 TABLE = "tenders_tender"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.management.base import BaseCommand, CommandError
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 
 
 def form_refusal(form, error: ApplicationError) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 
 _HEADINGS = {
     403: lambda: _("Keine Berechtigung."),

@@ -26,7 +26,7 @@ from django.db import connection, models, transaction
 from django.db.models import F
 from django.utils.translation import gettext_lazy
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 from notifications.models import DeliveryStatus
 
 logger = logging.getLogger(__name__)

@@ -11,9 +11,9 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
+from kernel.network import decode_bytes
 from sources.denylist import DENIED_PORTALS
 from sources.models import FetchRun, FetchRunStatus, InboundMail, Source
-from sources.network import decode_bytes
 from sources.registry import adapter_types
 from sources.schedules import schedules_sync
 from sources.selectors import run_yield, source_health_list

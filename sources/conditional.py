@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sources.network import ConditionalState, Fetcher, FetchPolicy, FetchResult
+from kernel.network import ConditionalState, Fetcher, FetchPolicy, FetchResult
 
 __all__ = [
     "CacheEntry",
@@ -105,7 +105,7 @@ class ConditionalCache:
 class ConditionalFetcher:
     """A ``Fetcher`` stand-in that sends the stored validators and records the new ones.
 
-    Same ``get``/``post_json``/context-manager surface as :class:`~sources.network.Fetcher`,
+    Same ``get``/``post_json``/context-manager surface as :class:`~kernel.network.Fetcher`,
     plus :meth:`knows` and :meth:`forget` for adapters that skip work behind unchanged pages.
     """
 

@@ -23,15 +23,15 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
+from kernel.network import Fetcher, FetchError, HttpStatusError
+from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import FetchedBatch
 from sources.adapters.doe.options import DEFAULT_BASE_URL
 from sources.models import FetchRun, Source
-from sources.network import Fetcher, FetchError, HttpStatusError
 from sources.parallel import parse_workers_scope
 from sources.registry import get_adapter
 from sources.services import fetch_policy_for, source_backfill, source_ingest_files, source_poll
 from tenders.models import TenderSource
-from tenders.vocabulary.time_zone import BERLIN
 
 DEMO_DATA = Path(__file__).resolve().parent / "demo_data"
 # (source key, files loaded in one run), in publication order.

@@ -41,7 +41,7 @@ R = TypeVar("R")
 
 # Modules the fork server imports once, so each worker starts with the parsers and the word
 # frequencies of compound splitting loaded (shared by every worker it forks).
-_PRELOAD = ["sources.adapters.doe.stream", "sources.adapters.ted", "tenders.vocabulary.compound_frequencies"]
+_PRELOAD = ["sources.adapters.doe.stream", "sources.adapters.ted", "kernel.vocabulary.compound_frequencies"]
 
 
 def available_cores() -> int:

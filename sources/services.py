@@ -23,6 +23,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from kernel.links import records_links_checked
+from kernel.network import BackoffPolicy, Blocked, Fetcher, FetchError, FetchPolicy
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
 from sources.adapters.yields import (
     UNINFORMATIVE_LAYOUTS,
@@ -34,9 +36,7 @@ from sources.adapters.yields import (
 from sources.conditional import ConditionalFetcher
 from sources.conditional_store import conditional_cache_load, conditional_cache_save
 from sources.denylist import SourceDenied, ensure_not_denied
-from sources.links import records_links_checked
 from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus, Heartbeat, Source
-from sources.network import BackoffPolicy, Blocked, Fetcher, FetchError, FetchPolicy
 from sources.parallel import parse_workers_scope
 from sources.registry import get_adapter
 from sources.selectors import fingerprint_rule_enabled, host_sources_current

@@ -18,16 +18,16 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from config.edges import admin_refusal
-from config.errors import ApplicationError
-from sources.records import NoticeKind
+from kernel.errors import ApplicationError
+from kernel.records import NoticeKind
+from kernel.vocabulary.regions import BUNDESLAENDER
+from kernel.vocabulary.synonyms import SynonymEntry
 from tenders.models import SynonymGroup, Tender, TenderSource, TenderVersion
 from tenders.pagination import EstimatedCountPaginator
 from tenders.selectors import synonym_group_admin_search, tender_admin_search
 from tenders.services import tender_split_source
 from tenders.services.synonyms import synonym_group_problems, synonym_group_save, synonym_groups_lock
 from tenders.templatetags.external_links import external_link_html
-from tenders.vocabulary.regions import BUNDESLAENDER
-from tenders.vocabulary.synonyms import SynonymEntry
 
 
 def _is_changelist(request) -> bool:

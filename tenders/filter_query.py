@@ -12,11 +12,11 @@ from datetime import datetime, time, timedelta
 from django.contrib.postgres.search import SearchQuery
 from django.db.models import Exists, OuterRef, Q
 
+from kernel.vocabulary.cpv import cpv_prefix
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters
 from tenders.fulltext import search_query
 from tenders.models import TenderSource
-from tenders.vocabulary.cpv import cpv_prefix
-from tenders.vocabulary.time_zone import BERLIN
 
 
 def _cpv_q(codes: tuple[str, ...]) -> Q:

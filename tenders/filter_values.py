@@ -12,10 +12,10 @@ import re
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
+from kernel.vocabulary.cpv import cpv_divisions, normalise_cpv
+from kernel.vocabulary.regions import BUNDESLAENDER
+from kernel.vocabulary.statuses import TenderStatus
 from tenders.filter_limits import amount_problem, date_problem, normalise_whitespace
-from tenders.vocabulary.cpv import cpv_divisions, normalise_cpv
-from tenders.vocabulary.regions import BUNDESLAENDER
-from tenders.vocabulary.statuses import TenderStatus
 
 STATUSES = tuple(status.value for status in TenderStatus)
 

@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from datetime import date
 from decimal import Decimal
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
+from kernel.vocabulary.statuses import TenderStatus
 from tenders.filter_fields import FILTER_FIELDS, FILTER_NAMES
 from tenders.filter_limits import (
     MAX_VALUE_LENGTH,
@@ -24,7 +25,6 @@ from tenders.filter_limits import (
     values_problem,
 )
 from tenders.filter_values import STATUSES, raw_values, split_values
-from tenders.vocabulary.statuses import TenderStatus
 
 __all__ = ["FILTER_PARAMETERS", "ORDERS", "STATUSES", "FilterError", "TenderFilters", "parse_filters"]
 

@@ -27,7 +27,7 @@ from django.db import connection
 from django.db.models import Func, Value
 from django.db.models.sql import Query
 
-from tenders.vocabulary.compounds import compound_split
+from kernel.vocabulary.compounds import compound_split
 
 _UMLAUT_SPELLINGS = (("ae", "ä"), ("oe", "ö"), ("ue", "ü"), ("ss", "ß"))
 _TOKENS = re.compile(r'-?"[^"]*"|\S+')

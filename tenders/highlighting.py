@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from django.db import connection
 
+from kernel.vocabulary.compounds import compound_parts, words
+from kernel.vocabulary.cpv import cpv_indexed_ancestors, cpv_label
 from tenders.fulltext import query_tokens, search_query, word_alternatives
-from tenders.vocabulary.compounds import compound_parts, words
-from tenders.vocabulary.cpv import cpv_indexed_ancestors, cpv_label
 
 Segment = tuple[str, bool]
 _PIECES = re.compile(r"[^\W\d_]+|[\W\d_]+")

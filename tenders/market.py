@@ -18,10 +18,10 @@ from statistics import median
 from django.db.models import Count, F, Q
 from django.db.models.functions import ExtractYear, Substr
 
+from kernel.vocabulary.statuses import TenderStatus
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.merging.compiling import supplier_key
 from tenders.models import Tender
-from tenders.vocabulary.statuses import TenderStatus
-from tenders.vocabulary.time_zone import BERLIN
 
 # As the indexes sort: DESC NULLS LAST (a plain "-published_at" would sort NULLS FIRST and miss them).
 NEWEST_FIRST = F("published_at").desc(nulls_last=True)

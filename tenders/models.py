@@ -13,7 +13,7 @@ from django.db import models
 from django.db.models import F, Func, Q
 from django.utils.translation import gettext_lazy as _
 
-from tenders.vocabulary.statuses import TenderStatus
+from kernel.vocabulary.statuses import TenderStatus
 
 # The values are the shared vocabulary's (records carry them too); the labels are the portal's.
 TENDER_STATUS_LABELS = {
@@ -70,7 +70,7 @@ class Tender(models.Model):
     # Every prefix (2..8 digits) of every code: a CPV filter at any level is one indexed overlap.
     cpv_prefixes = ArrayField(models.CharField(max_length=8), default=list, blank=True, verbose_name=_("CPV-Präfixe"))
     cpv_labels = models.TextField(blank=True, default="", verbose_name=_("CPV-Bezeichnungen"))
-    # Compound parts (tenders.vocabulary.compounds) of the title, and of description, lot titles and CPV labels.
+    # Compound parts (kernel.vocabulary.compounds) of the title, and of description, lot titles and CPV labels.
     title_parts = models.TextField(blank=True, default="", verbose_name=_("Wortteile des Titels"))
     search_parts = models.TextField(blank=True, default="", verbose_name=_("Wortteile für die Suche"))
     nuts_codes = ArrayField(models.CharField(max_length=5), default=list, blank=True, verbose_name=_("NUTS-Codes"))
@@ -313,7 +313,7 @@ class TenderDeltaCompletion(models.Model):
 
 
 class SynonymGroup(models.Model):
-    """Words of the procurement thesaurus that find each other (``tenders.vocabulary.synonyms``).
+    """Words of the procurement thesaurus that find each other (``kernel.vocabulary.synonyms``).
 
     Searches rewrite each typed word through these rows in SQL (``tenders.fulltext.SynonymRewrite``),
     so an edit applies at once to the portal, the API and saved-search matching. Written only by

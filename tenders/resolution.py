@@ -15,8 +15,8 @@ import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sources.identifiers import canonical_publication_number
-from sources.records import NoticeRecord
+from kernel.identifiers import canonical_publication_number
+from kernel.records import NoticeRecord
 from tenders.merging import FingerprintTraits, fingerprint, fingerprint_compatible, own_portal_references, traits_of
 
 

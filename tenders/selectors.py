@@ -7,12 +7,12 @@ from datetime import datetime
 
 from django.db.models import F, Func, Prefetch, Q, QuerySet, TextField, Value
 
+from kernel.vocabulary.deadlines import DeadlineKind, deadline_label
+from kernel.vocabulary.legal_basis import legal_basis_label
+from kernel.vocabulary.procedures import procedure_type_label
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.fulltext import search_query
 from tenders.models import SynonymGroup, Tender, TenderSource, TenderVersion
-from tenders.vocabulary.deadlines import DeadlineKind, deadline_label
-from tenders.vocabulary.legal_basis import legal_basis_label
-from tenders.vocabulary.procedures import procedure_type_label
-from tenders.vocabulary.time_zone import BERLIN
 
 TED_NOTICE_URL = "https://ted.europa.eu/de/notice/-/detail/{}"
 

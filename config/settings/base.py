@@ -345,7 +345,7 @@ SOURCES_PARSE_WORKERS = env_int("SOURCES_PARSE_WORKERS", 0)
 # parsing on two cores wins back from about 1,000 notices (2,000 archive members) on (bench/run.py e2e).
 # TED files are weighed by size against it (sources.adapters.ted.BYTES_PER_DOE_MEMBER).
 SOURCES_PARSE_PARALLEL_MEMBERS = env_int("SOURCES_PARSE_PARALLEL_MEMBERS", 2000)
-# Retry backoff, one formula per channel (sources.network.BackoffPolicy): after the n-th failed
+# Retry backoff, one formula per channel (kernel.network.BackoffPolicy): after the n-th failed
 # attempt wait min(cap_seconds, base_seconds * factor ** (n - 1)), jittered ("none": exactly that; "equal":
 # half fixed, half random; "full": uniform from 0), and give up after max_attempts attempts in all.
 # The fetcher retries 429/5xx/network errors within one request: waits of up to 1, 2, 4 s, then the page fails.

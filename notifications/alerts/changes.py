@@ -18,8 +18,8 @@ from datetime import datetime
 
 from django.db import connection
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.models import ChangeKind, MatchChange, TenderMatch
-from tenders.vocabulary.time_zone import BERLIN
 
 MAX_VALUE_LENGTH = 200
 NEWS_STATUSES = {"cancelled": ChangeKind.CANCELLED, "awarded": ChangeKind.AWARDED}

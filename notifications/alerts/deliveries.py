@@ -27,11 +27,11 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import get_language
 
+from kernel.network import BackoffPolicy
 from notifications.alerts.rendering import header_safe, render_test_mail
 from notifications.alerts.sending import MailTransport, PermanentSendError, SendError, classify, mail_route
 from notifications.models import Delivery, DeliveryStatus
 from notifications.outbox import outbox_claim_next, outbox_release_stale
-from sources.network import BackoffPolicy
 
 logger = logging.getLogger(__name__)
 

@@ -25,6 +25,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.composing import (
     by_search,
     claim_changes,
@@ -39,7 +40,6 @@ from notifications.alerts.rendering import coverage_lines, digest_subject, rende
 from notifications.alerts.selectors import mailbox_coverage, source_coverage, tenant_base_url, tenders_for_mail
 from notifications.alerts.unsubscribe import SCOPE_DIGEST, SCOPE_SEARCH
 from notifications.models import Delivery, DeliveryKind, DigestInterval, SavedSearch, UserPreference
-from tenders.vocabulary.time_zone import BERLIN
 
 logger = logging.getLogger(__name__)
 

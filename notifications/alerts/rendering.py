@@ -20,8 +20,8 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.change_labels import change_label
-from tenders.vocabulary.time_zone import BERLIN
 
 LANGUAGES = ("de", "en")
 MAX_TENDERS_PER_SECTION = 50

@@ -30,10 +30,10 @@ from django.core.mail.backends.base import BaseEmailBackend
 from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
 
 from accounts.secrets import SecretUnreadable
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
+from kernel.network import FetchError, resolve_and_check, system_resolver
 from notifications.models import TlsMode
 from notifications.preferences.selectors import smtp_settings_get
-from sources.network import FetchError, resolve_and_check, system_resolver
 
 NO_SMTP_SETTINGS = "keine SMTP-Einstellungen"
 

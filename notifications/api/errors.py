@@ -3,7 +3,7 @@
 ``fields`` maps a parameter (dotted for nested input, e.g. ``filters.cpv``) to
 its messages; it is empty for errors that are not about one input. Messages
 follow the request's language (German unless ``Accept-Language`` asks otherwise).
-A service's ``config.errors.ApplicationError`` keeps its code and status (400, 403, 404).
+A service's ``kernel.errors.ApplicationError`` keeps its code and status (400, 403, 404).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 
 
 class FieldErrors(exceptions.ValidationError):

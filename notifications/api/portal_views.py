@@ -14,7 +14,7 @@ from django.views.decorators.cache import never_cache
 
 from accounts.views import TenantAdminRequiredMixin
 from config.edges import form_refusal
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 from notifications.api.selectors import api_key_list
 from notifications.api.services import api_key_create, api_key_revoke
 from notifications.models import ApiKey

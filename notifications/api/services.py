@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 from notifications.models import ApiKey
 
 KEY_PREFIX = "tr_"

@@ -17,6 +17,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.api.authentication import ApiKeyAuthentication
 from notifications.api.errors import FieldErrors, api_exception_handler
 from notifications.api.filter_schema import FILTER_PARAMETERS
@@ -33,7 +34,6 @@ from notifications.portal.selectors import saved_search_can_edit
 from notifications.portal.services import saved_search_create, saved_search_delete, saved_search_update
 from tenders.filters import ORDERS, parse_filters
 from tenders.models import Tender
-from tenders.vocabulary.time_zone import BERLIN
 
 
 class PartnerApiView(GenericAPIView):

@@ -4,7 +4,7 @@ Connection: implicit TLS (``use_ssl``, usually port 993) or STARTTLS on a plain 
 password is never sent unencrypted (a server without STARTTLS is an error). Certificates
 are verified (``ssl.create_default_context``; a mail server with a private CA needs that CA
 in the worker's trust store, e.g. via OpenSSL's ``SSL_CERT_FILE``). Before connecting, the host is resolved and
-every address must be public (the SSRF rule of ``sources.network``; loopback only where
+every address must be public (the SSRF rule of ``kernel.network``; loopback only where
 ``SOURCES_ALLOW_LOOPBACK`` is on, i.e. in tests) - a tenant must not make the worker probe
 the internal network. Limit: the connection resolves the name again (a DNS answer could
 change in between); the check still stops plain private addresses and names.
@@ -36,8 +36,8 @@ from email.parser import BytesHeaderParser
 from imapclient import IMAPClient
 from imapclient.exceptions import LoginError
 
+from kernel.network import ResolutionFailed, SsrfRefused, resolve_and_check, system_resolver
 from sources.adapters.mail.verdict import MailboxUnavailable
-from sources.network import ResolutionFailed, SsrfRefused, resolve_and_check, system_resolver
 
 __all__ = ["Candidate", "FetchedMail", "MailboxAddress", "MailboxError", "MailboxReader", "message_key"]
 

@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from django.utils.translation import gettext as _
 
-from tenders.vocabulary.time_zone import BERLIN
+from kernel.vocabulary.time_zone import BERLIN
 
 BOM = "\ufeff"
 ROW_CAP = 10_000

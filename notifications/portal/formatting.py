@@ -15,13 +15,13 @@ from django.utils.formats import date_format
 from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
-from sources.links import safe_link
+from kernel.links import safe_link
+from kernel.vocabulary.cpv import cpv_label
+from kernel.vocabulary.procedures import procedure_type_label
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.filter_fields import FILTER_FIELDS
 from tenders.filters import TenderFilters
 from tenders.models import TENDER_STATUS_LABELS
-from tenders.vocabulary.cpv import cpv_label
-from tenders.vocabulary.procedures import procedure_type_label
-from tenders.vocabulary.time_zone import BERLIN
 
 # --- deadlines ----------------------------------------------------------------------------------------
 
@@ -72,7 +72,7 @@ def notice_kind_label(kind: str) -> str:
     return str(NOTICE_KIND_LABELS.get(kind, kind))
 
 
-# The German names of tenders.vocabulary.procedures.PROCEDURE_TYPES, marked for translation
+# The German names of kernel.vocabulary.procedures.PROCEDURE_TYPES, marked for translation
 # (shared code has no UI strings).
 PROCEDURE_TYPE_LABELS = {
     "open": gettext_lazy("Offenes Verfahren"),
@@ -172,7 +172,7 @@ def filters_summary(filters: TenderFilters) -> list[tuple[str, str]]:
 
 
 def external_url(url: str | None) -> str:
-    """The URL if it is an http(s) link with a host, else "" (the one rule: ``sources.links.safe_link``)."""
+    """The URL if it is an http(s) link with a host, else "" (the one rule: ``kernel.links.safe_link``)."""
     return safe_link(url)
 
 

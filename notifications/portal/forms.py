@@ -17,12 +17,12 @@ from django.http import QueryDict
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from kernel.vocabulary.regions import BUNDESLAENDER
 from notifications.models import TriageStatus
 from notifications.portal.services import NAME_MAX_LENGTH, NOTE_MAX_LENGTH
 from tenders.filter_fields import FILTER_FIELDS, FilterField
 from tenders.filters import FilterError, TenderFilters, parse_filters
 from tenders.models import TENDER_STATUS_CHOICES
-from tenders.vocabulary.regions import BUNDESLAENDER
 
 ORDER_CHOICES = [
     ("relevance", _("Relevanz")),

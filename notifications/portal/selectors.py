@@ -18,6 +18,8 @@ from django.db.models.functions import Left, TruncDate
 from django.utils.translation import get_language
 
 from accounts.roles import user_is_tenant_admin
+from kernel.vocabulary.cpv import cpv_label
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference, calendar_token_hash
 from notifications.portal.csv_export import ExportRow
 from sources.models import Source
@@ -26,8 +28,6 @@ from tenders.filter_query import filters_q
 from tenders.filters import FilterError, TenderFilters, alert_filters
 from tenders.models import Tender
 from tenders.search import tender_detail, tender_search
-from tenders.vocabulary.cpv import cpv_label
-from tenders.vocabulary.time_zone import BERLIN
 
 PREVIEW_DAYS = 30
 CALENDAR_STATUSES = (TriageStatus.INTERESTING, TriageStatus.REVIEWING, TriageStatus.APPLIED)

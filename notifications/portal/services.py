@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from config.errors import ApplicationError, NotFound, PermissionRefused
+from kernel.errors import ApplicationError, NotFound, PermissionRefused
 from notifications.models import SavedSearch, Triage, TriageStatus
 from notifications.portal.selectors import saved_search_can_edit
 from tenders.filter_limits import text_problem

@@ -15,8 +15,8 @@ import re
 
 from django.utils.translation import gettext as _
 
-from config.errors import ApplicationError
-from sources.network import ResolutionFailed, Resolver, SsrfRefused, resolve_and_check, system_resolver
+from kernel.errors import ApplicationError
+from kernel.network import ResolutionFailed, Resolver, SsrfRefused, resolve_and_check, system_resolver
 
 _HOST = re.compile(r"^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
 _IPV6 = re.compile(r"^\[?[0-9a-f:.]+\]?$")

@@ -13,7 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 from notifications.inbox.selectors import forwarded_domains_of
 from notifications.models import (
     DigestInterval,

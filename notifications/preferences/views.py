@@ -18,7 +18,7 @@ from django.views.generic import TemplateView
 from accounts.roles import user_is_tenant_admin
 from accounts.views import TenantAdminRequiredMixin
 from config.edges import form_refusal
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 from notifications.inbox.imap import MailboxError
 from notifications.inbox.probe import mailbox_connection_test
 from notifications.inbox.quarantine import inbound_mail_release

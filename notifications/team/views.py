@@ -12,7 +12,7 @@ from django.views import View
 from accounts.roles import Role
 from accounts.services import user_reactivate, user_role_change
 from accounts.views import TenantAdminRequiredMixin
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 from notifications.team.services import team_member_deactivate
 
 

@@ -13,7 +13,7 @@ Bookkeeping (the claim protocol is shared with the e-mail outbox, ``notification
 Network errors after the request left (e.g. a read timeout) are retried as the
 brief for partners says; they de-duplicate by ``X-TenderRadar-Delivery``.
 
-The request: httpx directly (not ``sources.network.Fetcher``, which is for
+The request: httpx directly (not ``kernel.network.Fetcher``, which is for
 read-only sources and retries on its own), through the SSRF-guarded transport,
 no redirects, short timeouts, response body read only up to a small cap.
 
@@ -36,6 +36,14 @@ from django.conf import settings
 from django.utils import timezone
 
 from accounts.secrets import SecretUnreadable
+from kernel.network import (
+    BackoffPolicy,
+    decode_bytes,
+    guarded_transport,
+    parse_retry_after,
+    read_limited,
+    system_resolver,
+)
 from notifications.models import DeliveryStatus, Webhook, WebhookEvent
 from notifications.outbox import outbox_claim_next, outbox_release_stale
 from notifications.webhooks.outcomes import (
@@ -47,14 +55,6 @@ from notifications.webhooks.outcomes import (
 )
 from notifications.webhooks.signing import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signature_header
 from notifications.webhooks.targets import WebhookTargetRefused, webhook_url_check
-from sources.network import (
-    BackoffPolicy,
-    decode_bytes,
-    guarded_transport,
-    parse_retry_after,
-    read_limited,
-    system_resolver,
-)
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 from typing import Literal
 
-from sources.network import BackoffPolicy
+from kernel.network import BackoffPolicy
 
 ERROR_MAX_CHARS = 500
 

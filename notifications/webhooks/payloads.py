@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime
 
-from tenders.vocabulary.time_zone import BERLIN
+from kernel.vocabulary.time_zone import BERLIN
 
 EVENT_MATCHED = "tender.matched"
 EVENT_CHANGED = "tender.changed"

@@ -22,7 +22,7 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 from notifications.models import (
     DeliveryStatus,
     MatchChange,

@@ -4,7 +4,7 @@ Why: a webhook URL is typed in by a customer and our worker sends requests to
 it, so without a check it is a server-side request forgery vector (cloud
 metadata, the database, the LAN). Rules: HTTPS only, no credentials in the URL,
 and every address the host resolves to must be public (the SSRF guard of
-``sources.network``). The check runs when the webhook is saved and again before
+``kernel.network``). The check runs when the webhook is saved and again before
 every delivery; the HTTP transport re-checks at connect time (DNS rebinding).
 
 Limit: plain ``http://`` is accepted only for loopback hosts and only where
@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 
 from django.utils.translation import gettext as _
 
-from config.errors import ApplicationError
-from sources.network import ResolutionFailed, Resolver, SsrfRefused, resolve_and_check, system_resolver
+from kernel.errors import ApplicationError
+from kernel.network import ResolutionFailed, Resolver, SsrfRefused, resolve_and_check, system_resolver
 
 MAX_URL_LENGTH = 2000
 

@@ -9,7 +9,7 @@ from django.views import View
 
 from accounts.views import TenantAdminRequiredMixin
 from config.edges import form_refusal
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 from notifications.webhooks.forms import WebhookCreateForm
 from notifications.webhooks.selectors import webhook_event_list_recent, webhook_list, webhook_saved_search_choices
 from notifications.webhooks.services import webhook_create, webhook_delete, webhook_set_active

@@ -23,10 +23,10 @@ from typing import Any, ClassVar
 
 from django.core.exceptions import ValidationError
 
+from kernel.network import Fetcher
+from kernel.records import NoticeRecord
 from sources.adapters.settings import AdapterSettings, url_hosts, validated_settings
 from sources.adapters.yields import PageYield, SamplePage
-from sources.network import Fetcher
-from sources.records import NoticeRecord
 
 
 @dataclass(frozen=True)

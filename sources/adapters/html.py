@@ -2,7 +2,7 @@
 
 Why one place: portal pages are old Java servlet output in windows-1252/ISO-8859-1,
 often declared only in ``<meta>``, sometimes mislabelled. Decoding goes through
-``sources.network.decode_bytes`` (never BeautifulSoup's own guessing), the text is
+``kernel.network.decode_bytes`` (never BeautifulSoup's own guessing), the text is
 parsed with BeautifulSoup + lxml, and every value that reaches a ``NoticeRecord``
 passes :func:`text_of`, so umlauts and "€" survive and no U+FFFD is ever stored.
 
@@ -29,16 +29,16 @@ from urllib.parse import urljoin, urlsplit
 
 from bs4 import BeautifulSoup, Tag
 
-from sources.network import Decoded, decode_bytes
-from sources.normalise import (
+from kernel.network import Decoded, decode_bytes
+from kernel.normalise import (
     END_OF_DAY,
     clean_text,
     normalise_postal_code,
     parse_decimal,
     parse_german_datetime,
 )
-from tenders.vocabulary.cpv import unique_cpv
-from tenders.vocabulary.regions import nuts_codes_from
+from kernel.vocabulary.cpv import unique_cpv
+from kernel.vocabulary.regions import nuts_codes_from
 
 __all__ = [
     "HtmlPage",

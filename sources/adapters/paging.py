@@ -24,11 +24,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from kernel.network import Blocked, DisallowedHost, Fetcher, FetchError, FetchResult, RetryAfterTooLong
+from kernel.records import NoticeRecord
 from sources.adapters.base import FetchedBatch
 from sources.adapters.yields import PageYield, SamplePage
 from sources.conditional import ConditionalFetcher, fetcher_forget, fetcher_knows
-from sources.network import Blocked, DisallowedHost, Fetcher, FetchError, FetchResult, RetryAfterTooLong
-from sources.records import NoticeRecord
 
 # Errors that say "stop talking to this portal now", whatever page they came from.
 FATAL = (Blocked, DisallowedHost, RetryAfterTooLong)

@@ -4,7 +4,7 @@ Flow (``fetch``): one GET of ``feed_url`` through the Fetcher - conditional acro
 (``conditional_requests``, :mod:`sources.conditional`: stored ETag / Last-Modified, else the
 body hash; an unchanged feed is a ``not_modified`` batch and nothing is parsed) - then decode
 the bytes ourselves with
-:func:`sources.network.decode_bytes` (BOM > Content-Type charset > XML declaration >
+:func:`kernel.network.decode_bytes` (BOM > Content-Type charset > XML declaration >
 UTF-8 > windows-1252), then hand feedparser the decoded text re-encoded as UTF-8 with a
 UTF-8 declaration and header, so it has nothing left to guess. Why: feeds that declare
 ISO-8859-1 routinely carry windows-1252 bytes (0x80 for "€"); WHATWG decoding reads them
@@ -51,6 +51,10 @@ from urllib.parse import urljoin
 import feedparser
 from bs4 import BeautifulSoup
 
+from kernel.network import Decoded, Fetcher, decode_bytes, raise_for_wall
+from kernel.normalise import clean_text
+from kernel.records import NoticeRecord
+from kernel.vocabulary.procedures import procedure_type_code
 from sources.adapters.base import (
     Adapter,
     AdapterError,
@@ -69,12 +73,8 @@ from sources.adapters.mail.fields import (
     split_place,
 )
 from sources.adapters.settings import AdapterSettings, Url
-from sources.network import Decoded, Fetcher, decode_bytes, raise_for_wall
-from sources.normalise import clean_text
 from sources.parsers.eforms import portal_references_from_urls
-from sources.records import NoticeRecord
 from sources.registry import register
-from tenders.vocabulary.procedures import procedure_type_code
 
 __all__ = ["FeedError", "FeedParse", "RssAdapter", "decode_feed", "parse_feed"]
 
@@ -206,7 +206,7 @@ def _record(entry: Mapping[str, Any], *, source: str, base_url: str) -> tuple[No
             bundesland=bundesland,
             published_at=published_at,
             submission_deadline=deadline.value,
-            url=link,  # checked at the ingest boundary (sources.links), which records a dropped link
+            url=link,  # checked at the ingest boundary (kernel.links), which records a dropped link
             portal_references=portal_references_from_urls([link, guid, *description_links]),
             payload={"rss": {"guid": guid, "fields": fields}},
         ),

@@ -7,7 +7,7 @@ talks to. Each adapter declares an :class:`AdapterSettings` subclass - field typ
 error into one German message per problem in a Django ``ValidationError`` (shown in the
 admin form; ``Adapter.settings_for`` reports it as a failed run).
 
-Limits: hosts are compared exactly after :func:`sources.network.normalise_host` (no
+Limits: hosts are compared exactly after :func:`kernel.network.normalise_host` (no
 wildcards, ports ignored); a URL is checked for its form only - where its host resolves to is
 the Fetcher's SSRF guard's business, and the Fetcher checks redirect hops against the same hosts.
 URL settings may name the hosts of ``allowed_hosts`` (validated first), else the adapter's known
@@ -26,7 +26,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Str
 from pydantic import ValidationError as SchemaError
 from pydantic_core import PydanticCustomError
 
-from sources.network import normalise_host
+from kernel.network import normalise_host
 
 __all__ = [
     "LOOPBACK_HOSTS",

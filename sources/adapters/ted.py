@@ -46,6 +46,9 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
+from kernel.network import Fetcher, raise_for_wall
+from kernel.records import NoticeRecord
+from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import (
     Adapter,
     AdapterError,
@@ -56,7 +59,6 @@ from sources.adapters.base import (
     walk_files,
 )
 from sources.adapters.settings import AdapterSettings, Day, Url
-from sources.network import Fetcher, raise_for_wall
 from sources.parallel import ordered_map, parse_workers_for
 from sources.parsers.eforms import parse_eforms
 from sources.parsers.ted_json import (
@@ -67,9 +69,7 @@ from sources.parsers.ted_json import (
     ted_query_for_germany,
     ted_search_body,
 )
-from sources.records import NoticeRecord
 from sources.registry import register
-from tenders.vocabulary.time_zone import BERLIN
 
 __all__ = ["DEFAULT_API_URL", "TedAdapter", "fetch_window"]
 

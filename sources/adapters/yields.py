@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sources.network import Blocked
+from kernel.network import Blocked
 
 # Layouts that say nothing about the markup (a "nothing found" page): not recorded as the layout last seen.
 UNINFORMATIVE_LAYOUTS = frozenset({"empty", ""})

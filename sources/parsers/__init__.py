@@ -1,1 +1,1 @@
-"""Pure parsers: foreign notice formats in, ``sources.records.NoticeRecord`` out (no ORM, no I/O)."""
+"""Pure parsers: foreign notice formats in, ``kernel.records.NoticeRecord`` out (no ORM, no I/O)."""

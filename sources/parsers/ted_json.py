@@ -39,10 +39,10 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from sources.addresses import bundesland_for_place
-from sources.identifiers import canonical_publication_number
-from sources.links import portal_references_from_urls, urls_in_json
-from sources.normalise import (
+from kernel.addresses import bundesland_for_place
+from kernel.identifiers import canonical_publication_number
+from kernel.links import portal_references_from_urls, urls_in_json
+from kernel.normalise import (
     END_OF_DAY,
     clean_text,
     combine_date_time,
@@ -50,14 +50,14 @@ from sources.normalise import (
     parse_decimal,
     parse_iso_datetime,
 )
+from kernel.records import Deadline, Lot, NoticeKind, NoticeRecord
+from kernel.vocabulary.contract_nature import contract_nature_code
+from kernel.vocabulary.cpv import unique_cpv
+from kernel.vocabulary.deadlines import DeadlineKind
+from kernel.vocabulary.procedures import procedure_type_code
+from kernel.vocabulary.regions import nuts_codes_from
+from kernel.vocabulary.statuses import TenderStatus
 from sources.parsers.ted_results import ted_awards
-from sources.records import Deadline, Lot, NoticeKind, NoticeRecord
-from tenders.vocabulary.contract_nature import contract_nature_code
-from tenders.vocabulary.cpv import unique_cpv
-from tenders.vocabulary.deadlines import DeadlineKind
-from tenders.vocabulary.procedures import procedure_type_code
-from tenders.vocabulary.regions import nuts_codes_from
-from tenders.vocabulary.statuses import TenderStatus
 
 __all__ = [
     "TED_FIELDS",

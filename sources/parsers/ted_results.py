@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sources.normalise import clean_text, parse_decimal
-from sources.records import Award, AwardStatus
+from kernel.normalise import clean_text, parse_decimal
+from kernel.records import Award, AwardStatus
 
 
 def _texts(value: Any) -> list[str]:

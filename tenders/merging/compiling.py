@@ -9,15 +9,15 @@ from decimal import Decimal
 from functools import lru_cache
 from operator import attrgetter
 
-from sources.records import Award, NoticeKind, NoticeRecord
+from kernel.records import Award, NoticeKind, NoticeRecord
+from kernel.vocabulary.compounds import label_compound_parts, text_compound_parts
+from kernel.vocabulary.cpv import cpv_labels_for
+from kernel.vocabulary.deadlines import DeadlineKind
+from kernel.vocabulary.provenance import is_mail_derived
+from kernel.vocabulary.statuses import TenderStatus
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.merging.documents import sha256_json, str_or_none
 from tenders.merging.identity import fingerprint, latest_versions, normalise_name, own_portal_references, version_key
-from tenders.vocabulary.compounds import label_compound_parts, text_compound_parts
-from tenders.vocabulary.cpv import cpv_labels_for
-from tenders.vocabulary.deadlines import DeadlineKind
-from tenders.vocabulary.provenance import is_mail_derived
-from tenders.vocabulary.statuses import TenderStatus
-from tenders.vocabulary.time_zone import BERLIN
 
 _KIND_RANK = {
     NoticeKind.PRIOR_INFORMATION: 0,

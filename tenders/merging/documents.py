@@ -17,12 +17,12 @@ from operator import attrgetter
 
 import orjson
 
-from sources.links import LINK_FIELDS, safe_link
-from sources.memo import short_text_memo
-from sources.normalise import plausible_datetime
-from sources.placeholders import placeholder_amount, plausible_buyer_id, without_placeholder
-from sources.records import TEXT_LIMITS, Award, AwardStatus, Deadline, Lot, NoticeKind, NoticeRecord, texts_cut
-from tenders.vocabulary.statuses import TenderStatus
+from kernel.links import LINK_FIELDS, safe_link
+from kernel.memo import short_text_memo
+from kernel.normalise import plausible_datetime
+from kernel.placeholders import placeholder_amount, plausible_buyer_id, without_placeholder
+from kernel.records import TEXT_LIMITS, Award, AwardStatus, Deadline, Lot, NoticeKind, NoticeRecord, texts_cut
+from kernel.vocabulary.statuses import TenderStatus
 
 _RECORD_FIELDS = tuple(f.name for f in fields(NoticeRecord) if f.name != "payload")
 
@@ -165,7 +165,7 @@ def record_storable(record: NoticeRecord) -> tuple[NoticeRecord, str]:
     feeds send both (in ids, links, payloads): NUL is dropped, a lone surrogate becomes "?".
     Identifiers longer than their columns are shortened by ``fit_identifier``; placeholder
     dates (year 9999 …), implausible amounts and CPV codes that are not eight digits are dropped, and overlong
-    texts cut (``sources.records.TEXT_LIMITS``), and links that are not http(s) with a host emptied,
+    texts cut (``kernel.records.TEXT_LIMITS``), and links that are not http(s) with a host emptied,
     whichever adapter built the record. One such
     notice must not fail the whole batch it arrives in. A clean record (the normal case) is
     returned as it is; the check rides on the hash serialisation.

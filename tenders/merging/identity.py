@@ -12,10 +12,10 @@ from datetime import date, datetime
 from decimal import Decimal
 from functools import lru_cache
 
-from sources.links import portal_references_from_urls
-from sources.memo import short_text_memo
-from sources.records import NoticeRecord
-from tenders.vocabulary.time_zone import BERLIN
+from kernel.links import portal_references_from_urls
+from kernel.memo import short_text_memo
+from kernel.records import NoticeRecord
+from kernel.vocabulary.time_zone import BERLIN
 
 # --- versions ---------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Loads the shipped procurement thesaurus (tenders/vocabulary/data/synonyms.txt) into SynonymGroup.
+"""Loads the shipped procurement thesaurus (kernel/vocabulary/data/synonyms.txt) into SynonymGroup.
 
 Later additions to the file reach existing installations with ``manage.py load_synonyms``.
 """
@@ -8,7 +8,7 @@ from django.db import migrations
 
 def load(apps, schema_editor):
     from tenders.fulltext import synonym_rewrite_text
-    from tenders.vocabulary.synonyms import shipped_thesaurus
+    from kernel.vocabulary.synonyms import shipped_thesaurus
 
     SynonymGroup = apps.get_model("tenders", "SynonymGroup")
     SynonymGroup.objects.bulk_create(

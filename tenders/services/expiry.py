@@ -6,8 +6,8 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from kernel.vocabulary.statuses import TenderStatus
 from tenders.models import Tender
-from tenders.vocabulary.statuses import TenderStatus
 
 
 def tenders_expire(*, now: datetime | None = None) -> int:

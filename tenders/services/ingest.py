@@ -16,7 +16,7 @@ from datetime import datetime
 from django.db import connection, transaction
 from django.utils import timezone
 
-from sources.records import NoticeRecord
+from kernel.records import NoticeRecord
 from tenders.bulk import copy_rows, cycle_collection_paused, interleaved, reserve_ids, staged_update, staged_upsert
 from tenders.merging import compile_tender, latest_versions, record_storable, state_changes
 from tenders.models import Tender

@@ -16,8 +16,8 @@ import orjson
 from django.db import connection
 
 import tenders.lookups  # noqa: F401  (registers __any)
-from sources.identifiers import canonical_publication_number
-from sources.records import NoticeRecord
+from kernel.identifiers import canonical_publication_number
+from kernel.records import NoticeRecord
 from tenders.merging import TRACKED_CHANGES, record_from_json, traits_of
 from tenders.models import Tender, TenderSource
 from tenders.resolution import FingerprintCandidate, Lookups, RecordKeys

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 
-from sources.records import NoticeRecord
+from kernel.records import NoticeRecord
 from tenders.merging import TenderState, record_json, version_key
 from tenders.models import MergeRule
 from tenders.resolution import Assignment

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import orjson
 from django.db import connection, transaction
 
-from sources.records import Lot
+from kernel.records import Lot
+from kernel.vocabulary.cpv import cpv_labels_for
 from tenders.bulk import copy_rows
 from tenders.merging.compiling import compound_columns
-from tenders.vocabulary.cpv import cpv_labels_for
 
 
 @dataclass(frozen=True)

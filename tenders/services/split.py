@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 from tenders.merging import compile_tender, record_from_json
 from tenders.models import MergeRule, Tender, TenderSource
 from tenders.services.ingest import lock_ingest

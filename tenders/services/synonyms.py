@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from django.db import connection, transaction
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
+from kernel.vocabulary.synonyms import SynonymEntry, entry_problems
 from tenders.fulltext import synonym_rewrite_text
 from tenders.models import SynonymGroup
-from tenders.vocabulary.synonyms import SynonymEntry, entry_problems
 
 
 def _taken_words(*, words: Sequence[str], exclude_id: int | None) -> list[str]:

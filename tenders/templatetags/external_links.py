@@ -4,7 +4,7 @@ Tender URLs, document links and notice links come from foreign feeds, portal pag
 mails. Autoescaping stops markup, not a ``javascript:`` or ``data:`` URL in an ``href``, so
 every such ``href`` goes through ``safe_href`` (``{% load external_links %}``,
 ``href="{{ tender.url|safe_href }}"``), which passes only http(s) links with a host
-(``sources.links.safe_link``, the rule of the ingest boundary) and gives "" for the
+(``kernel.links.safe_link``, the rule of the ingest boundary) and gives "" for the
 rest; templates test the result and show plain text instead of a link. Python-rendered
 admin columns use ``external_link_html``. A test scans the templates for other ``href`` uses.
 """
@@ -15,7 +15,7 @@ from django import template
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString
 
-from sources.links import safe_link
+from kernel.links import safe_link
 
 register = template.Library()
 

@@ -6,7 +6,7 @@ from django_tenants.utils import schema_context, schema_exists
 from accounts.models import Domain, Tenant
 from accounts.roles import Role, user_is_tenant_admin, user_role
 from accounts.services import tenant_create, user_create
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 
 
 @pytest.mark.usefixtures("committed")

@@ -12,8 +12,8 @@ from django.test import RequestFactory
 from django.utils import translation
 
 from config.edges import ApplicationCommand, admin_refusal, form_refusal
-from config.errors import ApplicationError, NotFound, PermissionRefused
 from config.middleware import ApplicationErrorMiddleware
+from kernel.errors import ApplicationError, NotFound, PermissionRefused
 from notifications.alerts.sending import SendError
 from notifications.api.errors import api_exception_handler
 from notifications.outbox import OutboxDecisionRefused

@@ -17,7 +17,7 @@ from tests.config.architecture import BASE_DIR
 from tests.config.import_contracts import import_cycles, imported_names, orm_uses
 
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-PACKAGES = ("accounts", "config", "notifications", "sources", "tenders")
+PACKAGES = ("kernel", "accounts", "config", "notifications", "sources", "tenders")
 
 
 def _lint(cwd: Path) -> subprocess.CompletedProcess:
@@ -72,7 +72,7 @@ def broken_checkout(tmp_path_factory) -> subprocess.CompletedProcess:
     append("tenders/services/ingest.py", "def _gate():\n    from sources.models import Source\n    return Source")
     # And one of each other kind:
     append("tenders/selectors.py", "from notifications.models import SavedSearch  # noqa")
-    append("sources/normalise.py", "from django.utils import timezone  # noqa")
+    append("kernel/normalise.py", "from django.utils import timezone  # noqa")
     append("sources/adapters/rss.py", "from django.db import connection  # noqa")
     append("notifications/alerts/rendering.py", "from notifications.models import Delivery  # noqa")
     append(
@@ -83,10 +83,10 @@ def broken_checkout(tmp_path_factory) -> subprocess.CompletedProcess:
     # One home each: the shared vocabulary and the outbound network import no app, the network is
     # used through its public surface, and no module imports itself in a circle (the old
     # sources.services <-> sources.tasks hand-off).
-    append("tenders/vocabulary/regions.py", "from sources.normalise import clean_text  # noqa")
-    append("sources/network/ssrf.py", "def _record():\n    from sources.records import NoticeRecord\n    return NoticeRecord")
-    append("sources/network/client.py", "from django.conf import settings  # noqa")
-    append("notifications/webhooks/delivery.py", "from sources.network.ssrf import check_target  # noqa")
+    append("kernel/vocabulary/regions.py", "from kernel.normalise import clean_text  # noqa")
+    append("kernel/network/ssrf.py", "def _record():\n    from kernel.records import NoticeRecord\n    return NoticeRecord")
+    append("kernel/network/client.py", "from django.conf import settings  # noqa")
+    append("notifications/webhooks/delivery.py", "from kernel.network.ssrf import check_target  # noqa")
     append("sources/services.py", "def _enqueue():\n    from sources.tasks import source_poll_now_task\n    return source_poll_now_task")
     return _lint(root)
 
@@ -107,7 +107,7 @@ def broken_checkout(tmp_path_factory) -> subprocess.CompletedProcess:
         "The shared vocabulary (time zone, statuses, procedure types, Länder and NUTS, CPV) imports no app",
         "Outbound network (fetcher, SSRF guard, decoding) imports no app",
         "Outbound network imports no Django and no Celery",
-        "Outbound network is used through its public surface (sources.network), never a submodule",
+        "Outbound network is used through its public surface (kernel.network), never a submodule",
         "No module imports itself through others (deferred imports included)",
     ],
 )
@@ -123,29 +123,29 @@ def test_the_violations_are_named_with_their_lines(broken_checkout):
     assert "tenders.services.ingest -> sources.models" in out
     assert "sources.adapters.rss:" in out and "from django.db import connection" in out
     assert "notifications.webhooks.views:" in out and ".objects" in out
-    assert "tenders.vocabulary.regions:" in out and "from sources.normalise import clean_text" in out
-    assert "sources.network.ssrf:" in out and "from sources.records import NoticeRecord" in out
-    assert "notifications.webhooks.delivery -> sources.network.ssrf" in out
+    assert "kernel.vocabulary.regions:" in out and "from kernel.normalise import clean_text" in out
+    assert "kernel.network.ssrf:" in out and "from kernel.records import NoticeRecord" in out
+    assert "notifications.webhooks.delivery -> kernel.network.ssrf" in out
     assert "sources.services -> sources.tasks; sources.tasks -> sources.services" in out
 
 
 def test_an_ignore_that_matches_nothing_fails(tmp_path):
-    for package in ("sources",):
+    for package in ("kernel",):
         shutil.copytree(BASE_DIR / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "tests" / "config").mkdir(parents=True)
     (tmp_path / "tests" / "__init__.py").write_text("")
     (tmp_path / "tests" / "config" / "__init__.py").write_text("")
     shutil.copy(BASE_DIR / "tests/config/import_contracts.py", tmp_path / "tests/config/import_contracts.py")
     (tmp_path / ".importlinter").write_text(
-        "[importlinter]\nroot_packages =\n    sources\ninclude_external_packages = True\n"
+        "[importlinter]\nroot_packages =\n    kernel\ninclude_external_packages = True\n"
         "contract_types =\n    forbidden_submodules: tests.config.import_contracts.ForbiddenSubmodulesContract\n\n"
         "[importlinter:contract:stale]\nname = Records import no ORM\ntype = forbidden_submodules\n"
-        "source_modules =\n    sources.records\nforbidden_modules =\n    django.db\n"
-        "ignore_imports =\n    sources.records -> django.db.models\n"
+        "source_modules =\n    kernel.records\nforbidden_modules =\n    django.db\n"
+        "ignore_imports =\n    kernel.records -> django.db.models\n"
     )
     result = _lint(tmp_path)
     assert result.returncode != 0
-    assert "sources.records -> django.db.models matches no import any more" in result.stdout
+    assert "kernel.records -> django.db.models matches no import any more" in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ def test_boundary_check_flags_a_shared_app_importing_a_tenant_app(tmp_path: Path
     package = tmp_path / "tenders"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "ok.py").write_text("from sources.records import NoticeRecord\nimport django.db\n")
+    (package / "ok.py").write_text("from kernel.records import NoticeRecord\nimport django.db\n")
     (package / "bad.py").write_text("import os\nfrom notifications.models import SavedSearch\n")
     (package / "sneaky.py").write_text("from importlib import import_module\nimport_module('notifications.services')\n")
     (package / "model.py").write_text("from django.apps import apps\napps.get_model('notifications.TenderMatch')\n")

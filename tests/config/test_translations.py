@@ -58,7 +58,7 @@ def test_no_string_in_code_or_templates_is_missing_from_the_catalogue(tmp_path):
     # makemessages writes into the catalogue next to the sources it scans, so it runs on a copy
     # of them: a test run never rewrites the real catalogue.
     base = Path(settings.BASE_DIR)
-    for name in ("accounts", "config", "notifications", "sources", "tenders", "templates", "locale"):
+    for name in ("kernel", "accounts", "config", "notifications", "sources", "tenders", "templates", "locale"):
         shutil.copytree(base / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "*.mo"))
     cwd = Path.cwd()
     os.chdir(tmp_path)

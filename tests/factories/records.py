@@ -8,10 +8,10 @@ from pathlib import Path
 
 import factory
 
+from kernel.records import NoticeKind, NoticeRecord
+from kernel.vocabulary.time_zone import BERLIN
 from sources.parsers.eforms import parse_eforms
 from sources.parsers.ocds import parse_ocds_package
-from sources.records import NoticeKind, NoticeRecord
-from tenders.vocabulary.time_zone import BERLIN
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MPI_EFORMS = DATA / "doe" / "eforms-de-2.1_cn-standard_16_24d29507-f9dd-4712-aef0-9d864df3af8e-01.xml"

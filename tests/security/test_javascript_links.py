@@ -17,7 +17,7 @@ from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from sources.links import safe_link
+from kernel.links import safe_link
 from sources.models import FetchRun
 from sources.services import source_ingest_files
 from tenders.models import Tender, TenderSource

@@ -12,8 +12,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from kernel.network import Fetcher
 from sources.models import FetchRun, FetchRunStatus, Source
-from sources.network import Fetcher
 from sources.selectors import source_health_list
 from sources.services import source_poll
 from tenders.models import Tender

@@ -11,6 +11,7 @@ from django.utils import timezone
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from kernel.network import Fetcher, FetchPolicy
 from sources.conditional import (
     ETAG_MAX_LENGTH,
     LAST_MODIFIED_MAX_LENGTH,
@@ -23,7 +24,6 @@ from sources.conditional import (
 )
 from sources.conditional_store import RETENTION_DAYS, conditional_cache_load, conditional_cache_save
 from sources.models import ConditionalCacheEntry, Source
-from sources.network import Fetcher, FetchPolicy
 from tests.sources.adapters.test_netserver import loopback_resolver
 
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from tqdm import tqdm
 
+from kernel.network import Fetcher
+from kernel.vocabulary.time_zone import BERLIN
 from sources.demo import DEMO_DATA, DEMO_FILES, demo_live_load, demo_sample_load, demo_window, doe_unreachable_reason
 from sources.models import FetchRun, Source
-from sources.network import Fetcher
 from tenders.models import Tender, TenderSource, TenderVersion
-from tenders.vocabulary.time_zone import BERLIN
 from tests.fixtures.network import free_loopback_port
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -11,11 +11,11 @@ from django.utils import timezone
 from werkzeug import Response
 
 from config.celery import app as celery_app
+from kernel.network import Fetcher
+from kernel.vocabulary.time_zone import BERLIN
 from sources.models import FetchRun, Source
-from sources.network import Fetcher
 from sources.services import source_poll
 from tenders.models import Tender, TenderSource
-from tenders.vocabulary.time_zone import BERLIN
 from tests.notifications.alerts.helpers import wait_for
 
 EXPORTS = Path(__file__).resolve().parents[1] / "data" / "doe" / "exports"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from werkzeug import Response
 
+from kernel.network import Fetcher
 from sources.models import ConditionalCacheEntry, FetchRun, FetchRunStatus, Source
-from sources.network import Fetcher
 from sources.services import source_poll
 from tenders.models import Tender, TenderSource
 from tests.sources.adapters.test_netserver import (

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from sources.records import NoticeRecord
+from kernel.records import NoticeRecord
 from tenders.models import TenderSource
 from tenders.services import notices_ingest
 from tests.factories.records import (

@@ -4,8 +4,8 @@ from datetime import datetime
 import pytest
 from django.core.management import call_command
 
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.models import Tender
-from tenders.vocabulary.time_zone import BERLIN
 
 
 @pytest.mark.django_db

@@ -11,10 +11,10 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from sources.records import NoticeKind
+from kernel.records import NoticeKind
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.bulk import copy_rows
 from tenders.copy_text import NULL, _scalar, escape, json_text, row_encoder, text_array
-from tenders.vocabulary.time_zone import BERLIN
 
 HOSTILE = 'Tab\there, new\nline, CR\r, back\\slash \\N, "quoted", {braces}, comma, € ümlaut, 日本'
 

@@ -7,11 +7,11 @@ from datetime import datetime
 import pytest
 from django.core.paginator import Paginator
 
+from kernel.vocabulary.time_zone import BERLIN
 from tenders import deadline_order
 from tenders.filters import parse_filters
 from tenders.models import Tender
 from tenders.search import tender_search
-from tenders.vocabulary.time_zone import BERLIN
 from tests.tenders.search_corpus import ingest_corpus
 
 INGESTED = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)

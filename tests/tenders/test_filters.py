@@ -5,9 +5,9 @@ from decimal import Decimal
 import pytest
 from django.http import QueryDict
 
+from kernel.vocabulary.cpv import cpv_prefix
 from tenders.filters import FilterError, TenderFilters, parse_filters
 from tenders.fulltext import websearch_text
-from tenders.vocabulary.cpv import cpv_prefix
 
 
 @pytest.mark.parametrize(

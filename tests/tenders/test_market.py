@@ -7,12 +7,12 @@ from decimal import Decimal
 
 import pytest
 
-from sources.records import Award, NoticeKind
+from kernel.records import Award, NoticeKind
+from kernel.vocabulary.statuses import TenderStatus
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.market import buyer_market, similar_awarded, supplier_market
 from tenders.models import Tender
 from tenders.services import notices_ingest
-from tenders.vocabulary.statuses import TenderStatus
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)

@@ -7,9 +7,9 @@ from datetime import date, datetime
 
 import pytest
 
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters, parse_filters
 from tenders.search import order_or_default, tender_detail, tender_search
-from tenders.vocabulary.time_zone import BERLIN
 from tests.tenders.search_corpus import ingest_corpus
 
 NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)

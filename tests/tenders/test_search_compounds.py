@@ -9,12 +9,12 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from sources.records import Lot
+from kernel.records import Lot
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters
 from tenders.models import Tender
 from tenders.search import tender_search
 from tenders.services import notices_ingest
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import OCDS_NO_CPV, NoticeRecordFactory, ocds_records
 
 NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)

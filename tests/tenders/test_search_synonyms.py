@@ -9,7 +9,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
+from kernel.vocabulary.synonyms import SynonymEntry, shipped_thesaurus
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.filter_query import filters_q
 from tenders.filters import TenderFilters
 from tenders.fulltext import synonym_rewrite_text
@@ -17,8 +19,6 @@ from tenders.models import SynonymGroup, Tender
 from tenders.search import tender_search
 from tenders.services import notices_ingest
 from tenders.services.synonyms import synonym_group_problems, synonym_group_save, synonyms_load
-from tenders.vocabulary.synonyms import SynonymEntry, shipped_thesaurus
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)

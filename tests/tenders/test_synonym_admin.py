@@ -8,9 +8,9 @@ import pytest
 from django.db import connection, transaction
 from django.test import Client
 
+from kernel.vocabulary.synonyms import SynonymEntry
 from tenders.models import SynonymGroup
 from tenders.services.synonyms import synonym_group_save, synonym_groups_lock
-from tenders.vocabulary.synonyms import SynonymEntry
 from tests.fixtures.tenants import PUBLIC_HOST, operator_sign_in
 
 ADD = "/admin/tenders/synonymgroup/add/"

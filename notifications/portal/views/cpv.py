@@ -7,7 +7,7 @@ from django.shortcuts import render
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
-from tenders.vocabulary.cpv import cpv_children, cpv_entry, cpv_hierarchy, cpv_search
+from kernel.vocabulary.cpv import cpv_children, cpv_entry, cpv_hierarchy, cpv_search
 
 MAX_HITS = 25
 MAX_TERM_LENGTH = 100

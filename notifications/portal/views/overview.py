@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django.views.i18n import set_language
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.selectors import instant_alerts_without_mail_route
 from notifications.demo.selectors import demo_data_note
 from notifications.models import TriageStatus
@@ -35,7 +36,6 @@ from notifications.preferences.services import (
     user_preference_ensure,
     user_preference_update,
 )
-from tenders.vocabulary.time_zone import BERLIN
 
 CHART_DAYS = 30
 

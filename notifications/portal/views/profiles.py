@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.roles import user_is_tenant_admin
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 from notifications.alerts.selectors import instant_alerts_without_mail_route
 from notifications.models import SavedSearch
 from notifications.portal.formatting import filters_summary

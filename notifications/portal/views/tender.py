@@ -15,7 +15,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from config.edges import form_refusal
-from config.errors import ApplicationError, NotFound
+from kernel.errors import ApplicationError, NotFound
+from kernel.vocabulary.contract_nature import contract_nature_label
+from kernel.vocabulary.deadlines import deadline_label
+from kernel.vocabulary.legal_basis import legal_basis_label
 from notifications.portal.formatting import change_lines, external_url, notice_kind_label, procedure_type_text
 from notifications.portal.forms import TriageForm
 from notifications.portal.selectors import tender_view, triage_for
@@ -24,9 +27,6 @@ from tenders.filter_limits import MAX_QUERY_LENGTH
 from tenders.highlighting import Highlighter, cpv_hits, cpv_label_texts
 from tenders.market import awards_shown, similar_awarded
 from tenders.models import Tender
-from tenders.vocabulary.contract_nature import contract_nature_label
-from tenders.vocabulary.deadlines import deadline_label
-from tenders.vocabulary.legal_basis import legal_basis_label
 
 
 @login_required

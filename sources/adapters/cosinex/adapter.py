@@ -7,13 +7,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
+from kernel.network import Fetcher, raise_for_wall
+from kernel.records import NoticeRecord
 from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, read_saved, scope_text, walk_files
 from sources.adapters.doe.archive import ZipLimits, read_members
 from sources.adapters.html import parse_html, rows_with_pages
 from sources.conditional import ConditionalFetcher
-from sources.network import Fetcher, raise_for_wall
 from sources.parsers.eforms import parse_eforms
-from sources.records import NoticeRecord
 from sources.registry import register
 
 from .center import CenterSearch, is_center

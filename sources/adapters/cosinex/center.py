@@ -16,16 +16,16 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from kernel.links import portal_references_from_urls
+from kernel.network import Blocked, Fetcher, HttpStatusError
+from kernel.normalise import END_OF_DAY, parse_german_datetime, parse_iso_datetime
+from kernel.records import NoticeRecord
+from kernel.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
+from kernel.vocabulary.statuses import TenderStatus
 from sources.adapters.base import FetchedBatch
 from sources.adapters.html import absolute_url, parse_html, text_of
 from sources.adapters.yields import LayoutChanged, PageYield, SamplePage
 from sources.conditional import ConditionalFetcher
-from sources.links import portal_references_from_urls
-from sources.network import Blocked, Fetcher, HttpStatusError
-from sources.normalise import END_OF_DAY, parse_german_datetime, parse_iso_datetime
-from sources.records import NoticeRecord
-from tenders.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
-from tenders.vocabulary.statuses import TenderStatus
 
 from . import selectors
 from .parse import notice_kind

@@ -33,13 +33,13 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from kernel.network import Blocked, BlockedByRobots, Fetcher, FetchError, FetchResult, detect_wall, raise_for_wall
+from kernel.records import NoticeRecord
 from sources.adapters.base import FetchedBatch
 from sources.adapters.html import parse_html
 from sources.adapters.paging import FATAL, PageWork, walk_pages
 from sources.adapters.yields import LayoutChanged, SamplePage
 from sources.conditional import ConditionalFetcher, fetcher_forget, fetcher_knows
-from sources.network import Blocked, BlockedByRobots, Fetcher, FetchError, FetchResult, detect_wall, raise_for_wall
-from sources.records import NoticeRecord
 
 from . import selectors
 from .options import category_url, list_url, project_url

@@ -13,6 +13,11 @@ from urllib.parse import parse_qsl, urlsplit
 
 from bs4 import Tag
 
+from kernel.records import NoticeKind, NoticeRecord
+from kernel.vocabulary.legal_basis import legal_basis_in_text
+from kernel.vocabulary.procedures import procedure_type_code
+from kernel.vocabulary.regions import bundesland_for_nuts
+from kernel.vocabulary.statuses import TenderStatus
 from sources.adapters.html import (
     HtmlPage,
     LabelValues,
@@ -24,11 +29,6 @@ from sources.adapters.html import (
     text_of,
 )
 from sources.adapters.yields import PageYield
-from sources.records import NoticeKind, NoticeRecord
-from tenders.vocabulary.legal_basis import legal_basis_in_text
-from tenders.vocabulary.procedures import procedure_type_code
-from tenders.vocabulary.regions import bundesland_for_nuts
-from tenders.vocabulary.statuses import TenderStatus
 
 from . import selectors
 from .options import notice_url

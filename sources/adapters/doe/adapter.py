@@ -14,8 +14,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import ClassVar
 
+from kernel.network import Fetcher, HttpStatusError, raise_for_wall
 from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, scope_text, walk_files
-from sources.network import Fetcher, HttpStatusError, raise_for_wall
 from sources.parallel import parallel_from_members, parse_workers
 from sources.registry import register
 

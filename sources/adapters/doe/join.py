@@ -39,11 +39,11 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from sources.memo import short_text_memo
-from sources.normalise import EMPTY_VALUES, MEMO_MAX_CHARS, MEMO_SIZE, first_nonempty
+from kernel.memo import short_text_memo
+from kernel.normalise import EMPTY_VALUES, MEMO_MAX_CHARS, MEMO_SIZE, first_nonempty
+from kernel.records import NoticeRecord
 from sources.parsers.eforms import EformsParseError, parse_eforms
 from sources.parsers.ocds import DOE_NOTICE_URL, OcdsParseError, parse_ocds_package, resolve_buyer_id
-from sources.records import NoticeRecord
 
 from .archive import Member
 

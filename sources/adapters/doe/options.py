@@ -18,9 +18,9 @@ from urllib.parse import urlencode
 
 from pydantic import Field
 
+from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import AdapterError
 from sources.adapters.settings import AdapterSettings, Day, TextDigits, Url
-from tenders.vocabulary.time_zone import BERLIN
 
 DEFAULT_BASE_URL = "https://oeffentlichevergabe.de"
 EXPORT_PATH = "/api/notice-exports"

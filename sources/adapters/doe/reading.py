@@ -18,10 +18,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
+from kernel.records import NoticeRecord, texts_cut
+from kernel.vocabulary.compounds import REMEMBERED_MAX, words_compound_parts
+from kernel.vocabulary.cpv import cpv_labels_for
 from sources.adapters.base import AdapterError, read_saved
-from sources.records import NoticeRecord, texts_cut
-from tenders.vocabulary.compounds import REMEMBERED_MAX, words_compound_parts
-from tenders.vocabulary.cpv import cpv_labels_for
 
 from .archive import Entry, Member, ZipLimits, open_archive, read_direct, read_entry
 from .join import Key, join_doe_records, parse_member_records, stem_key

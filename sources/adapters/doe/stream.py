@@ -36,10 +36,10 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kernel.records import NoticeRecord
+from kernel.vocabulary.compounds import remember_compound_parts
 from sources.adapters.base import AdapterError, FetchedBatch
 from sources.parallel import ordered_map, prepare_workers
-from sources.records import NoticeRecord
-from tenders.vocabulary.compounds import remember_compound_parts
 
 from .archive import Entry, ZipLimits, archive_entries, open_archive
 from .join import Key, join_doe_records, stem_key

@@ -17,10 +17,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
+from kernel.network import Fetcher
 from sources.adapters.base import Adapter, FetchedBatch, SourceConfig, walk_files
 from sources.adapters.mail.alerts import PARSED, parse_alert_mail
 from sources.adapters.mail.portals import DEFAULT_HOST_SOURCES
-from sources.network import Fetcher
 from sources.registry import register
 
 __all__ = ["MailAdapter"]

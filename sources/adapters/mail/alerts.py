@@ -29,6 +29,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from kernel.normalise import clean_text
+from kernel.records import NoticeRecord
+from kernel.vocabulary.procedures import procedure_type_code
+from kernel.vocabulary.provenance import MAIL_VERSION
 from sources.adapters.mail.extract import AlertEntry, extract_entries
 from sources.adapters.mail.fields import bundesland_named, kind_from_text, parse_field_date, split_place
 from sources.adapters.mail.mime import MailContent, read_message
@@ -39,10 +43,6 @@ from sources.adapters.mail.portals import (
     portal_of_sender,
     source_for_host,
 )
-from sources.normalise import clean_text
-from sources.records import NoticeRecord
-from tenders.vocabulary.procedures import procedure_type_code
-from tenders.vocabulary.provenance import MAIL_VERSION
 
 __all__ = ["MAIL_VERSION", "MailParse", "parse_alert_mail"]
 

@@ -23,9 +23,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from kernel.normalise import clean_text
 from sources.adapters.mail.fields import FIELD_LABELS, labelled_fields, starts_with_label
 from sources.adapters.mail.portals import DTAD, NoticeLink, classify_link
-from sources.normalise import clean_text
 
 __all__ = ["AlertEntry", "extract_entries"]
 

@@ -18,9 +18,9 @@ from datetime import datetime
 
 from bs4 import BeautifulSoup, Comment
 
-from sources.normalise import END_OF_DAY, clean_text, parse_german_datetime, parse_iso_datetime
-from sources.records import NoticeKind
-from tenders.vocabulary.regions import BUNDESLAENDER
+from kernel.normalise import END_OF_DAY, clean_text, parse_german_datetime, parse_iso_datetime
+from kernel.records import NoticeKind
+from kernel.vocabulary.regions import BUNDESLAENDER
 
 __all__ = [
     "FIELD_LABELS",

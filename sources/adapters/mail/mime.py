@@ -6,7 +6,7 @@ mixed, HTML-only mails), plus the same parts of forwarded mails (``message/rfc82
 attachments), so a user forwarding an alert to the mailbox works too. Transfer encodings
 (quoted-printable, base64) are undone by ``email``; the bytes are decoded by us: the
 declared charset first, and when it does not fit (replacement characters) the document's
-own declaration / UTF-8 / windows-1252 via :func:`sources.network.decode_bytes`.
+own declaration / UTF-8 / windows-1252 via :func:`kernel.network.decode_bytes`.
 
 Broken mail: header values ``email`` cannot parse are read raw; MIME defects are listed
 in ``defects``; a multipart whose boundary never appears is read as one text body so its
@@ -25,9 +25,9 @@ from datetime import datetime
 from email.message import EmailMessage, Message
 from email.utils import parseaddr, parsedate_to_datetime
 
+from kernel.network import decode_bytes
+from kernel.normalise import clean_text
 from sources.adapters.mail.fields import html_to_text
-from sources.network import decode_bytes
-from sources.normalise import clean_text
 
 __all__ = ["MailContent", "read_message"]
 

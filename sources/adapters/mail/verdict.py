@@ -2,7 +2,7 @@
 
 The tenant side reads the mailbox (its own credentials, IMAP) and hands the raw messages to the
 mail source's run (``sources.mail_runs``); this module judges each one the same way wherever it
-comes from: parse (``alerts``), drop unsafe links (``sources.links``), then the provenance check
+comes from: parse (``alerts``), drop unsafe links (``kernel.links``), then the provenance check
 (``provenance``). A parsed mail whose sender or links cannot be verified is ``quarantined``: its
 records are held, never ingested.
 """
@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
+from kernel.links import records_links_checked
+from kernel.records import NoticeRecord
 from sources.adapters.base import AdapterError
 from sources.adapters.mail.alerts import IGNORED, PARSED, UNPARSED, MailParse, parse_alert_mail
 from sources.adapters.mail.provenance import MailTrust, mail_provenance
-from sources.links import records_links_checked
-from sources.records import NoticeRecord
 
 __all__ = ["IGNORED", "PARSED", "QUARANTINED", "UNPARSED", "MailMessage", "MailVerdict", "MailboxUnavailable"]
 

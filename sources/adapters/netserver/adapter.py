@@ -8,10 +8,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
+from kernel.network import Fetcher
 from sources.adapters.base import Adapter, FetchedBatch, SourceConfig, read_saved, scope_text, walk_files
 from sources.adapters.html import parse_html, rows_with_pages
 from sources.adapters.yields import PageYield, SamplePage
-from sources.network import Fetcher
 from sources.registry import register
 
 from .crawl import NetServerCrawl

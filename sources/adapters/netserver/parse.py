@@ -16,6 +16,12 @@ from urllib.parse import parse_qsl, urlsplit
 
 from bs4 import Tag
 
+from kernel.normalise import parse_german_datetime
+from kernel.records import NoticeKind, NoticeRecord
+from kernel.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
+from kernel.vocabulary.procedures import procedure_type_code
+from kernel.vocabulary.regions import bundesland_for_nuts
+from kernel.vocabulary.statuses import TenderStatus
 from sources.adapters.html import (
     HtmlPage,
     LabelValues,
@@ -27,12 +33,6 @@ from sources.adapters.html import (
     text_of,
 )
 from sources.adapters.yields import PageYield
-from sources.normalise import parse_german_datetime
-from sources.records import NoticeKind, NoticeRecord
-from tenders.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
-from tenders.vocabulary.procedures import procedure_type_code
-from tenders.vocabulary.regions import bundesland_for_nuts
-from tenders.vocabulary.statuses import TenderStatus
 
 from . import selectors
 from .options import detail_url, documents_url

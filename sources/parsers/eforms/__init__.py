@@ -59,12 +59,12 @@ from typing import Any
 
 from lxml import etree
 
-from sources.addresses import bundesland_for_place
-from sources.identifiers import canonical_publication_number
-from sources.records import NoticeKind, NoticeRecord
-from tenders.vocabulary.deadlines import DeadlineKind
-from tenders.vocabulary.procedures import procedure_type_code
-from tenders.vocabulary.statuses import TenderStatus
+from kernel.addresses import bundesland_for_place
+from kernel.identifiers import canonical_publication_number
+from kernel.records import NoticeKind, NoticeRecord
+from kernel.vocabulary.deadlines import DeadlineKind
+from kernel.vocabulary.procedures import procedure_type_code
+from kernel.vocabulary.statuses import TenderStatus
 
 from . import parties, procedure, results, terms
 from .links import document_urls, portal_references_from_urls

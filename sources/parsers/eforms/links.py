@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from sources.links import portal_references_from_urls, urls_in_text
+from kernel.links import portal_references_from_urls, urls_in_text
 
 __all__ = ["document_urls", "portal_references_from_urls"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sources.addresses import name_without_contact_block, split_town
-from tenders.vocabulary.regions import normalise_nuts
+from kernel.addresses import name_without_contact_block, split_town
+from kernel.vocabulary.regions import normalise_nuts
 
 from .tree import Element, find, findall, first, localised
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from decimal import Decimal
 
-from sources.addresses import split_town, town_in_text
-from sources.identifiers import canonical_publication_number
-from sources.memo import short_text_memo
-from sources.normalise import (
+from kernel.addresses import split_town, town_in_text
+from kernel.identifiers import canonical_publication_number
+from kernel.memo import short_text_memo
+from kernel.normalise import (
     END_OF_DAY,
     MEMO_MAX_CHARS,
     MEMO_SIZE,
@@ -19,10 +19,10 @@ from sources.normalise import (
     parse_decimal,
     parse_iso_datetime,
 )
-from sources.records import Deadline, Lot, NoticeKind
-from tenders.vocabulary.cpv import unique_cpv
-from tenders.vocabulary.deadlines import DeadlineKind
-from tenders.vocabulary.regions import normalise_nuts
+from kernel.records import Deadline, Lot, NoticeKind
+from kernel.vocabulary.cpv import unique_cpv
+from kernel.vocabulary.deadlines import DeadlineKind
+from kernel.vocabulary.regions import normalise_nuts
 
 from .tree import Element, attribute, find, findall, first, localised, texts
 

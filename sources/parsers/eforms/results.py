@@ -26,9 +26,9 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
-from sources.normalise import clean_text, parse_decimal, parse_iso_datetime
-from sources.records import Award, AwardStatus
-from tenders.vocabulary.statuses import TenderStatus
+from kernel.normalise import clean_text, parse_decimal, parse_iso_datetime
+from kernel.records import Award, AwardStatus
+from kernel.vocabulary.statuses import TenderStatus
 
 from .tree import Element, attribute, find, findall, first, localised, texts
 

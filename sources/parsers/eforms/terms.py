@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import date
 
-from sources.normalise import parse_iso_datetime
-from tenders.vocabulary.contract_nature import contract_nature_code
-from tenders.vocabulary.cpv import normalise_cpv
-from tenders.vocabulary.legal_basis import ABOVE_THRESHOLD, BELOW_THRESHOLD, legal_basis_code
+from kernel.normalise import parse_iso_datetime
+from kernel.vocabulary.contract_nature import contract_nature_code
+from kernel.vocabulary.cpv import normalise_cpv
+from kernel.vocabulary.legal_basis import ABOVE_THRESHOLD, BELOW_THRESHOLD, legal_basis_code
 
 from .tree import Element, attribute, find, findall, first, texts
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from lxml import etree
 
-from sources.normalise import clean_text
+from kernel.normalise import clean_text
 
 NS = {
     "cbc": "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",

@@ -36,16 +36,16 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
-from sources.addresses import bundesland_for_place
-from sources.links import portal_references_from_urls, urls_in_json
-from sources.normalise import clean_text, parse_iso_datetime
-from sources.records import Deadline, Lot, NoticeKind, NoticeRecord
-from tenders.vocabulary.contract_nature import contract_nature_code
-from tenders.vocabulary.cpv import unique_cpv
-from tenders.vocabulary.deadlines import DeadlineKind
-from tenders.vocabulary.legal_basis import above_eu_threshold, legal_basis_code
-from tenders.vocabulary.procedures import procedure_type_code
-from tenders.vocabulary.statuses import TenderStatus
+from kernel.addresses import bundesland_for_place
+from kernel.links import portal_references_from_urls, urls_in_json
+from kernel.normalise import clean_text, parse_iso_datetime
+from kernel.records import Deadline, Lot, NoticeKind, NoticeRecord
+from kernel.vocabulary.contract_nature import contract_nature_code
+from kernel.vocabulary.cpv import unique_cpv
+from kernel.vocabulary.deadlines import DeadlineKind
+from kernel.vocabulary.legal_basis import above_eu_threshold, legal_basis_code
+from kernel.vocabulary.procedures import procedure_type_code
+from kernel.vocabulary.statuses import TenderStatus
 
 from . import places
 from .awards import awards, supplier_names
@@ -79,7 +79,7 @@ def _may_link_portals(data: bytes | bytearray | str) -> bool:
     """False when no string of the document can hold a portal id, so its links need not be collected.
 
     A link names a portal only with "CX", "TenderOID"/"TOID" (any case) or a percent escape in it
-    (``sources.links``); none of them needs a JSON escape, so without a ``\\u`` escape the raw
+    (``kernel.links``); none of them needs a JSON escape, so without a ``\\u`` escape the raw
     UTF-8 text holds them wherever a decoded string does. UTF-16 or UTF-32 (NUL bytes) is read in full.
     """
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)

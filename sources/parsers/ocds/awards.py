@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from sources.normalise import clean_text, parse_iso_datetime
-from sources.records import Award, AwardStatus
-from tenders.vocabulary.time_zone import BERLIN
+from kernel.normalise import clean_text, parse_iso_datetime
+from kernel.records import Award, AwardStatus
+from kernel.vocabulary.time_zone import BERLIN
 
 from .places import country
 from .values import amount, as_dict, as_dicts, as_str, as_strs

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sources.addresses import name_without_contact_block
-from sources.normalise import clean_text, normalise_postal_code
+from kernel.addresses import name_without_contact_block
+from kernel.normalise import clean_text, normalise_postal_code
 
 from .values import as_dict, as_dicts, as_str, as_strs
 

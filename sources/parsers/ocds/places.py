@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from sources.addresses import town_in_text
-from sources.normalise import clean_text, normalise_postal_code
-from tenders.vocabulary.regions import nuts_codes_from
+from kernel.addresses import town_in_text
+from kernel.normalise import clean_text, normalise_postal_code
+from kernel.vocabulary.regions import nuts_codes_from
 
 from .values import as_dict, as_dicts, as_str, as_strs
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from sources.normalise import parse_decimal
+from kernel.normalise import parse_decimal
 
 
 def as_dict(value: Any) -> dict:

@@ -3,8 +3,8 @@ from datetime import datetime, time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.selectors import tender_export_iter
-from tenders.vocabulary.time_zone import BERLIN
 
 
 class Command(BaseCommand):

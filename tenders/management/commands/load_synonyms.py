@@ -3,8 +3,8 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from config.edges import ApplicationCommand
+from kernel.vocabulary.synonyms import THESAURUS_PATH, parse_thesaurus
 from tenders.services.synonyms import synonyms_load
-from tenders.vocabulary.synonyms import THESAURUS_PATH, parse_thesaurus
 
 
 class Command(ApplicationCommand):

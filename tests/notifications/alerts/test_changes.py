@@ -8,10 +8,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.change_labels import DEADLINE, change_label
 from notifications.alerts.changes import ChangeNotice, change_notices, match_changes_insert
 from notifications.models import ChangeKind, MatchChange, TenderMatch
-from tenders.vocabulary.time_zone import BERLIN
 from tests.notifications.alerts.helpers import changed_notice, ingest, notice, saved_search, user
 
 OLD = "2026-10-01T12:00:00+02:00"

@@ -8,11 +8,11 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.digest import digest_due, digest_key, digest_slot, digests_create_due
 from notifications.alerts.services import delta_process
 from notifications.models import Delivery, DeliveryKind, MatchChange, TenderMatch, UserPreference
 from sources.models import FetchRun, FetchRunStatus, Source
-from tenders.vocabulary.time_zone import BERLIN
 from tests.notifications.alerts.helpers import ingest, notice, preference, saved_search, user
 
 WEDNESDAY_9 = datetime(2026, 11, 4, 9, 30, tzinfo=BERLIN)

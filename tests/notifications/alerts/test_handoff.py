@@ -8,11 +8,11 @@ import pytest
 from django.db.models import Count
 from django_tenants.utils import schema_context
 
+from kernel.vocabulary.statuses import TenderStatus
 from notifications.models import Delivery, TenderMatch
 from sources.models import FetchRun
 from tenders.handoff import deltas_dispatch
 from tenders.models import Tender, TenderDelta
-from tenders.vocabulary.statuses import TenderStatus
 from tests.notifications.alerts.helpers import saved_search, settle, smtp_to, user, wait_for
 
 EXPORTS = Path(__file__).resolve().parents[2] / "data" / "doe" / "exports"

@@ -29,9 +29,9 @@ def test_a_profile_for_a_word_matches_its_compounds_and_cpv_labels(alpha):
 
 
 def test_a_profile_matches_through_the_thesaurus_and_sees_an_edit_at_once(alpha):
+    from kernel.vocabulary.synonyms import SynonymEntry
     from tenders.models import SynonymGroup
     from tenders.services.synonyms import synonym_group_save
-    from tenders.vocabulary.synonyms import SynonymEntry
 
     first = ingest(
         notice(title="Abfallentsorgung Restmüll und Bioabfall", cpv_codes=("90511000",)),

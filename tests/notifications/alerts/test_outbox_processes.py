@@ -15,9 +15,9 @@ from django_celery_beat.models import IntervalSchedule, PeriodicTask
 from django_tenants.utils import schema_context
 
 from config.celery import app as celery_app
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.digest import digests_create_due
 from notifications.models import Delivery, DeliveryKind, DeliveryStatus, TenderMatch
-from tenders.vocabulary.time_zone import BERLIN
 from tests.notifications.alerts.helpers import (
     ingest,
     notice,

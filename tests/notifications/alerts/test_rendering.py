@@ -6,6 +6,7 @@ from datetime import datetime
 from decimal import Decimal
 from types import SimpleNamespace
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.rendering import (
     CoverageLine,
     Section,
@@ -16,7 +17,6 @@ from notifications.alerts.rendering import (
     render_mail,
     tender_line,
 )
-from tenders.vocabulary.time_zone import BERLIN
 
 HOSTILE = "Dach\r\nBcc: victim@example.org\x00\x1b[31m <script>alert(1)</script> & Söhne\u2028X"
 

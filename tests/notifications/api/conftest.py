@@ -11,10 +11,10 @@ from django.core.cache import cache
 from django.test import Client
 from django_tenants.utils import schema_context
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.api.services import api_key_create
 from notifications.models import ApiKey
 from tenders.services import notices_ingest
-from tenders.vocabulary.time_zone import BERLIN
 
 INGESTED_AT = datetime(2026, 9, 2, 8, 0, tzinfo=BERLIN)
 

@@ -8,9 +8,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django_tenants.utils import schema_context
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.models import SavedSearch, TenderMatch
 from tenders.selectors import tender_representation, tender_with_history
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 from tests.notifications.api.conftest import ingest
 

@@ -8,10 +8,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django_tenants.utils import schema_context
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.api.services import api_key_create, api_key_hash, api_key_revoke, api_key_touch
 from notifications.models import ApiKey
-from tenders.vocabulary.time_zone import BERLIN
 
 T0 = datetime(2026, 9, 1, 8, 0, tzinfo=BERLIN)
 

@@ -9,11 +9,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.filter_query import filters_q
 from tenders.filters import parse_filters
 from tenders.models import Tender
 from tenders.selectors import tender_representation, tender_with_history
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 from tests.notifications.api.conftest import ingest
 

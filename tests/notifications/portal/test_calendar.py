@@ -10,10 +10,10 @@ from django.test import Client
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
+from kernel.records import NoticeKind
 from notifications.models import UserPreference, calendar_token_hash
 from notifications.portal.services import triage_set
 from notifications.preferences.services import user_preference_calendar_token_rotate
-from sources.records import NoticeKind
 from tenders.models import TenderSource
 from tenders.services import notices_ingest
 from tests.factories.records import NoticeRecordFactory

@@ -9,8 +9,8 @@ from decimal import Decimal
 
 from django.utils import translation
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.portal.csv_export import BOM, ExportRow, csv_lines, spreadsheet_safe
-from tenders.vocabulary.time_zone import BERLIN
 
 
 def _row(tender_id: int = 1, **overrides) -> ExportRow:

@@ -7,12 +7,12 @@ from datetime import timedelta
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.models import TenderMatch
 from notifications.portal.selectors import tender_daily_counts
 from notifications.portal.services import saved_search_create, triage_set
 from tenders.filters import TenderFilters
 from tenders.services import notices_ingest
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from django.utils import translation
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.portal.formatting import (
     change_lines,
     daily_chart,
@@ -16,7 +17,6 @@ from notifications.portal.formatting import (
     notice_kind_label,
 )
 from tenders.filters import TenderFilters
-from tenders.vocabulary.time_zone import BERLIN
 
 NOW = datetime(2026, 11, 30, 22, 30, tzinfo=BERLIN)
 
@@ -71,8 +71,8 @@ def test_notice_kind_labels():
 
 
 def test_every_procedure_type_has_a_translatable_label_equal_to_the_shared_one():
+    from kernel.vocabulary.procedures import PROCEDURE_TYPES
     from notifications.portal.formatting import PROCEDURE_TYPE_LABELS, procedure_type_text
-    from tenders.vocabulary.procedures import PROCEDURE_TYPES
 
     assert set(PROCEDURE_TYPE_LABELS) == set(PROCEDURE_TYPES)
     with translation.override("de"):

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 from icalendar import Calendar
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.portal.ical import CalendarEvent, calendar_text, event_uid, sequence_for
-from tenders.vocabulary.time_zone import BERLIN
 
 
 def test_sequence_grows_with_changed_at():

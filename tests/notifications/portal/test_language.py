@@ -77,10 +77,10 @@ def test_date_only_values_show_no_midnight_and_english_dates_are_english():
 
     from django.utils import translation
 
+    from kernel.vocabulary.time_zone import BERLIN
     from notifications.portal.formatting import filters_summary
     from notifications.templatetags.portal_format import money, when
     from tenders.filters import TenderFilters
-    from tenders.vocabulary.time_zone import BERLIN
 
     midnight = datetime(2026, 7, 13, 0, 0, tzinfo=BERLIN)
     noon = datetime(2026, 10, 20, 12, 0, tzinfo=BERLIN)

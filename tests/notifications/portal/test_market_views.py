@@ -8,10 +8,10 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from sources.records import Award, AwardStatus, NoticeKind
+from kernel.records import Award, AwardStatus, NoticeKind
+from kernel.vocabulary.statuses import TenderStatus
 from tenders.models import Tender
 from tenders.services import notices_ingest
-from tenders.vocabulary.statuses import TenderStatus
 from tests.factories.records import NoticeRecordFactory
 
 

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
-from config.errors import ApplicationError, PermissionRefused
+from kernel.errors import ApplicationError, PermissionRefused
 from notifications.models import SavedSearch, TenderMatch
 from notifications.portal.selectors import saved_search_preview
 from notifications.portal.services import saved_search_create, saved_search_delete, saved_search_update

@@ -11,12 +11,12 @@ from django.test import Client
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
+from kernel.records import Lot, NoticeKind
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.models import Triage
 from notifications.portal.services import triage_set
-from sources.records import Lot, NoticeKind
 from tenders.models import TenderSource
 from tenders.services import notices_ingest
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 

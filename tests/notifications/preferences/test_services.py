@@ -2,7 +2,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone, translation
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
 from notifications.models import SavedSearch, SmtpSettings, UserPreference
 from notifications.preferences.hosts import mail_host_check
 from notifications.preferences.services import (

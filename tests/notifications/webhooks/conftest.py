@@ -10,11 +10,11 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.models import MatchChange, SavedSearch, TenderMatch, Webhook, WebhookEvent
 from notifications.webhooks.services import webhook_create, webhook_events_for_matches
 from tenders.models import Tender
 from tenders.services import notices_ingest
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 MATCHED_AT = datetime(2026, 9, 2, 8, 30, tzinfo=BERLIN)

@@ -2,8 +2,8 @@ import random
 
 import pytest
 
+from kernel.network import BackoffPolicy
 from notifications.webhooks.outcomes import RetryRule, outcome_for_network_error, outcome_for_response, retry_delay
-from sources.network import BackoffPolicy
 
 # The defaults of WEBHOOKS_BACKOFF / WEBHOOKS_RETRY_AFTER_CAP_SECONDS (test_delivery checks they are read).
 RULE = RetryRule(

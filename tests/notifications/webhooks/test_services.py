@@ -7,7 +7,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.models import DeliveryStatus, SavedSearch, Webhook, WebhookEvent
 from notifications.outbox_decisions import RecipientInactive, webhook_event_resend
 from notifications.team.services import team_member_deactivate
@@ -19,7 +20,6 @@ from notifications.webhooks.services import (
     webhook_events_for_matches,
     webhook_set_active,
 )
-from tenders.vocabulary.time_zone import BERLIN
 from tests.notifications.webhooks.conftest import ingest_tenders
 
 

@@ -12,6 +12,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from pydantic import Field
 
+from kernel.network import Fetcher
 from sources.adapters.base import (
     SCOPE_MAX,
     Adapter,
@@ -23,7 +24,6 @@ from sources.adapters.base import (
     walk_files,
 )
 from sources.adapters.settings import AdapterSettings, TextDigits, Url
-from sources.network import Fetcher
 
 
 class _Plain(Adapter):

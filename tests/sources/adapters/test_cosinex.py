@@ -18,13 +18,13 @@ from django.core.exceptions import ValidationError
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from kernel.network import BackoffPolicy, Blocked, Fetcher, FetchError, FetchPolicy
+from kernel.records import NoticeKind, NoticeRecord
+from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
 from sources.adapters.cosinex import CosinexAdapter, notice_kind
 from sources.conditional import ConditionalCache, ConditionalFetcher
-from sources.network import BackoffPolicy, Blocked, Fetcher, FetchError, FetchPolicy
-from sources.records import NoticeKind, NoticeRecord
 from sources.registry import get_adapter, validate_source_settings
-from tenders.vocabulary.time_zone import BERLIN
 from tests.sources.adapters.test_netserver import loopback_resolver, page_response
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "portals" / "cosinex"

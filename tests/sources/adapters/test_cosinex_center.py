@@ -16,15 +16,15 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from kernel.network import BackoffPolicy, Fetcher, FetchPolicy
+from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import SourceConfig
 from sources.adapters.cosinex import CosinexAdapter
 from sources.adapters.cosinex.center import BrowserOnly
 from sources.models import FetchRun, FetchRunStatus, Source
-from sources.network import BackoffPolicy, Fetcher, FetchPolicy
 from sources.services import source_poll
 from tenders.models import MergeRule, TenderSource
 from tenders.services import notices_ingest
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import LEGACY_EFORMS, eforms_record
 from tests.sources.adapters.test_netserver import loopback_resolver
 

@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 from werkzeug import Response
 
+from kernel.network import Fetcher
 from sources.models import FetchRun, FetchRunStatus, Source
-from sources.network import Fetcher
 from sources.services import source_poll
 from tenders.models import MergeRule, Tender, TenderSource
 from tenders.services import notices_ingest

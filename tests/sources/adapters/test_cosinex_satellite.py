@@ -17,17 +17,17 @@ from django.core.exceptions import ValidationError
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from kernel.network import BackoffPolicy, Fetcher, FetchPolicy
+from kernel.records import NoticeKind, NoticeRecord
+from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import FetchedBatch, SourceConfig
 from sources.adapters.cosinex import CosinexAdapter, parse_list_page, parse_project_page
 from sources.adapters.html import parse_html
 from sources.conditional import ConditionalCache, ConditionalFetcher
 from sources.models import FetchRun, FetchRunStatus, Source
-from sources.network import BackoffPolicy, Fetcher, FetchPolicy
-from sources.records import NoticeKind, NoticeRecord
 from sources.services import source_poll
 from tenders.models import MergeRule, Tender, TenderSource
 from tenders.services import notices_ingest
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import LEGACY_EFORMS, eforms_record
 from tests.sources.adapters.test_netserver import loopback_resolver, page_response
 

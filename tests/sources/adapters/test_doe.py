@@ -21,14 +21,14 @@ import pytest
 from django.core.exceptions import ValidationError
 from pytest_httpserver import HTTPServer
 
+from kernel.network import Blocked, Fetcher, FetchPolicy, HttpStatusError
+from kernel.records import NoticeKind, NoticeRecord
+from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
 from sources.adapters.doe import DoeAdapter, ZipLimits, days_to_fetch, join_doe_records, stem_key
-from sources.network import Blocked, Fetcher, FetchPolicy, HttpStatusError
 from sources.parsers.eforms import parse_eforms
 from sources.parsers.ocds import parse_ocds_package
-from sources.records import NoticeKind, NoticeRecord
 from sources.registry import get_adapter, validate_source_settings
-from tenders.vocabulary.time_zone import BERLIN
 
 DOE = Path(__file__).resolve().parents[2] / "data" / "doe"
 OCDS_AWARD = DOE / "ocds_release-package_award_single-supplier_contract_00725bdd-1ad2-4de5-b6c2-ab6113dabd5f.json"

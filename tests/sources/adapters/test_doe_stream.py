@@ -262,8 +262,8 @@ def test_a_key_held_by_a_misnamed_file_is_joined_by_the_writer_from_the_files(tm
 
 
 def test_a_joined_group_is_refused_when_a_file_is_broken_or_doubled_or_holds_another_notice() -> None:
+    from kernel.records import NoticeRecord
     from sources.adapters.doe.reading import ParsedMember, joined_group
-    from sources.records import NoticeRecord
 
     def member(name: str, kind: str, notice: str = "abc", problem: str = "") -> ParsedMember:
         records = () if problem else (NoticeRecord(source="doe", source_notice_id=notice, version="01"),)
@@ -295,7 +295,7 @@ stream = ExportStream(loose=[LooseFile(path=p, label=p.name) for p in files], li
 records = [r for b in stream.batches(scope="t") for r in b.records]
 states = [compile_tender([r], now=datetime(2026, 11, 2, tzinfo=timezone.utc)) for r in records]
 assert records and any(s.title_parts or s.search_parts for s in states), "the fixtures hold compounds"
-assert "tenders.vocabulary.compound_frequencies" not in sys.modules, "the writer loaded the word list"
+assert "kernel.vocabulary.compound_frequencies" not in sys.modules, "the writer loaded the word list"
 print("\\n".join(f"{s.title_parts}|{s.search_parts}" for s in states))
 """
 

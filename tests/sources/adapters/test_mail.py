@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from kernel.records import NoticeKind
+from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.mail import DEFAULT_HOST_SOURCES, MAIL_VERSION, host_sources_from_rows, parse_alert_mail
 from sources.adapters.mail.extract import extract_entries
 from sources.adapters.mail.fields import html_to_text, labelled_fields, parse_field_date
 from sources.adapters.mail.mime import read_message
 from sources.adapters.mail.portals import classify_link
-from sources.records import NoticeKind
-from tenders.vocabulary.time_zone import BERLIN
 
 MAIL = Path(__file__).resolve().parents[2] / "data" / "portals" / "mail"
 TENDER24_OID = "54321-Tender-1a09ee5f4b7-72f9ab694e623ec2"

@@ -21,13 +21,13 @@ from django.core.exceptions import ValidationError
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from kernel.network import BackoffPolicy, Blocked, Fetcher, FetchError, FetchPolicy
+from kernel.records import NoticeKind, NoticeRecord
+from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import FetchedBatch, SourceConfig
 from sources.adapters.netserver import KNOWN_HOSTS, NetServerAdapter
 from sources.adapters.yields import LayoutChanged
-from sources.network import BackoffPolicy, Blocked, Fetcher, FetchError, FetchPolicy
-from sources.records import NoticeKind, NoticeRecord
 from sources.registry import get_adapter, validate_source_settings
-from tenders.vocabulary.time_zone import BERLIN
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "portals" / "netserver"
 RESULT_PAGES = {"0": "results_start0_cp1252.html", "2": "results_start2_utf8.html", "4": "results_start4_latin1.html"}

@@ -18,13 +18,13 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from kernel.network import BackoffPolicy, Fetcher, FetchPolicy
+from kernel.records import NoticeRecord
+from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import FetchedBatch, SourceConfig
 from sources.adapters.netserver import NetServerAdapter
 from sources.adapters.netserver.parse import split_type_text
 from sources.adapters.yields import LayoutChanged
-from sources.network import BackoffPolicy, Fetcher, FetchPolicy
-from sources.records import NoticeRecord
-from tenders.vocabulary.time_zone import BERLIN
 from tests.sources.adapters.test_netserver import loopback_resolver
 
 VARIANTS = Path(__file__).resolve().parents[2] / "data" / "portals" / "netserver" / "variants"

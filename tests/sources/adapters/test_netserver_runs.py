@@ -7,12 +7,12 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from kernel.network import Fetcher
+from kernel.vocabulary.time_zone import BERLIN
 from sources.models import FetchRun, FetchRunStatus, Source
-from sources.network import Fetcher
 from sources.services import source_poll
 from tenders.models import MergeRule, Tender, TenderSource
 from tenders.services import notices_ingest
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import eforms_record
 from tests.sources.adapters.test_netserver import DATA, GOEPPINGEN, MICADO, RESULT_PAGES, NetServerSite
 

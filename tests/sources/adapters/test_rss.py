@@ -13,16 +13,16 @@ import pytest
 from django.core.exceptions import ValidationError
 from werkzeug import Response
 
+from kernel.network import Blocked, Fetcher, FetchPolicy
+from kernel.records import NoticeKind
+from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import AdapterError, SourceConfig
 from sources.adapters.rss import SERVICE_BUND_FEED, RssAdapter, decode_feed, parse_feed
 from sources.models import ConditionalCacheEntry, FetchRun, Source
-from sources.network import Blocked, Fetcher, FetchPolicy
-from sources.records import NoticeKind
 from sources.registry import get_adapter
 from sources.services import source_ingest_files, source_poll
 from tenders.models import Tender, TenderSource
 from tenders.services import notices_ingest
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import eforms_record
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "portals"

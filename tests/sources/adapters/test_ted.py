@@ -16,14 +16,14 @@ import pytest
 from django.core.exceptions import ValidationError
 from pytest_httpserver import HTTPServer
 
+from kernel.network import Blocked, Fetcher, FetchPolicy, HttpStatusError, RetriesExhausted
+from kernel.records import NoticeKind
+from kernel.vocabulary.statuses import TenderStatus
+from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
 from sources.adapters.ted import BYTES_PER_DOE_MEMBER, DEFAULT_API_URL, TedAdapter, fetch_window
-from sources.network import Blocked, Fetcher, FetchPolicy, HttpStatusError, RetriesExhausted
 from sources.parsers.ted_json import TED_FIELDS
-from sources.records import NoticeKind
 from sources.registry import get_adapter
-from tenders.vocabulary.statuses import TenderStatus
-from tenders.vocabulary.time_zone import BERLIN
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "ted"
 PAGE1 = (DATA / "api" / "page1.json").read_bytes()

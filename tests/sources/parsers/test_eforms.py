@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from kernel.records import Lot, NoticeKind
+from kernel.vocabulary.statuses import TenderStatus
+from kernel.vocabulary.time_zone import BERLIN
 from sources.parsers.eforms import EformsParseError, parse_eforms
-from sources.records import Lot, NoticeKind
-from tenders.vocabulary.statuses import TenderStatus
-from tenders.vocabulary.time_zone import BERLIN
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 MPE = DATA / "doe" / "eforms-de-2.1_cn-standard_16_24d29507-f9dd-4712-aef0-9d864df3af8e-01.xml"

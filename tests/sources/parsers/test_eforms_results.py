@@ -7,9 +7,9 @@ from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
 
+from kernel.records import Award, AwardStatus, Deadline, NoticeKind
+from kernel.vocabulary.statuses import TenderStatus
 from sources.parsers.eforms import parse_eforms
-from sources.records import Award, AwardStatus, Deadline, NoticeKind
-from tenders.vocabulary.statuses import TenderStatus
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 MPE = DATA / "doe" / "eforms-de-2.1_cn-standard_16_24d29507-f9dd-4712-aef0-9d864df3af8e-01.xml"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from kernel.records import NoticeKind
+from kernel.vocabulary.statuses import TenderStatus
 from sources.parsers.ocds import OcdsParseError, parse_ocds_package, resolve_buyer_id
-from sources.records import NoticeKind
-from tenders.vocabulary.statuses import TenderStatus
 
 DOE = Path(__file__).resolve().parents[2] / "data" / "doe"
 THREE_LOTS = "ocds_release-package_tender_3lots_value_subreport-docs_000ada85-c11f-44cf-b1e6-b4bb5232ed7b.json"

@@ -6,9 +6,9 @@ import json
 from datetime import date
 from pathlib import Path
 
+from kernel.records import Award, AwardStatus, NoticeKind
+from kernel.vocabulary.statuses import TenderStatus
 from sources.parsers.ocds import parse_ocds_package
-from sources.records import Award, AwardStatus, NoticeKind
-from tenders.vocabulary.statuses import TenderStatus
 
 DOE = Path(__file__).resolve().parents[2] / "data" / "doe"
 AWARD = DOE / "ocds_release-package_award_single-supplier_contract_00725bdd-1ad2-4de5-b6c2-ab6113dabd5f.json"

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from sources.records import NoticeKind
+from kernel.records import NoticeKind
 
 from .records_snapshot import SNAPSHOT, current_records, encoded
 

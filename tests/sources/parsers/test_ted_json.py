@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from kernel.records import NoticeKind
+from kernel.vocabulary.statuses import TenderStatus
 from sources.parsers.ted_json import (
     TED_FIELDS,
     TedParseError,
@@ -19,8 +21,6 @@ from sources.parsers.ted_json import (
     ted_query_for_germany,
     ted_search_body,
 )
-from sources.records import NoticeKind
-from tenders.vocabulary.statuses import TenderStatus
 
 FIXTURE = (
     Path(__file__).resolve().parents[2]

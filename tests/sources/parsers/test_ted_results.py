@@ -7,8 +7,8 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
+from kernel.records import Award, Deadline, NoticeKind
 from sources.parsers.ted_json import parse_ted_notice
-from sources.records import Award, Deadline, NoticeKind
 
 FIXTURE = (
     Path(__file__).resolve().parents[2]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.merging import compile_tender
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 
-from sources.records import Lot
+from kernel.records import Lot
+from kernel.vocabulary.compounds import text_compound_parts
+from kernel.vocabulary.cpv import cpv_labels_for
 from tenders.merging import compiling
 from tenders.merging.compiling import PARTS_LIMIT, compound_columns
-from tenders.vocabulary.compounds import text_compound_parts
-from tenders.vocabulary.cpv import cpv_labels_for
 
 WORDS = (  # noqa: SIM905  (a word list reads better as text)
     "Gebäudereinigung Unterhaltsreinigung Glasreinigung Büroreinigung Reinigung Schlegelmäher Brückensanierung "

@@ -6,9 +6,9 @@ import json
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from sources.records import Award, Lot
+from kernel.records import Award, Lot
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.merging import content_hash, record_from_json, record_json, record_storable, record_to_json
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import OCDS_3LOTS, NoticeRecordFactory, eforms_record, ocds_records
 
 

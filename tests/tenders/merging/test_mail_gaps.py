@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sources.records import NoticeKind
+from kernel.records import NoticeKind
+from kernel.vocabulary.provenance import MAIL_VERSION
+from kernel.vocabulary.statuses import TenderStatus
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.merging import compile_tender
 from tenders.merging.compiling import mail_fills_gaps_only
-from tenders.vocabulary.provenance import MAIL_VERSION
-from tenders.vocabulary.statuses import TenderStatus
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)

@@ -6,10 +6,10 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from sources.records import NoticeKind
+from kernel.records import NoticeKind
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.models import Tender
 from tenders.services import notices_ingest, tenders_expire
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)

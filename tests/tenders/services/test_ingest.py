@@ -10,10 +10,10 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from sources.records import NoticeKind
+from kernel.records import NoticeKind
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.models import MergeRule, Tender, TenderSource, TenderVersion
 from tenders.services import notices_ingest
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import (
     OCDS_3LOTS,
     OCDS_AUFHEBUNG,

@@ -9,11 +9,11 @@ from decimal import Decimal
 import pytest
 from django.core.management import call_command
 
-from sources.records import Award, AwardStatus, Deadline, NoticeKind
+from kernel.records import Award, AwardStatus, Deadline, NoticeKind
+from kernel.vocabulary.statuses import TenderStatus
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.models import MergeRule, Tender
 from tenders.services import notices_ingest
-from tenders.vocabulary.statuses import TenderStatus
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)

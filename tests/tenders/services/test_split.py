@@ -6,10 +6,10 @@ from datetime import datetime
 
 import pytest
 
-from config.errors import ApplicationError
+from kernel.errors import ApplicationError
+from kernel.vocabulary.time_zone import BERLIN
 from tenders.models import MergeRule, Tender, TenderSource, TenderVersion
 from tenders.services import notices_ingest, tender_split_source
-from tenders.vocabulary.time_zone import BERLIN
 from tests.factories.records import NoticeRecordFactory
 
 NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)

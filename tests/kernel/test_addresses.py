@@ -1,0 +1,52 @@
+from kernel.addresses import bundesland_for_place, name_without_contact_block, split_town, town_in_text
+from kernel.identifiers import canonical_publication_number
+from kernel.placeholders import placeholder_amount, plausible_buyer_id, without_placeholder
+
+
+def test_split_town_legacy_forms():
+    assert split_town("10178 Berlin", "") == ("Berlin", "10178")  # real legacy DÖE notice 17750180
+    assert split_town("10178 Alexanderstraße 3, Berlin", "") == ("Berlin", "10178")
+    assert split_town("Garching", "85748") == ("Garching", "85748")
+    assert split_town("Frankfurt, Main", "") == ("Frankfurt, Main", "")
+
+
+def test_name_without_contact_block():
+    assert (
+        name_without_contact_block("Landratsamt Harz\nFriedrich-Ebert-Str. 42\n38820 Halberstadt") == "Landratsamt Harz"
+    )
+    assert name_without_contact_block("Amt X Tel. 030 123 E-Mail: a@b.de") == "Amt X"
+    assert name_without_contact_block("Stiftung Humboldt Forum im Berliner Schloss") == (
+        "Stiftung Humboldt Forum im Berliner Schloss"
+    )
+
+
+def test_town_in_text():
+    assert town_in_text("Landkreis Harz\nSternstraße 11\n38820 Halberstadt") == ("Halberstadt", "38820")
+    assert town_in_text("ganz Deutschland") == ("", "")
+
+
+def test_bundesland_for_place():
+    assert bundesland_for_place(nuts_codes=("DE212",), postal_code="85748", country="DEU") == "Bayern"
+    assert bundesland_for_place(nuts_codes=("DE212",), postal_code="10178", country="DEU") == "Berlin"
+    assert bundesland_for_place(nuts_codes=(), postal_code="38820", country="") == "Sachsen-Anhalt"
+    assert bundesland_for_place(nuts_codes=(), postal_code="", country="", buyer_nuts="DE3") == "Berlin"
+    assert bundesland_for_place(nuts_codes=("AT130",), postal_code="", country="", buyer_nuts="DE3") == ""
+    assert bundesland_for_place(nuts_codes=(), postal_code="", country="AUT", buyer_nuts="DE3") == ""
+
+
+def test_publication_numbers():
+    assert canonical_publication_number("00615938-2024") == "615938-2024"
+    assert canonical_publication_number("615938-2024") == "615938-2024"
+    assert canonical_publication_number("2024/S 123-615938") == "615938-2024"
+    assert canonical_publication_number("24d29507-f9dd-4712-aef0-9d864df3af8e") == ""
+
+
+def test_placeholders():
+    from decimal import Decimal
+
+    assert placeholder_amount(Decimal("1")) and placeholder_amount(Decimal("0"))
+    assert not placeholder_amount(Decimal("1.01")) and not placeholder_amount(None)
+    assert without_placeholder("Standort der beauftragten Firma") == ""
+    assert without_placeholder("Halle (Saale)") == "Halle (Saale)"
+    assert plausible_buyer_id("-") == "" and plausible_buyer_id("Stadt Worms") == ""
+    assert plausible_buyer_id("991-12345-67") == "991-12345-67"
