@@ -1,4 +1,4 @@
-"""Every record the parsers make of the shared fixtures, as exact JSON: the reference a faster parser must match.
+"""Every record the parsers make of the fixtures in tests/data, as exact JSON: the reference a faster parser must match.
 
 Why: a parser rewritten for speed must not lose or change one field. The field tests assert what
 matters per field; this snapshot pins *everything* (types included: a ``str`` is not a
@@ -64,16 +64,14 @@ def current_records() -> dict[str, list]:
     from sources.parsers.ocds import parse_ocds_package
     from sources.parsers.ted_json import parse_ted_search_response
 
-    shared = DATA.parents[2] / "shared" / "fixtures" / "ocds"  # OCDS standard examples (not copied into tests/data)
     found: dict[str, list] = {}
     for path in sorted([*DATA.glob("doe/*.xml"), *DATA.glob("ted/*.xml")]):
         data = path.read_bytes()
         found[f"eforms:{path.relative_to(DATA)}"] = _parsed(lambda raw: [parse_eforms(raw, source="doe")], data)
-    ocds_files = sorted(DATA.glob("doe/ocds_*.json")) + sorted(shared.glob("*example*.json"))
-    for path in ocds_files:
+    # Real DÖE packages, then the OCDS standard's documentation examples (tests/data/ocds/README.md).
+    for path in sorted(DATA.glob("doe/ocds_*.json")) + sorted(DATA.glob("ocds/*example*.json")):
         data = path.read_bytes()
-        label = path.relative_to(DATA) if path.is_relative_to(DATA) else f"shared/{path.name}"
-        found[f"ocds:{label}"] = _parsed(lambda raw: parse_ocds_package(raw, source="doe"), data)
+        found[f"ocds:{path.relative_to(DATA)}"] = _parsed(lambda raw: parse_ocds_package(raw, source="doe"), data)
     for path in sorted(
         [*DATA.glob("ted/ted_v3_*.json"), *DATA.glob("ted/api/page*.json"), *DATA.glob("ted/market/*.json")]
     ):

@@ -1,4 +1,4 @@
-"""The parsers' records of every shared fixture are exactly the pinned snapshot (see ``records_snapshot``)."""
+"""The parsers' records of every fixture in tests/data are exactly the pinned snapshot (see ``records_snapshot``)."""
 
 from __future__ import annotations
 
