@@ -32,8 +32,8 @@ from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
 from accounts.secrets import SecretUnreadable
 from kernel.errors import ApplicationError
 from kernel.network import FetchError, resolve_and_check, system_resolver
+from notifications.mail_route import smtp_settings_get
 from notifications.models import TlsMode
-from notifications.preferences.selectors import smtp_settings_get
 
 NO_SMTP_SETTINGS = "keine SMTP-Einstellungen"
 

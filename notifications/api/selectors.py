@@ -16,7 +16,7 @@ from django.db.models import F, QuerySet
 
 from notifications.api.services import api_key_hash
 from notifications.models import ApiKey, SavedSearch, TenderMatch
-from notifications.portal.selectors import saved_search_visible
+from notifications.visibility import saved_search_visible
 from tenders import search
 from tenders.deadline_order import OpenDeadlinesFirst
 from tenders.filters import TenderFilters

@@ -13,8 +13,8 @@ from django.db.models import QuerySet
 from accounts.secrets import SecretUnreadable
 from kernel.links import safe_link
 from notifications.inbox.imap import MailboxAddress, MailboxError
+from notifications.mail_route import mailbox_settings_get
 from notifications.models import MailboxSettings
-from notifications.preferences.selectors import mailbox_settings_get
 from sources.adapters.mail.provenance import MailTrust
 from sources.models import InboundMail, InboundMailStatus
 from tenders.merging import record_from_json

@@ -22,6 +22,7 @@ from kernel.vocabulary.cpv import cpv_label
 from kernel.vocabulary.time_zone import BERLIN
 from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference, calendar_token_hash
 from notifications.portal.csv_export import ExportRow
+from notifications.visibility import saved_search_visible
 from sources.models import Source
 from tenders.deadline_order import OpenDeadlinesFirst
 from tenders.filter_query import filters_q
@@ -166,18 +167,6 @@ def _export_rows(rows, *, url_for, status_labels, triage_labels, language: str) 
 
 def user_has_saved_searches(*, user: AbstractBaseUser) -> bool:
     return SavedSearch.objects.filter(owner=user).exists()
-
-
-def saved_search_visible(*, user: AbstractBaseUser) -> QuerySet[SavedSearch]:
-    """The user's own profiles and those shared with the whole company; nobody else's private ones."""
-    return SavedSearch.objects.filter(Q(owner=user) | Q(is_shared=True)).select_related("owner")
-
-
-def saved_search_name_visible(*, saved_search: SavedSearch, viewer: AbstractBaseUser) -> bool:
-    """``saved_search_visible`` for one loaded row: own or shared. Admins are no exception (a private
-    profile's name can say what a colleague is looking into); pages that list other people's deliveries or
-    webhooks show "privates Suchprofil" instead."""
-    return saved_search.owner_id == viewer.pk or saved_search.is_shared
 
 
 def saved_search_list(*, user: AbstractBaseUser, now: datetime) -> QuerySet[SavedSearch]:

@@ -8,19 +8,8 @@ from datetime import datetime
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, QuerySet
 
-from notifications.models import Delivery, DeliveryStatus, MailboxSettings, SavedSearch, SmtpSettings, WebhookEvent
-from notifications.portal.selectors import saved_search_name_visible
-
-
-def smtp_settings_get() -> SmtpSettings | None:
-    """The tenant's SMTP settings (one row at most, by constraint); every reader goes through here."""
-    return SmtpSettings.objects.first()
-
-
-def mailbox_settings_get(*, defer_password: bool = False) -> MailboxSettings | None:
-    """The tenant's IMAP settings (one row at most, by constraint); every reader goes through here."""
-    rows = MailboxSettings.objects.all()
-    return (rows.defer("password") if defer_password else rows).first()
+from notifications.models import Delivery, DeliveryStatus, SavedSearch, WebhookEvent
+from notifications.visibility import saved_search_name_visible
 
 
 def saved_search_list_own(*, user: AbstractBaseUser) -> QuerySet[SavedSearch]:

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 
 from kernel.errors import ApplicationError
 from notifications.inbox.selectors import forwarded_domains_of
+from notifications.mail_route import mailbox_settings_get, smtp_settings_get
 from notifications.models import (
     DigestInterval,
     MailboxSettings,
@@ -26,7 +27,6 @@ from notifications.models import (
     new_calendar_token,
 )
 from notifications.preferences.hosts import mail_host_check
-from notifications.preferences.selectors import mailbox_settings_get, smtp_settings_get
 from sources.adapters.mail.portals import in_domains
 from sources.selectors import portal_domains_current
 

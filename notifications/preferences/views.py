@@ -23,6 +23,7 @@ from notifications.inbox.imap import MailboxError
 from notifications.inbox.probe import mailbox_connection_test
 from notifications.inbox.quarantine import inbound_mail_release
 from notifications.inbox.selectors import inbound_mail_rows
+from notifications.mail_route import mailbox_settings_get, smtp_settings_get
 from notifications.preferences.forms import (
     DeliveryFilterForm,
     InstantAlertsForm,
@@ -33,10 +34,8 @@ from notifications.preferences.forms import (
 from notifications.preferences.selectors import (
     delivery_list,
     delivery_status_counts,
-    mailbox_settings_get,
     saved_search_list_failing,
     saved_search_list_own,
-    smtp_settings_get,
     webhook_event_list_open_decisions,
 )
 from notifications.preferences.services import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 from django.utils.translation import gettext as _
 
-from notifications.portal.selectors import saved_search_name_visible
+from notifications.visibility import saved_search_name_visible
 
 register = template.Library()
 

@@ -6,7 +6,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, Q, QuerySet
 
 from notifications.models import DeliveryStatus, SavedSearch, Webhook, WebhookEvent
-from notifications.portal.selectors import saved_search_visible
+from notifications.visibility import saved_search_visible
 
 RECENT_EVENTS = 50
 
