@@ -25,9 +25,9 @@ from django.utils import timezone
 
 from bench.relevance_set import CONSTRUCTED, FIXTURES, QUERIES, REAL_NOTICES
 from kernel.records import NoticeKind, NoticeRecord
+from kernel.vocabulary.search_words import websearch_text
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters
-from tenders.fulltext import websearch_text
 from tenders.models import SynonymGroup, TenderSource
 from tenders.search import tender_search
 from tenders.services import notices_ingest

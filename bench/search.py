@@ -34,7 +34,7 @@ from kernel.vocabulary.time_zone import BERLIN
 from tenders.deadline_order import NearFirst
 from tenders.filter_query import filters_q
 from tenders.filters import parse_filters
-from tenders.fulltext import search_query
+from tenders.fulltext import keyword_query_build
 from tenders.merging.compiling import compound_columns
 from tenders.models import SynonymGroup, Tender
 from tenders.pagination import EstimatedCountPaginator
@@ -252,7 +252,7 @@ def rewrite_ms(runs: int = 20) -> tuple[float, float]:
         if params.get("q"):
             for _ in range(runs):
                 started = time.perf_counter()
-                search_query(params["q"])
+                keyword_query_build(q=params["q"])
                 samples.append((time.perf_counter() - started) * 1000)
     return percentile(samples, 0.5), percentile(samples, 0.95)
 
@@ -321,7 +321,7 @@ def run(*, n: int | None) -> None:
     for label, (ms, count, shown) in pages.items():
         print(f"  {label:28} {ms:8.1f} ms  {shown}{count:,} matches")
 
-    # The thesaurus rewrite (tenders.fulltext.search_query) is one round trip before the statement;
+    # The thesaurus rewrite (tenders.fulltext.keyword_query_build) is one round trip before the statement;
     # the statement's own cost shows against the same queries with an empty thesaurus (the bench
     # database is disposable).
     rewrite = rewrite_ms()

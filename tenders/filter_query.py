@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from datetime import datetime, time, timedelta
 
-from django.contrib.postgres.search import SearchQuery
 from django.db.models import Exists, OuterRef, Q
 
 from kernel.vocabulary.cpv import cpv_prefix
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters
-from tenders.fulltext import search_query
+from tenders.fulltext import KeywordQuery, keyword_query_build
 from tenders.models import TenderSource
 
 
@@ -24,15 +23,16 @@ def _cpv_q(codes: tuple[str, ...]) -> Q:
     return Q(cpv_prefixes__overlap=sorted({cpv_prefix(code) for code in codes}))
 
 
-def filters_q(filters: TenderFilters, *, now: datetime, keywords: SearchQuery | None = None) -> Q:
+def filters_q(filters: TenderFilters, *, now: datetime, keywords: KeywordQuery | None = None) -> Q:
     """A Q over Tender for everything except keywords' ranking (see ``tender_search``).
 
-    ``keywords`` is ``search_query(filters.q)`` when the caller needs it too (to rank): building it
-    reads the thesaurus, one round trip that need not happen twice.
+    ``keywords`` is ``keyword_query_build(q=filters.q)`` when the caller has it already (to rank, to
+    count, to highlight): building it reads the thesaurus, one round trip per request, not per use.
     """
     condition = Q()
     if filters.q:
-        condition &= Q(search_vector=keywords if keywords is not None else search_query(filters.q))
+        keywords = keywords.check_for(filters.q) if keywords is not None else keyword_query_build(q=filters.q)
+        condition &= Q(search_vector=keywords.search)
     if filters.cpv:
         condition &= _cpv_q(filters.cpv)
     if filters.bundesland:

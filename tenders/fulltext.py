@@ -14,11 +14,18 @@ typed word (an expression it cannot evaluate at planning gets a default selectiv
 sent a rare word down the deadline index of a million rows). SQL compiled from keywords
 therefore depends on the thesaurus: cache it by ``thesaurus_version()``. Phrases and
 exclusions stay exactly as typed, as with the other expansions.
+
+The words come from ``kernel.vocabulary.search_words`` (the one place text becomes search words).
+A query is built once, by ``keyword_query_build``, into a ``KeywordQuery``: the rewritten tsquery,
+and the lexemes the highlighting marks, from one statement (one read of the thesaurus). The
+result list, its count, the CSV export, the partner API, the highlighting and the matching of
+saved searches all take that object; none of them expands the keywords again.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import reduce
 from operator import and_, or_
 
@@ -27,54 +34,9 @@ from django.db import connection
 from django.db.models import Func, Value
 from django.db.models.sql import Query
 
-from kernel.vocabulary.compounds import compound_split
+from kernel.vocabulary.search_words import highlight_words, plain_words, query_tokens, word_alternatives
 
-_UMLAUT_SPELLINGS = (("ae", "ä"), ("oe", "ö"), ("ue", "ü"), ("ss", "ß"))
-_TOKENS = re.compile(r'-?"[^"]*"|\S+')
-
-
-def query_tokens(q: str) -> list[str]:
-    """The tokens of a keyword query as websearch reads them: ``"phrases"``, ``-exclusions``, ``or`` and words."""
-    return _TOKENS.findall(q or "")
-
-
-def _umlaut_variants(word: str) -> list[str]:
-    """ "Muell" also finds "Müll": the German stemmer folds ü to u, but not ue."""
-    variants = [word]
-    lowered = word.lower()
-    for plain, umlaut in _UMLAUT_SPELLINGS:
-        if plain in lowered:
-            variants.append(lowered.replace(plain, umlaut))
-    return variants
-
-
-def websearch_text(q: str) -> str:
-    """The user's query in PostgreSQL websearch syntax, umlaut spellings expanded with ``or``.
-
-    Kept for callers that need one websearch string; ``search_query`` builds the
-    tsquery word by word instead, so that a word's spellings group correctly.
-    """
-    out = []
-    for token in query_tokens(q):
-        if token.startswith(('"', '-"', "-")) or token.lower() == "or":
-            out.append(token)
-            continue
-        variants = _umlaut_variants(token)
-        out.append(" or ".join(variants) if len(variants) > 1 else token)
-    return " ".join(out)
-
-
-def word_alternatives(token: str, *, parts: bool = True) -> list[str]:
-    """The websearch texts one plain query word stands for: itself, its umlaut spellings, its compound parts."""
-    alternatives = _umlaut_variants(token)
-    for variant in list(alternatives):
-        pieces = re.findall(r"[^\W\d_]+|\d+", variant)
-        if len(pieces) > 1 and "-" in variant:  # "IT-Dienstleistungen" also as "IT Dienstleistungen", not only a phrase
-            alternatives.append(" ".join(pieces))
-        split = compound_split(variant) if parts and variant.isalpha() else ()
-        if split:
-            alternatives.append(" ".join(split))
-    return list(dict.fromkeys(alternatives))
+_LEXEMES = re.compile(r"'((?:[^']|'')+)'")
 
 
 def _websearch(text: str) -> SearchQuery:
@@ -139,14 +101,6 @@ class TsQueryConstant(SearchQuery):
         Func.__init__(self, Value(text))
 
 
-def _evaluated(query: SearchQuery) -> TsQueryConstant:
-    compiler = Query(None).get_compiler(connection=connection)
-    sql, params = compiler.compile(query.resolve_expression(compiler.query))
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT ({sql})::text", params)
-        return TsQueryConstant(cursor.fetchone()[0])
-
-
 def thesaurus_version() -> str:
     """Changes whenever the thesaurus does: the key for caching SQL compiled from keywords."""
     with connection.cursor() as cursor:
@@ -157,8 +111,8 @@ def thesaurus_version() -> str:
         return cursor.fetchone()[0]
 
 
-def search_query(q: str) -> SearchQuery:
-    """The tsquery for the keywords ``q`` (see the module docstring); reads the thesaurus."""
+def _tsquery(q: str) -> SearchQuery:
+    """The tsquery expression for the keywords ``q`` (see the module docstring), not yet evaluated."""
     groups: list[list[SearchQuery]] = []
     join_next = False
     for token in query_tokens(q):
@@ -176,4 +130,60 @@ def search_query(q: str) -> SearchQuery:
         join_next = False
     if not groups:
         return _websearch(q)
-    return _evaluated(reduce(and_, (reduce(or_, group) for group in groups)))
+    return reduce(and_, (reduce(or_, group) for group in groups))
+
+
+@dataclass(frozen=True)
+class KeywordQuery:
+    """The user's keywords, compiled once: what the search matches and ranks, and what the highlighting marks.
+
+    ``tsquery`` is the rewritten tsquery as text (synonyms are constants in it). ``lexemes`` are the
+    German stems of the words a hit may carry (typed words, their spellings and parts, phrases);
+    ``synonyms`` the further lexemes the thesaurus adds to the plain words (not to phrases, not to
+    exclusions). Empty keywords compile to an empty object without asking the database.
+    """
+
+    text: str
+    tsquery: str = ""
+    lexemes: frozenset[str] = frozenset()
+    synonyms: frozenset[str] = frozenset()
+
+    @property
+    def search(self) -> SearchQuery:
+        """The tsquery as a constant for ``search_vector`` lookups and ``SearchRank``."""
+        return TsQueryConstant(self.tsquery)
+
+    def check_for(self, q: str) -> KeywordQuery:
+        """``self``, if it was built for the keywords ``q``; a query built for other words would disagree silently."""
+        if self.text != q:
+            raise ValueError(f"keywords compiled for {self.text!r}, not for {q!r}")
+        return self
+
+
+def keyword_query_build(*, q: str) -> KeywordQuery:
+    """The ``KeywordQuery`` for ``q``: one statement (thesaurus rewrite and stems together); none for no ``q``."""
+    if not q:
+        return KeywordQuery(text=q)
+    compiler = Query(None).get_compiler(connection=connection)
+
+    def compiled(query: SearchQuery) -> tuple[str, list]:
+        sql, params = compiler.compile(query.resolve_expression(compiler.query))
+        return sql, list(params)
+
+    full_sql, full_params = compiled(_tsquery(q))
+    plain = plain_words(q)
+    # The thesaurus words the highlighting marks: those of the plain words alone (an excluded word's are not).
+    synonyms_sql, synonyms_params = compiled(_tsquery(" ".join(plain))) if plain else ("NULL", [])
+    # The SQL is compiled from our own expressions; every value is a parameter.
+    statement = (
+        f"SELECT ({full_sql})::text, ({synonyms_sql})::text, "  # noqa: S608
+        "ARRAY(SELECT DISTINCT lexeme FROM unnest(%s::text[]) AS w, unnest(ts_lexize('german_stem', w)) AS lexeme)"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [*full_params, *synonyms_params, sorted(highlight_words(q))])
+        tsquery, rewritten, stems = cursor.fetchone()
+    lexemes = frozenset(stems or ())
+    synonyms = frozenset(
+        lexeme.replace("''", "'") for lexeme in _LEXEMES.findall(rewritten or "") if not lexeme.startswith("§")
+    )
+    return KeywordQuery(text=q, tsquery=tsquery, lexemes=lexemes, synonyms=synonyms - lexemes)

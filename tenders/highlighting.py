@@ -13,27 +13,27 @@ marked in titles and descriptions, not in CPV labels, where the search does not 
 The search also carries the labels of a code's groups and classes ("Dienstleistungen von
 Sicherheitsdiensten" above "Bewachungsdienste"); when only such a label explains a hit, it is
 shown as well, named as the parent of the tender's code.
-Stems come from PostgreSQL's own German stemmer, so marks and matches agree;
-three queries per page, whatever its length.
+Stems come from PostgreSQL's own German stemmer, so marks and matches agree. The query's own
+lexemes and its thesaurus words come with the ``KeywordQuery`` the search was built from
+(``tenders.fulltext``), so highlighting a result page does not expand the keywords again; the
+page's words are stemmed in one more query, whatever its length. Words, their pieces and their
+compound parts come from ``kernel.vocabulary.search_words``, as the index's and the query's do.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import connection
 
-from kernel.vocabulary.compounds import compound_parts, words
 from kernel.vocabulary.cpv import cpv_indexed_ancestors, cpv_label
-from tenders.fulltext import query_tokens, search_query, word_alternatives
+from kernel.vocabulary.search_words import text_pieces, text_words, word_parts
+from tenders.fulltext import KeywordQuery, keyword_query_build
 
 Segment = tuple[str, bool]
-_PIECES = re.compile(r"[^\W\d_]+|[\W\d_]+")
 _FOLD = str.maketrans({"ä": "a", "ö": "o", "ü": "u", "ß": "ss"})
 SNIPPET_WORDS = 30
-_LEXEMES = re.compile(r"'((?:[^']|'')+)'")
 
 
 @dataclass(frozen=True)
@@ -60,28 +60,17 @@ def _stems(words_: Iterable[str]) -> dict[str, frozenset[str]]:
         return {word: frozenset(lexemes or ()) for word, lexemes in cursor.fetchall()}
 
 
-def _synonym_lexemes(tokens: Sequence[str]) -> frozenset[str]:
-    """Every lexeme the search looks for with ``tokens`` (plain words), thesaurus words included."""
-    if not tokens:
-        return frozenset()
-    rewritten = search_query(" ".join(tokens)).source_expressions[0].value
-    return frozenset(lexeme.replace("''", "'") for lexeme in _LEXEMES.findall(rewritten) if not lexeme.startswith("§"))
-
-
 class Highlighter:
-    """Marks the words a keyword query hits; ``prepare`` the texts of a page once, then ask per text."""
+    """Marks the words a keyword query hits; ``prepare`` the texts of a page once, then ask per text.
 
-    def __init__(self, q: str):
-        positive = [t for t in query_tokens(q) if not t.startswith("-") and t.lower() != "or"]
-        query_words = {
-            word
-            for token in positive
-            for alternative in (word_alternatives(token) if not token.startswith('"') else [token])
-            for word in words(alternative)
-        }
-        self.lexemes: frozenset[str] = frozenset().union(*_stems(query_words).values()) if query_words else frozenset()
-        plain = [token for token in positive if not token.startswith('"')]
-        self.synonyms: frozenset[str] = _synonym_lexemes(plain) - self.lexemes
+    Pass the ``KeywordQuery`` the search was built from; keywords as text are built here (one query).
+    """
+
+    def __init__(self, keywords: KeywordQuery | str):
+        if isinstance(keywords, str):
+            keywords = keyword_query_build(q=keywords)
+        self.lexemes: frozenset[str] = keywords.lexemes
+        self.synonyms: frozenset[str] = keywords.synonyms
         self._every = self.lexemes | self.synonyms
         self.active = bool(self._every)  # False without keywords: nothing can be marked
         self._found: dict[str, frozenset[str]] = {}  # word -> the query's lexemes it (or one of its parts) carries
@@ -94,11 +83,11 @@ class Highlighter:
         """Decide every word of ``texts`` in one query (words that cannot hit are never stemmed)."""
         if not self._every:
             return
-        pending = {w.casefold() for text in texts for w in words(text or "")} - self._found.keys()
+        pending = {w.casefold() for text in texts for w in text_words(text)} - self._found.keys()
         candidates = {w for w in pending if self._candidate(w)}
         for word in pending - candidates:
             self._found[word] = frozenset()
-        parts = {word: compound_parts(word) for word in candidates}
+        parts = {word: word_parts(word) for word in candidates}
         stems = _stems(candidates | {p for ps in parts.values() for p in ps})
         for word in candidates:
             carried = stems.get(word, frozenset()).union(*(stems.get(part, frozenset()) for part in parts[word]))
@@ -120,14 +109,13 @@ class Highlighter:
             return ((text, False),) if text else ()
         self.prepare([text])  # a text nobody prepared costs one query, not one per word
         return _merged(
-            (piece, piece[0].isalpha() and self.is_hit(piece, synonyms=synonyms))
-            for piece in _PIECES.findall(text or "")
+            (piece, piece[0].isalpha() and self.is_hit(piece, synonyms=synonyms)) for piece in text_pieces(text)
         )
 
     def snippet(self, text: str, *, size: int = SNIPPET_WORDS) -> tuple[Segment, ...]:
         """About ``size`` words of ``text`` around its first hit, with "…" where it was cut; () without a hit."""
         self.prepare([text or ""])
-        pieces = _PIECES.findall(text or "")
+        pieces = text_pieces(text)
         first = next((i for i, p in enumerate(pieces) if p[0].isalpha() and self.is_hit(p)), None)
         if first is None:
             return ()
@@ -188,9 +176,12 @@ def cpv_hits(highlighter: Highlighter, codes: Sequence[str], language: str) -> t
 
 
 def tender_highlights(
-    *, q: str, tenders: Sequence, language: str = "de", description_attr: str = "description"
+    *, q: KeywordQuery | str, tenders: Sequence, language: str = "de", description_attr: str = "description"
 ) -> dict[int, TenderHighlight]:
-    """Highlights by tender id for ``tenders`` (objects with id, title, cpv_codes and ``description_attr``)."""
+    """Highlights by tender id for ``tenders`` (objects with id, title, cpv_codes and ``description_attr``).
+
+    ``q``: the ``KeywordQuery`` the list was searched with (the portal's result page), or keywords as text.
+    """
     highlighter = Highlighter(q)
     texts: list[str] = []
     for tender in tenders:

@@ -16,7 +16,7 @@ from django.db.models import F, QuerySet
 from tenders.deadline_order import OpenDeadlinesFirst
 from tenders.filter_query import filters_q
 from tenders.filters import ORDERS, TenderFilters
-from tenders.fulltext import search_query
+from tenders.fulltext import KeywordQuery, keyword_query_build
 from tenders.models import Tender
 from tenders.selectors import tender_with_history
 
@@ -33,7 +33,9 @@ def order_or_default(raw: str | None) -> str:
     return raw if raw in ORDERS else DEFAULT_ORDER
 
 
-def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> QuerySet[Tender] | OpenDeadlinesFirst:
+def tender_search(
+    *, filters: TenderFilters, order: str, now: datetime, keywords: KeywordQuery | None = None
+) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """Tenders matching ``filters``, sorted by ``order`` (relevance, deadline or published).
 
     "deadline" lists open deadlines first, nearest first, then expired ones, then those without
@@ -44,15 +46,18 @@ def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> Query
     keywords there is nothing to rank and the newest publications come first.
     Every order ends in the id, so pages are stable while paginating. A relevance
     list ends after its candidates: count matches on the same filters in another order.
+
+    ``keywords``: ``keyword_query_build(q=filters.q)``, built once by a caller that lists, counts and
+    highlights the same search; without it the keywords are built here.
     """
-    keywords = search_query(filters.q) if filters.q else None
+    keywords = keywords.check_for(filters.q) if keywords is not None else keyword_query_build(q=filters.q)
     queryset = Tender.objects.filter(filters_q(filters, now=now, keywords=keywords))
     order = order_or_default(order)
-    if order == "relevance" and keywords is not None:
+    if order == "relevance" and filters.q:
         newest = queryset.order_by(F("published_at").desc(nulls_last=True), "-id").values("pk")[:RANK_CANDIDATES]
         return (
             queryset.filter(pk__in=newest)
-            .annotate(rank=SearchRank(F("search_vector"), keywords))
+            .annotate(rank=SearchRank(F("search_vector"), keywords.search))
             .order_by("-rank", F("submission_deadline").asc(nulls_last=True), "-id")
         )
     if order == "deadline":

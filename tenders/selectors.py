@@ -12,7 +12,7 @@ from kernel.vocabulary.deadlines import DeadlineKind, deadline_label
 from kernel.vocabulary.legal_basis import legal_basis_label
 from kernel.vocabulary.procedures import procedure_type_label
 from kernel.vocabulary.time_zone import BERLIN
-from tenders.fulltext import search_query
+from tenders.fulltext import keyword_query_build
 from tenders.models import SynonymGroup, Tender, TenderSource, TenderVersion
 
 TED_NOTICE_URL = "https://ted.europa.eu/de/notice/-/detail/{}"
@@ -175,7 +175,7 @@ def tender_admin_search(*, queryset: QuerySet[Tender], term: str) -> QuerySet[Te
         return queryset.filter(pk=int(term.lstrip("#")))
     # Ids are indexed on the sources (every tender's OCID / procedure id is one of its sources').
     by_id = TenderSource.objects.filter(Q(ocid=term) | Q(procedure_id=term)).values("tender_id")
-    return queryset.filter(id__in=by_id) | queryset.filter(search_vector=search_query(term))
+    return queryset.filter(id__in=by_id) | queryset.filter(search_vector=keyword_query_build(q=term).search)
 
 
 def synonym_group_admin_search(*, queryset: QuerySet[SynonymGroup], term: str) -> QuerySet[SynonymGroup]:

@@ -13,6 +13,7 @@ The one home of each word ``sources`` and ``tenders`` (and ``notifications``) sh
 - ``contract_nature``: Bauleistung / Lieferleistung / Dienstleistung;
 - ``deadlines``: kinds of deadline (Angebotsfrist, Teilnahmefrist, Fragenfrist);
 - ``provenance``: platform source or alert mail (mail records only fill gaps when merging);
-- ``compounds``: German compound splitting for the search index;
+- ``compounds``: German compound splitting (called by ``search_words`` only);
+- ``search_words``: the one place text becomes search words (index, keyword query, highlighting);
 - ``synonyms``: the procurement thesaurus file (``data/synonyms.txt``) and its rules.
 """

@@ -16,13 +16,15 @@ and read offline. Parts that are stopwords, derivational suffixes ("ung",
 
 Words are case-folded as wordfreq does (so "ß" becomes "ss"); PostgreSQL's German
 stemmer folds "ß" the same way, so index and query agree.
+
+Only ``kernel.vocabulary.search_words`` calls the splitter: it is the one place that turns text
+into search words for the index, the keyword query and the highlighting.
 """
 
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Mapping
 from functools import cache, lru_cache
 
 MIN_WORD_LENGTH = 6  # the shortest compound worth trying: two parts of three letters
@@ -34,10 +36,6 @@ SHORT_PART_MIN_FREQUENCY = 2e-5  # a three-letter part must be about as common a
 MAX_PARTS = 4
 _LINKS = ("s", "es", "n", "en", "ens", "ns")
 _INFLECTIONS = ("e", "n", "en", "s", "es", "er", "ern", "ns")
-_WORD = re.compile(r"[^\W\d_]+")  # letters only: numbers and codes are never compounds
-# The words worth trying, found by the regex engine alone: a run of letters shorter than
-# MIN_WORD_LENGTH fails at its first letter and no later start inside it can match.
-_LONG_WORD = re.compile(rf"[^\W\d_]{{{MIN_WORD_LENGTH},}}")
 
 # PostgreSQL's German stopwords (tsearch_data/german.stop), case-folded, plus short
 # prefixes and derivational suffixes that are words in the frequency list but never a
@@ -202,46 +200,8 @@ _REMEMBERED: dict[str, tuple[str, ...]] = {}
 REMEMBERED_MAX = 200_000
 
 
-def words_compound_parts(texts: Iterable[str], *, skip: Container[str] = ()) -> dict[str, tuple[str, ...]]:
-    """``compound_parts`` of every word of ``texts`` that ``text_compound_parts`` would split, except ``skip``."""
-    found: dict[str, tuple[str, ...]] = {}
-    for text in texts:
-        for word in _LONG_WORD.findall(text):
-            if word not in found and word not in skip:
-                found[word] = compound_parts(word)
-    return found
-
-
 def remember_compound_parts(parts: Mapping[str, tuple[str, ...]]) -> None:
     """Take ``compound_parts`` results computed elsewhere (the same function, the same word list)."""
     if len(_REMEMBERED) + len(parts) > REMEMBERED_MAX:
         _REMEMBERED.clear()
     _REMEMBERED.update(parts)
-
-
-def words(text: str) -> list[str]:
-    """The letter-only words of ``text`` (hyphenated words come apart: "IT-Dienstleistungen")."""
-    return _WORD.findall(text)
-
-
-def text_compound_parts(texts: Iterable[str], *, limit: int = 4000) -> list[str]:
-    """The distinct compound parts of every word in ``texts``, in order of first appearance, at most ``limit``."""
-    found: dict[str, None] = {}
-    seen: set[str] = set()
-    for text in texts:
-        for word in _LONG_WORD.findall(text):
-            if word in seen:
-                continue
-            seen.add(word)
-            parts = compound_parts(word)
-            if parts:  # most words are not compounds
-                found.update(dict.fromkeys(parts))
-                if len(found) >= limit:
-                    return list(found)[:limit]
-    return list(found)
-
-
-@lru_cache(maxsize=4096)  # the labels of one CPV code set recur across thousands of tenders
-def label_compound_parts(labels: str) -> tuple[str, ...]:
-    """``text_compound_parts`` of one CPV label text, remembered."""
-    return tuple(text_compound_parts([labels]))

@@ -27,6 +27,7 @@ from sources.models import Source
 from tenders.deadline_order import OpenDeadlinesFirst
 from tenders.filter_query import filters_q
 from tenders.filters import FilterError, TenderFilters, alert_filters
+from tenders.fulltext import KeywordQuery
 from tenders.models import Tender
 from tenders.search import tender_detail, tender_search
 
@@ -41,13 +42,20 @@ def _triage_of(user) -> QuerySet[Triage]:
 
 
 def portal_tender_search(
-    *, user: AbstractBaseUser, filters: TenderFilters, triage: tuple[str, ...], order: str, now: datetime
+    *,
+    user: AbstractBaseUser,
+    filters: TenderFilters,
+    triage: tuple[str, ...],
+    order: str,
+    now: datetime,
+    keywords: KeywordQuery | None = None,
 ) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """``tender_search`` narrowed by the user's own triage and annotated with it (``my_triage``).
 
     "neu" also covers tenders the user has not triaged yet: that is what "new to me" means.
+    ``keywords``: ``keyword_query_build(q=filters.q)``, built once for a page's list, count and highlights.
     """
-    queryset = tender_search(filters=filters, order=order, now=now)
+    queryset = tender_search(filters=filters, order=order, now=now, keywords=keywords)
     mine = _triage_of(user).filter(tender=OuterRef("pk"))
     if triage:
         condition = Q(Exists(mine.filter(status__in=triage)))

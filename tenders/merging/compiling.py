@@ -10,10 +10,10 @@ from functools import lru_cache
 from operator import attrgetter
 
 from kernel.records import Award, NoticeKind, NoticeRecord
-from kernel.vocabulary.compounds import label_compound_parts, text_compound_parts
 from kernel.vocabulary.cpv import cpv_labels_for
 from kernel.vocabulary.deadlines import DeadlineKind
 from kernel.vocabulary.provenance import is_mail_derived
+from kernel.vocabulary.search_words import label_compound_parts, text_compound_parts
 from kernel.vocabulary.statuses import TenderStatus
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.merging.documents import sha256_json, str_or_none

@@ -6,8 +6,8 @@ import pytest
 from django.http import QueryDict
 
 from kernel.vocabulary.cpv import cpv_prefix
+from kernel.vocabulary.search_words import websearch_text
 from tenders.filters import FilterError, TenderFilters, parse_filters
-from tenders.fulltext import websearch_text
 
 
 @pytest.mark.parametrize(

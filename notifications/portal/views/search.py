@@ -1,4 +1,8 @@
-"""The result list (Trefferliste) and its CSV export: same URL parameters, same filter builder."""
+"""The result list (Trefferliste) and its CSV export: same URL parameters, same filter builder.
+
+The keywords are compiled once per request (``tenders.fulltext.keyword_query_build``) and that one
+``KeywordQuery`` serves the rows, the count and the highlighting.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from notifications.portal.selectors import (
     result_rows,
     source_choices,
 )
+from tenders.fulltext import keyword_query_build
 from tenders.highlighting import tender_highlights
 from tenders.pagination import EstimatedCountPaginator
 
@@ -41,14 +46,20 @@ def search(request):
     form = bound_form(SearchForm, request.GET, portals=source_choices(), errors=parsed.errors)
     page = None
     if parsed.is_valid:
-        now = timezone.now()
-        search_args = {"user": request.user, "filters": parsed.filters, "triage": parsed.triage, "now": now}
+        keywords = keyword_query_build(q=parsed.filters.q)
+        search_args = {
+            "user": request.user,
+            "filters": parsed.filters,
+            "triage": parsed.triage,
+            "now": timezone.now(),
+            "keywords": keywords,
+        }
         queryset = portal_tender_search(**search_args, order=parsed.order).only(*RESULT_FIELDS)
         every_match = portal_tender_search(**search_args, order="published")
         paginator = EstimatedCountPaginator(result_rows(queryset), PAGE_SIZE, count_basis=every_match)
         page = paginator.get_page(request.GET.get("page"))
         highlights = tender_highlights(
-            q=parsed.filters.q, tenders=page.object_list, language=get_language(), description_attr="description_head"
+            q=keywords, tenders=page.object_list, language=get_language(), description_attr="description_head"
         )
         for tender in page.object_list:
             tender.highlight = highlights[tender.pk]
@@ -84,7 +95,13 @@ def search_export(request):
     parsed = parse_search(request.GET)
     if not parsed.is_valid:
         return redirect(f"{reverse('portal:search')}?{request.GET.urlencode()}")
-    search_args = {"user": request.user, "filters": parsed.filters, "triage": parsed.triage, "now": timezone.now()}
+    search_args = {
+        "user": request.user,
+        "filters": parsed.filters,
+        "triage": parsed.triage,
+        "now": timezone.now(),
+        "keywords": keyword_query_build(q=parsed.filters.q),
+    }
     queryset = portal_tender_search(**search_args, order=parsed.order)
     every_match = portal_tender_search(**search_args, order="published")
     # No unbounded COUNT(*) for a broad search, and counted in one index order whatever the rows' order.

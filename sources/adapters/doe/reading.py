@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from kernel.records import NoticeRecord, texts_cut
-from kernel.vocabulary.compounds import REMEMBERED_MAX, words_compound_parts
+from kernel.vocabulary.compounds import REMEMBERED_MAX
 from kernel.vocabulary.cpv import cpv_labels_for
+from kernel.vocabulary.search_words import words_compound_parts
 from sources.adapters.base import AdapterError, read_saved
 
 from .archive import Entry, Member, ZipLimits, open_archive, read_direct, read_entry

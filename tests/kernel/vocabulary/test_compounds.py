@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kernel.vocabulary import compounds
-from kernel.vocabulary.compounds import compound_parts, compound_split, text_compound_parts
+from kernel.vocabulary.compounds import compound_parts, compound_split
+from kernel.vocabulary.search_words import text_compound_parts, words_compound_parts
 
 
 @pytest.mark.parametrize(
@@ -83,9 +84,9 @@ def test_the_word_list_read_from_its_file_is_wordfreqs_own() -> None:
 def test_parts_split_elsewhere_are_used_as_given_and_bounded(monkeypatch) -> None:
     monkeypatch.setattr(compounds, "_REMEMBERED", {})
     monkeypatch.setattr(compounds, "REMEMBERED_MAX", 3)
-    split_here = compounds.words_compound_parts(["Gebäudereinigung und Schlegelmäher, Gebäudereinigung"])
+    split_here = words_compound_parts(["Gebäudereinigung und Schlegelmäher, Gebäudereinigung"])
     assert split_here == {"Gebäudereinigung": ("gebäude", "reinigung"), "Schlegelmäher": compound_parts("Schlegelmäher")}
-    assert compounds.words_compound_parts(["Gebäudereinigung"], skip={"Gebäudereinigung"}) == {}
+    assert words_compound_parts(["Gebäudereinigung"], skip={"Gebäudereinigung"}) == {}
     compounds.remember_compound_parts({"Kunstwort": ("kunst", "wort")})  # as a worker computed it
     assert compound_parts("Kunstwort") == ("kunst", "wort")
     assert text_compound_parts(["Kunstwort"]) == ["kunst", "wort"]

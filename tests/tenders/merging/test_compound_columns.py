@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from kernel.records import Lot
-from kernel.vocabulary.compounds import text_compound_parts
 from kernel.vocabulary.cpv import cpv_labels_for
+from kernel.vocabulary.search_words import text_compound_parts
 from tenders.merging import compiling
 from tenders.merging.compiling import PARTS_LIMIT, compound_columns
 
