@@ -27,3 +27,8 @@ def user_is_admin_map(users) -> dict[int, bool]:
 
 def tenant_exists(*, schema_name: str) -> bool:
     return Tenant.objects.filter(schema_name=schema_name).exists()
+
+
+def user_exists(*, user_id: int) -> bool:
+    """A person of the current tenant with this id, active or not."""
+    return get_user_model().objects.filter(pk=user_id).exists()

@@ -42,7 +42,7 @@ def _naive(records) -> float:
     for record in records:
         with transaction.atomic():
             source = TenderSource.objects.filter(source=record.source, source_notice_id=record.source_notice_id).first()
-            state = state_row(compile_tender([record], now=now))
+            state = state_row(state=compile_tender([record], now=now))
             if source is None:
                 same_procedure = TenderSource.objects.filter(procedure_id=record.procedure_id)
                 tender_id = same_procedure.values_list("tender_id", flat=True).first() if record.procedure_id else None
@@ -82,7 +82,7 @@ def _copy(records) -> float:
     """Lower bound: COPY of the finished tender rows alone (no merging, no sources, no versions)."""
     _truncate()
     now = timezone.now()
-    rows = [[*state_values(compile_tender([record], now=now)), now, now, now] for record in records]  # unclocked
+    rows = [[*state_values(state=compile_tender([record], now=now)), now, now, now] for record in records]  # unclocked
     start = time.perf_counter()
     copy_rows(
         table="tenders_tender",

@@ -134,7 +134,7 @@ def doe_unreachable_reason(*, timeout_seconds: float = PROBE_TIMEOUT_SECONDS) ->
     source = Source.objects.get(key="doe")
     adapter_class = get_adapter(source.adapter)
     base = str((source.settings or {}).get("base_url") or DEFAULT_BASE_URL).rstrip("/")
-    policy = fetch_policy_for(source, adapter_class)
+    policy = fetch_policy_for(source=source, adapter_class=adapter_class)
     policy = replace(
         policy,
         timeout_seconds=timeout_seconds,

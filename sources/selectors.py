@@ -16,6 +16,7 @@ from sources.models import (
     SUCCEEDED_RUN_STATUSES,
     FetchRun,
     FetchRunStatus,
+    Heartbeat,
     Source,
 )
 
@@ -149,3 +150,8 @@ def source_names() -> dict[str, str]:
 def fetch_runs_by_ids(*, ids) -> list[FetchRun]:
     """The runs with these ids, oldest first, with their sources."""
     return list(FetchRun.objects.filter(pk__in=ids).select_related("source").order_by("pk"))
+
+
+def heartbeat_at(*, name: str) -> datetime | None:
+    """When the named scheduler last ticked (beat writes its heartbeat every minute), or None if never."""
+    return Heartbeat.objects.filter(name=name).values_list("beat_at", flat=True).first()

@@ -61,7 +61,7 @@ class RunOutcome:
     delta: IngestDelta = field(default_factory=IngestDelta)
 
 
-def source_config(source: Source, *, cursor: Mapping[str, Any] | None = None, **overrides) -> SourceConfig:
+def source_config(*, source: Source, cursor: Mapping[str, Any] | None = None, **overrides) -> SourceConfig:
     return SourceConfig(
         key=source.key,
         adapter=source.adapter,
@@ -70,10 +70,10 @@ def source_config(source: Source, *, cursor: Mapping[str, Any] | None = None, **
     )
 
 
-def fetch_policy_for(source: Source, adapter_class) -> FetchPolicy:
+def fetch_policy_for(*, source: Source, adapter_class) -> FetchPolicy:
     return FetchPolicy(
         user_agent=settings.SOURCES_USER_AGENT,
-        allowed_hosts=adapter_class.allowed_hosts(source_config(source)),
+        allowed_hosts=adapter_class.allowed_hosts(source_config(source=source)),
         min_delay_seconds=source.politeness_seconds,
         jitter_seconds=min(1.0, source.politeness_seconds / 2),
         allow_loopback=settings.SOURCES_ALLOW_LOOPBACK,
@@ -284,9 +284,9 @@ def source_poll(
     def produce():
         # Set up inside the run (a generator runs in _execute): a broken setup ends it as failed, never "running".
         adapter_class = get_adapter(source.adapter)
-        config = source_config(source, cursor=cursor, **(settings_overrides or {}))
+        config = source_config(source=source, cursor=cursor, **(settings_overrides or {}))
         cache = conditional_cache_load(source=source) if adapter_class.conditional_requests else None
-        with fetcher_factory(fetch_policy_for(source, adapter_class)) as fetcher:
+        with fetcher_factory(fetch_policy_for(source=source, adapter_class=adapter_class)) as fetcher:
             client = fetcher if cache is None else ConditionalFetcher(fetcher, cache)
             yield from adapter_class().fetch(config=config, fetcher=client, now=now or timezone.now())
         if cache is not None:
@@ -343,7 +343,7 @@ def source_ingest_files(*, source_key: str, paths: list[Path], on_batch=None) ->
         source,
         run,
         lambda: get_adapter(source.adapter)().parse_files(
-            config=dataclasses.replace(source_config(source), host_sources=host_sources_current()), paths=paths
+            config=dataclasses.replace(source_config(source=source), host_sources=host_sources_current()), paths=paths
         ),
         persist_cursor=False,
         on_batch=on_batch,

@@ -47,7 +47,7 @@ class DeltaOutcome:
     delivery_ids: tuple[int, ...] = ()
 
 
-def delta_parse(payload: Mapping) -> tuple[tuple[int, ...], dict[int, dict[str, list]]]:
+def delta_parse(*, payload: Mapping) -> tuple[tuple[int, ...], dict[int, dict[str, list]]]:
     """The ingest's hand-off ``{"created": [ids], "changed": {"<id>": {field: [old, new]}}}``, validated."""
     if not isinstance(payload, Mapping):
         raise ValueError("delta must be an object")

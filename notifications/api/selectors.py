@@ -30,7 +30,7 @@ def api_key_for_secret(plaintext: str) -> ApiKey | None:
     Lookup is by the SHA-256 of the presented key, so timing reveals nothing about
     stored keys; the final comparison is constant-time as a second line.
     """
-    digest = api_key_hash(plaintext)
+    digest = api_key_hash(plaintext=plaintext)
     api_key = ApiKey.objects.select_related("created_by").filter(key_hash=digest).first()
     if api_key is None or not hmac.compare_digest(api_key.key_hash, digest):
         return None

@@ -22,7 +22,7 @@ PREFIX_LENGTH = 12  # "tr_" + 9 random characters: enough to tell keys apart in 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
-def api_key_hash(plaintext: str) -> str:
+def api_key_hash(*, plaintext: str) -> str:
     """SHA-256 of the key. Keys are 256 random bits, so a fast unsalted hash is enough to make a leaked
     table useless (there is nothing to brute-force), and it allows lookup by hash."""
     return hashlib.sha256(plaintext.encode("utf-8")).hexdigest()
@@ -49,7 +49,7 @@ def api_key_create(*, name: str, created_by: AbstractBaseUser) -> CreatedApiKey:
             if not ApiKey.objects.filter(prefix=prefix).exists():
                 break
         api_key = ApiKey.objects.create(
-            name=name, prefix=prefix, key_hash=api_key_hash(plaintext), created_by=created_by
+            name=name, prefix=prefix, key_hash=api_key_hash(plaintext=plaintext), created_by=created_by
         )
     return CreatedApiKey(api_key=api_key, plaintext=plaintext)
 

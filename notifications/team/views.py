@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.views import View
 
 from accounts.roles import Role
+from accounts.selectors import user_exists
 from accounts.services import user_reactivate, user_role_change
 from accounts.views import TenantAdminRequiredMixin
 from kernel.errors import ApplicationError
@@ -49,7 +50,7 @@ class TeamMemberReactivateView(_TeamActionView):
 
 class TeamMemberRoleView(_TeamActionView):
     def act(self, request, pk):
-        if not get_user_model().objects.filter(pk=pk).exists():
+        if not user_exists(user_id=pk):
             raise get_user_model().DoesNotExist  # unknown person first: 404, whatever the form says
         try:
             role = Role(request.POST.get("role", ""))

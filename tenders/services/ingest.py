@@ -109,7 +109,7 @@ def _ingest(records: Sequence[NoticeRecord], *, now: datetime, use_fingerprint: 
     hashes = {id(record): content_hash for record, content_hash in checked}
     with transaction.atomic():
         lock_ingest()
-        known = known_versions(records)
+        known = known_versions(records=records)
         fresh, seen_again = [], []
         for record in records:
             stored = known.get((record.source, record.source_notice_id, record.version))
@@ -119,7 +119,7 @@ def _ingest(records: Sequence[NoticeRecord], *, now: datetime, use_fingerprint: 
             return IngestDelta(unchanged=len(seen_again))
 
         keys = [keys_of(record) for record in fresh]
-        lookups, known_sources = merge_lookups(fresh, keys, use_fingerprint=use_fingerprint)
+        lookups, known_sources = merge_lookups(records=fresh, keys=keys, use_fingerprint=use_fingerprint)
         assignments = resolve(fresh, lookups, use_fingerprint=use_fingerprint, keys=keys)
         existing_ids = {a.tender_id for a in assignments if a.tender_id is not None}
         group_records: dict[int, list[NoticeRecord]] = defaultdict(list)
@@ -167,12 +167,12 @@ def _recompile(existing_ids: set[int], fresh, tender_of, now) -> _Recompiled:
             incoming[tender_id].append(record)
     if not incoming:
         return _Recompiled(rows=[], changed={}, updated=set())
-    history = records_of_tenders(incoming)
-    old_rows = tender_states(incoming)
+    history = records_of_tenders(tender_ids=incoming)
+    old_rows = tender_states(tender_ids=incoming)
     rows, changed, updated = [], {}, set()
     for tender_id, new_records in incoming.items():
         state = compile_tender(latest_versions([*history.get(tender_id, []), *new_records]), now=now)
-        values = state_values(state)
+        values = state_values(state=state)
         old = old_rows[tender_id]
         if values[-1] == old["content_hash"]:
             continue
@@ -190,7 +190,7 @@ def _prepare_versions(fresh, tender_of, sources, hashes, changed, now, *, known,
     new_versions, republished = into
     for record, tender_id in zip(fresh, tender_of, strict=True):
         row = version_row(
-            record,
+            record=record,
             tender_id=tender_id,
             source_id=sources[(record.source, record.source_notice_id)]["id"],
             content_hash=hashes[id(record)],
@@ -206,7 +206,7 @@ def _write_new_tenders(group_tender: dict[int, int], group_records, now, *, side
     # Compiled inside the COPY stream: PostgreSQL builds the search vectors of earlier rows meanwhile,
     # and the version rows are prepared while it catches up.
     rows = (
-        [tender_id, *state_values(compile_tender(group_records[group], now=now)), now, now, now]
+        [tender_id, *state_values(state=compile_tender(group_records[group], now=now)), now, now, now]
         for group, tender_id in group_tender.items()
     )
     copy_rows(

@@ -24,7 +24,7 @@ from tenders.resolution import FingerprintCandidate, Lookups, RecordKeys
 from tenders.services.rows import SOURCE_COLUMNS
 
 
-def known_versions(records: Sequence[NoticeRecord]) -> dict[tuple[str, str, str], tuple[str, int]]:
+def known_versions(*, records: Sequence[NoticeRecord]) -> dict[tuple[str, str, str], tuple[str, int]]:
     """(source, notice id, version) → (content hash, tender id) for the versions already stored."""
     if not records:
         return {}
@@ -42,7 +42,7 @@ def known_versions(records: Sequence[NoticeRecord]) -> dict[tuple[str, str, str]
 
 
 def merge_lookups(
-    records: Sequence[NoticeRecord], keys: Sequence[RecordKeys], *, use_fingerprint: bool
+    *, records: Sequence[NoticeRecord], keys: Sequence[RecordKeys], use_fingerprint: bool
 ) -> tuple[Lookups, dict[tuple[str, str], dict]]:
     """The identities the merge rules need, and the full rows of the batch's already known sources."""
     lookups = Lookups()
@@ -150,7 +150,7 @@ def _add_fingerprint_candidates(lookups: Lookups, wanted: list[tuple[str, str]])
             lookups.by_fingerprint.setdefault((fp, source), []).append(candidate)
 
 
-def records_of_tenders(tender_ids: Iterable[int]) -> dict[int, list[NoticeRecord]]:
+def records_of_tenders(*, tender_ids: Iterable[int]) -> dict[int, list[NoticeRecord]]:
     """Every stored version of the given tenders, as records, to recompile them."""
     grouped: dict[int, list[NoticeRecord]] = defaultdict(list)
     with connection.cursor() as cursor:
@@ -162,7 +162,7 @@ def records_of_tenders(tender_ids: Iterable[int]) -> dict[int, list[NoticeRecord
     return grouped
 
 
-def tender_states(tender_ids: Iterable[int]) -> dict[int, dict]:
+def tender_states(*, tender_ids: Iterable[int]) -> dict[int, dict]:
     """What a recompile is compared with: each tender's content hash and its tracked fields."""
     rows = Tender.objects.filter(id__any=list(tender_ids)).values("id", "content_hash", *TRACKED_CHANGES)
     return {row["id"]: row for row in rows}

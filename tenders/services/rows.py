@@ -66,7 +66,7 @@ STATE_FIELDS = (
 JSON_STATE_FIELDS = ("lots", "awards", "deadlines")
 
 
-def state_values(state: TenderState) -> list:
+def state_values(*, state: TenderState) -> list:
     """The Tender columns of ``STATE_FIELDS``, in that order, clipped to the column sizes."""
     return [
         state.ocid,
@@ -122,9 +122,9 @@ def state_values(state: TenderState) -> list:
     ]
 
 
-def state_row(state: TenderState) -> dict:
+def state_row(*, state: TenderState) -> dict:
     """``state_values`` by column name, for ORM writes."""
-    return dict(zip(STATE_FIELDS, state_values(state), strict=True))
+    return dict(zip(STATE_FIELDS, state_values(state=state), strict=True))
 
 
 SOURCE_COLUMNS = (
@@ -198,7 +198,7 @@ VERSION_COLUMNS = (
 
 
 def version_row(
-    record: NoticeRecord, *, tender_id: int, source_id: int, content_hash: str, changes: dict, now: datetime
+    *, record: NoticeRecord, tender_id: int, source_id: int, content_hash: str, changes: dict, now: datetime
 ) -> list:
     return [
         tender_id,

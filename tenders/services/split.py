@@ -33,11 +33,11 @@ def tender_split_source(*, tender_source_id: int, now: datetime | None = None) -
         records = [record_from_json(r) for r in moved.versions.values_list("record", flat=True)]
         state = compile_tender(records, now=now)
         new_tender = Tender.objects.create(
-            **state_row(state), first_seen_at=moved.first_seen_at, last_seen_at=now, changed_at=now
+            **state_row(state=state), first_seen_at=moved.first_seen_at, last_seen_at=now, changed_at=now
         )
         moved.versions.update(tender=new_tender)
         TenderSource.objects.filter(pk=moved.pk).update(tender=new_tender, merge_rule=MergeRule.SPLIT)
-        remaining = records_of_tenders([old_tender_id])[old_tender_id]
+        remaining = records_of_tenders(tender_ids=[old_tender_id])[old_tender_id]
         old_state = compile_tender(remaining, now=now)
-        Tender.objects.filter(pk=old_tender_id).update(**state_row(old_state), changed_at=now)
+        Tender.objects.filter(pk=old_tender_id).update(**state_row(state=old_state), changed_at=now)
     return new_tender

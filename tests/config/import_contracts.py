@@ -1,4 +1,4 @@
-"""Two contract types import-linter lacks, used by ``.importlinter`` at the repository root.
+"""Contract types import-linter lacks, used by ``.importlinter`` at the repository root.
 
 import-linter's graph keeps external packages only at their top level (``django``, never
 ``django.db``), so "imports no ORM" cannot be written as a plain ``forbidden`` contract for
@@ -7,13 +7,18 @@ modules that may use other parts of Django (templates, translation, exceptions).
 external package. ``no_manager_access`` reads the source of edge modules for ORM use that no
 import shows (``Model.objects``, ``.save()``, ``transaction``): an edge may name a model for
 its exception or choices, but reads go through selectors and writes through services.
-``self_contained`` keeps a package every app imports free of the apps; ``acyclic_modules``
-finds import cycles between modules.
+``facade`` lets other packages import only a package's public modules, so a new module is private
+until it is named; ``acyclic_modules`` finds import cycles between modules.
+
+Module names in ``source_modules`` may be patterns, so a contract covers modules written after it:
+``*`` is one dotted segment, ``**`` one or more, and a segment may hold shell wildcards
+(``**.*_views`` is every module whose last segment ends in ``_views``).
 """
 
 from __future__ import annotations
 
 import ast
+import fnmatch
 import importlib.util
 import re
 from pathlib import Path
@@ -40,6 +45,33 @@ def _within(name: str, parents: list[str]) -> bool:
     return any(name == parent or name.startswith(parent + ".") for parent in parents)
 
 
+def _segments_match(pattern: list[str], name: list[str]) -> bool:
+    if not pattern:
+        return not name
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        return any(_segments_match(rest, name[i:]) for i in range(1, len(name) + 1))
+    return bool(name) and fnmatch.fnmatchcase(name[0], head) and _segments_match(rest, name[1:])
+
+
+def module_matches(pattern: str, module: str) -> bool:
+    """``pattern`` (dotted, with ``*``/``**`` segments and shell wildcards inside a segment) names ``module``."""
+    return _segments_match(pattern.split("."), module.split("."))
+
+
+def expand_modules(graph: ImportGraph, patterns: list[str], contract: str) -> list[str]:
+    """The modules of ``graph`` each pattern names; a plain name must exist, a pattern may match none yet."""
+    found: set[str] = set()
+    for pattern in patterns:
+        if "*" not in pattern:
+            if pattern not in graph.modules:
+                raise ValueError(f"{contract}: module {pattern!r} does not exist")
+            found.add(pattern)
+            continue
+        found |= {m for m in graph.modules if module_matches(pattern, m)}
+    return sorted(found)
+
+
 def _render(hits: list[dict]) -> None:
     for hit in hits:
         output.print_error(f"- {hit['where']}: {hit['line']}", bold=False)
@@ -62,9 +94,7 @@ class ForbiddenSubmodulesContract(Contract):
         ignores = {tuple(part.strip() for part in entry.split("->")) for entry in self.ignore_imports}
         used_ignores: set[tuple[str, ...]] = set()
         hits = []
-        for source in self.source_modules:
-            if source not in graph.modules:
-                raise ValueError(f"{self.name}: module {source!r} does not exist")
+        for source in expand_modules(graph, self.source_modules, self.name):
             for importer in sorted({source, *graph.find_descendants(source)}):
                 for root in sorted(roots & graph.find_modules_directly_imported_by(importer)):
                     for detail in graph.get_import_details(importer=importer, imported=root):
@@ -131,9 +161,7 @@ class NoManagerAccessContract(Contract):
         allowed = {tuple(part.strip() for part in entry.split(":", 1)) for entry in self.allowed}
         used: set[tuple[str, ...]] = set()
         hits = []
-        for source in self.source_modules:
-            if source not in graph.modules:
-                raise ValueError(f"{self.name}: module {source!r} does not exist")
+        for source in expand_modules(graph, self.source_modules, self.name):
             for module in sorted({source, *graph.find_descendants(source)}):
                 path = _module_path(module)
                 if path is None:
@@ -152,28 +180,28 @@ class NoManagerAccessContract(Contract):
         _render(check.metadata["hits"])
 
 
-class SelfContainedContract(Contract):
-    """``source_modules`` import nothing of the project outside themselves (external packages aside).
+class FacadeContract(Contract):
+    """Modules outside ``package`` import only its ``public_modules`` (and their descendants).
 
-    For the packages every app may import (shared vocabulary, outbound network): were they to
-    import an app layer back, that app's imports would run in a circle through them.
-    ``root_packages`` names the project's packages (the ones whose modules count as "the project").
+    Forbid by default, allow the façade: a module added to the package is private until the
+    contract names it, so other apps cannot grow a dependency on its internals unnoticed.
     """
 
-    source_modules = fields.ListField(subfield=fields.StringField())
-    root_packages = fields.ListField(subfield=fields.StringField())
+    package = fields.StringField()
+    public_modules = fields.ListField(subfield=fields.StringField())
 
     def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
+        if self.package not in graph.modules:
+            raise ValueError(f"{self.name}: package {self.package!r} does not exist")
+        public = expand_modules(graph, self.public_modules, self.name)
+        inside = {self.package, *graph.find_descendants(self.package)}
         hits = []
-        for source in self.source_modules:
-            if source not in graph.modules:
-                raise ValueError(f"{self.name}: module {source!r} does not exist")
-            for importer in sorted({source, *graph.find_descendants(source)}):
-                for imported in sorted(graph.find_modules_directly_imported_by(importer)):
-                    if not _within(imported, self.root_packages) or _within(imported, [source]):
-                        continue
-                    for detail in graph.get_import_details(importer=importer, imported=imported):
-                        hits.append({"where": f"{importer}:{detail['line_number']}", "line": detail["line_contents"]})
+        for imported in sorted(inside):
+            if _within(imported, public):
+                continue
+            for importer in sorted(graph.find_modules_that_directly_import(imported) - inside):
+                for detail in graph.get_import_details(importer=importer, imported=imported):
+                    hits.append({"where": f"{importer}:{detail['line_number']}", "line": detail["line_contents"]})
         return ContractCheck(kept=not hits, metadata={"hits": hits})
 
     def render_broken_contract(self, check: ContractCheck) -> None:

@@ -6,6 +6,8 @@ sees this checkout whatever Django has imported in the test process.
 
 from __future__ import annotations
 
+import configparser
+import re
 import shutil
 import subprocess
 import sys
@@ -80,14 +82,27 @@ def broken_checkout(tmp_path_factory) -> subprocess.CompletedProcess:
         "def _peek():\n    from notifications.models import Webhook\n    return Webhook.objects.all()",
     )
     append("notifications/api/views.py", "from django.db import transaction  # noqa")
-    # One home each: the shared vocabulary and the outbound network import no app, the network is
-    # used through its public surface, and no module imports itself in a circle (the old
-    # sources.services <-> sources.tasks hand-off).
-    append("kernel/vocabulary/regions.py", "from kernel.normalise import clean_text  # noqa")
-    append("kernel/network/ssrf.py", "def _record():\n    from kernel.records import NoticeRecord\n    return NoticeRecord")
+    # The kernel imports no app and no Django; the network is used through its public surface;
+    # no module imports itself in a circle (the old sources.services <-> sources.tasks hand-off).
+    append("kernel/vocabulary/regions.py", "def _clean():\n    from sources.selectors import source_keys\n    return source_keys")
     append("kernel/network/client.py", "from django.conf import settings  # noqa")
     append("notifications/webhooks/delivery.py", "from kernel.network.ssrf import check_target  # noqa")
     append("sources/services.py", "def _enqueue():\n    from sources.tasks import source_poll_now_task\n    return source_poll_now_task")
+    # Layers of the house: a shared app reaching up into the tenant app, a lower app into a higher.
+    append("tenders/pagination.py", "def _up():\n    from sources.selectors import source_keys\n    return source_keys")
+    # Layers of the tenant wing: an engine reaching up into a feature.
+    append("notifications/alerts/composing.py", "from notifications.portal.formatting import filters_summary  # noqa")
+    # A new sub-package in the tenant wing that no layer names yet.
+    (root / "notifications" / "newsletter").mkdir()
+    (root / "notifications" / "newsletter" / "__init__.py").write_text("")
+    # A façade: another app reaching into the ingest internals.
+    append("notifications/portal/formatting.py", "from tenders.copy_text import copy_text_row  # noqa")
+    # Rules that name modules by pattern cover modules written after them: a new views module that
+    # no contract lists; and a service importing a task module instead of sending by name.
+    (root / "notifications" / "team" / "audit_views.py").write_text(
+        "from notifications.models import SavedSearch\n\n\ndef audit(request):\n    return SavedSearch.objects.all()\n"
+    )
+    append("accounts/services.py", "def _kick():\n    from notifications.tasks.alerts import send_due_deliveries_task\n    return send_due_deliveries_task")
     return _lint(root)
 
 
@@ -97,16 +112,15 @@ def broken_checkout(tmp_path_factory) -> subprocess.CompletedProcess:
         "Adapters never touch models, services, selectors or tasks",  # mail/hosts.py read Source
         "Merging and resolution know NoticeRecords, not the parsers or adapters that made them",
         "The tender ingest does not read source configuration (the caller passes what it needs)",
-        "Shared apps (public schema) never import the tenant app",
-        "Pure cores (records, parsers, normalisation, links, vocabulary, merging, resolution) import no Django and "
-        "no app layer",
-        "Adapters never touch the ORM",
-        "Mail rendering and filter parsing import no models, services or selectors",
+        "The house in layers: config edges > notifications > sources > tenders > accounts > config platform > kernel",
+        "Tenant wing in layers: edges > features > engines > outbox, mail route, visibility > models",
+        "Other packages use tenders through its public modules (ingest internals, resolution and copy text stay inside)",
+        "Work is handed to tasks by Celery task name: no module outside a tasks package imports one",
+        "Pure cores (the kernel, parsers, merging, resolution) import no Django, DRF or Celery",
+        "Adapters, network and parsers never touch the ORM",
+        "Mail rendering and filter parsing (the filter_query builder aside) import no models, services or selectors",
         "Views, API views, tasks and commands reach data only through services and selectors",
         "Views, API views, tasks and commands build no queries and open no transactions",
-        "The shared vocabulary (time zone, statuses, procedure types, Länder and NUTS, CPV) imports no app",
-        "Outbound network (fetcher, SSRF guard, decoding) imports no app",
-        "Outbound network imports no Django and no Celery",
         "Outbound network is used through its public surface (kernel.network), never a submodule",
         "No module imports itself through others (deferred imports included)",
     ],
@@ -123,8 +137,13 @@ def test_the_violations_are_named_with_their_lines(broken_checkout):
     assert "tenders.services.ingest -> sources.models" in out
     assert "sources.adapters.rss:" in out and "from django.db import connection" in out
     assert "notifications.webhooks.views:" in out and ".objects" in out
-    assert "kernel.vocabulary.regions:" in out and "from kernel.normalise import clean_text" in out
-    assert "kernel.network.ssrf:" in out and "from kernel.records import NoticeRecord" in out
+    assert "kernel.vocabulary.regions -> sources.selectors" in out
+    assert "tenders.pagination -> sources.selectors" in out
+    assert "notifications.alerts.composing -> notifications.portal.formatting" in out
+    assert "newsletter" in out  # exhaustive: the new sub-package has no layer
+    assert "notifications.portal.formatting:" in out and "from tenders.copy_text import copy_text_row" in out
+    assert "notifications.team.audit_views:" in out  # found by pattern, listed nowhere
+    assert "accounts.services -> notifications.tasks.alerts" in out
     assert "notifications.webhooks.delivery -> kernel.network.ssrf" in out
     assert "sources.services -> sources.tasks; sources.tasks -> sources.services" in out
 
@@ -197,3 +216,21 @@ def test_import_cycles_are_the_modules_that_reach_themselves():
     }
     assert import_cycles(imports) == [["a", "b", "c"], ["p", "q"]]
     assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def _house_layer_modules() -> set[str]:
+    parser = configparser.ConfigParser()
+    parser.read(BASE_DIR / ".importlinter", encoding="utf-8")
+    layers = parser["importlinter:contract:house-layers"]["layers"]
+    return {name.strip(" ()") for line in layers.splitlines() for name in re.split(r"[:|]", line) if name.strip()}
+
+
+def test_every_config_module_has_a_layer_of_the_house():
+    """config holds both the house's edges and its platform; a new config module must say which it is."""
+    placed = _house_layer_modules()
+    modules = {
+        "config." + ".".join(path.relative_to(BASE_DIR / "config").with_suffix("").parts)
+        for path in (BASE_DIR / "config").glob("*.py")
+        if path.name != "__init__.py"
+    } | {"config.settings"}
+    assert modules - placed == set()

@@ -80,7 +80,7 @@ def test_the_fetcher_of_a_source_run_reads_its_backoff_from_settings(settings) -
         "jitter": "equal",
     }
     source = Source.objects.get(key="tender24")
-    policy = fetch_policy_for(source, get_adapter(source.adapter))
+    policy = fetch_policy_for(source=source, adapter_class=get_adapter(source.adapter))
     assert policy.max_retries == 1
     assert policy.backoff == BackoffPolicy(
         base_seconds=0.5, factor=3.0, cap_seconds=20.0, max_attempts=2, jitter="equal"

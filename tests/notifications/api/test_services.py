@@ -27,7 +27,7 @@ def test_keys_are_random_and_only_their_hash_is_kept(alpha_admin):
     second = api_key_create(name="zwei", created_by=alpha_admin)
     assert first.plaintext != second.plaintext
     stored = ApiKey.objects.get(pk=first.api_key.pk)
-    assert stored.key_hash == api_key_hash(first.plaintext) != first.plaintext
+    assert stored.key_hash == api_key_hash(plaintext=first.plaintext) != first.plaintext
     assert stored.prefix == first.plaintext[:12]
 
 

@@ -230,7 +230,7 @@ def test_fingerprint_candidates_leave_out_tenders_that_already_have_the_records_
     next_year = NoticeRecordFactory(source="tender24", title=title)
     from_bund = NoticeRecordFactory(source="service-bund", title=title)
     keys = [keys_of(next_year), keys_of(from_bund)]
-    lookups, _ = merge_lookups([next_year, from_bund], keys, use_fingerprint=True)
+    lookups, _ = merge_lookups(records=[next_year, from_bund], keys=keys, use_fingerprint=True)
     fp = keys[0].fingerprint
     assert lookups.by_fingerprint.get((fp, "tender24"), []) == []
     bund = lookups.by_fingerprint[(fp, "service-bund")]
@@ -365,7 +365,7 @@ def test_portal_lookups_go_through_their_index_on_a_table_without_statistics():
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(explained):
-        lookups, _ = merge_lookups([portal], [keys_of(portal)], use_fingerprint=False)
+        lookups, _ = merge_lookups(records=[portal], keys=[keys_of(portal)], use_fingerprint=False)
     with connection.cursor() as cursor:
         cursor.execute("SHOW enable_seqscan")
         assert cursor.fetchone()[0] == "on"  # reset for the rest of the ingest
