@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
@@ -14,6 +16,29 @@ def tenant_list_active() -> QuerySet[Tenant]:
     from django_tenants.utils import get_public_schema_name
 
     return Tenant.objects.filter(is_active=True).exclude(schema_name=get_public_schema_name()).order_by("pk")
+
+
+# Schemas per statement when one SQL statement reads the same table in many tenant schemas (UNION ALL of one
+# branch per schema): enough that a few hundred tenants cost a few round trips, few enough that the statement
+# stays far below PostgreSQL's parameter and planner limits.
+TENANT_SCHEMAS_PER_STATEMENT = 200
+
+
+def tenant_schemas_active() -> list[str]:
+    """The schema of every active customer tenant, oldest tenant first (never the public schema)."""
+    return list(tenant_list_active().values_list("schema_name", flat=True))
+
+
+def tenant_schema_chunks(
+    *, schemas: Iterable[str] | None = None, size: int = TENANT_SCHEMAS_PER_STATEMENT
+) -> Iterator[list[str]]:
+    """``schemas`` (default: every active tenant's), each once and in their order, in lists of at most ``size``.
+
+    The one way to read across tenant schemas: one statement per chunk.
+    """
+    names = list(dict.fromkeys(tenant_schemas_active() if schemas is None else schemas))
+    for start in range(0, len(names), size):
+        yield names[start : start + size]
 
 
 def user_list(*, include_inactive: bool = False) -> QuerySet:

@@ -125,19 +125,14 @@ class OutboxHealth:
     uncertain: int  # mails a person has to decide about (see README, "Uncertain mails")
 
 
-_SCHEMAS_PER_STATEMENT = 200
-
-
 def outbox_health_all_tenants(*, now: datetime) -> OutboxHealth:
-    """Across every active tenant, in one statement per 200 schemas (for /health/, public schema)."""
-    from accounts.selectors import tenant_list_active
+    """Across every active tenant, one statement per chunk of schemas (for /health/, public schema)."""
+    from accounts.selectors import tenant_schema_chunks
     from notifications.models import Delivery, DeliveryStatus
 
     table = Delivery._meta.db_table
-    schemas = list(tenant_list_active().values_list("schema_name", flat=True))
     oldest, uncertain = None, 0
-    for start in range(0, len(schemas), _SCHEMAS_PER_STATEMENT):
-        chunk = schemas[start : start + _SCHEMAS_PER_STATEMENT]
+    for chunk in tenant_schema_chunks():
         parts, params = [], []
         for schema in chunk:
             # Two index lookups per schema (delivery_due_idx leads with status), never a scan of sent mail.

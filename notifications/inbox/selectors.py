@@ -11,6 +11,7 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from accounts.secrets import SecretUnreadable
+from accounts.selectors import tenant_schema_chunks
 from kernel.links import safe_link
 from notifications.inbox.imap import MailboxAddress, MailboxError
 from notifications.mail_route import mailbox_settings_get
@@ -77,21 +78,22 @@ def inbound_mail_list(*, tenant_schema: str, status: str | None = None) -> Query
     return rows.filter(status=status) if status else rows
 
 
-def tenant_schemas_with_active_mailbox(*, schemas: Iterable[str]) -> list[str]:
-    """Those of ``schemas`` whose tenant has an active mailbox: one UNION ALL query over all schemas."""
-    names = list(dict.fromkeys(schemas))
-    if not names:
-        return []
+def tenant_schemas_with_active_mailbox(*, schemas: Iterable[str] | None = None) -> list[str]:
+    """Those of ``schemas`` (default: every active tenant's) whose tenant has an active mailbox, in their order:
+    one UNION ALL query per chunk of schemas."""
     table = connection.ops.quote_name(MailboxSettings._meta.db_table)
-    parts = [
-        f"SELECT %s AS schema_name WHERE EXISTS (SELECT 1 FROM {connection.ops.quote_name(name)}.{table} "  # noqa: S608 - quoted identifiers of existing tenant schemas
-        "WHERE is_active)"
-        for name in names
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(" UNION ALL ".join(parts), names)
-        found = {row[0] for row in cursor.fetchall()}
-    return [name for name in names if name in found]
+    found: list[str] = []
+    for names in tenant_schema_chunks(schemas=schemas):
+        parts = [
+            f"SELECT %s AS schema_name WHERE EXISTS (SELECT 1 FROM {connection.ops.quote_name(name)}.{table} "  # noqa: S608 - quoted identifiers of existing tenant schemas
+            "WHERE is_active)"
+            for name in names
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(" UNION ALL ".join(parts), names)
+            present = {row[0] for row in cursor.fetchall()}
+        found.extend(name for name in names if name in present)
+    return found
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,6 @@ from django.utils import timezone
 from django_tenants.utils import get_public_schema_name
 
 from accounts.fanout import tenants_fan_out
-from accounts.selectors import tenant_list_active
 from notifications.inbox.imap import FetchedMail, MailboxReader
 from notifications.inbox.selectors import (
     inbound_mail_known_keys,
@@ -125,7 +124,7 @@ def mailbox_check(
 
 def mailbox_check_fan_out(*, rng: random.Random | None = None) -> list[str]:
     """From the public schema: one check task per tenant with an active mailbox, at jittered times."""
-    schemas = tenant_schemas_with_active_mailbox(schemas=tenant_list_active().values_list("schema_name", flat=True))
+    schemas = tenant_schemas_with_active_mailbox()
     return tenants_fan_out(
         task_name=CHECK_TASK_NAME, schemas=schemas, jitter_seconds=FAN_OUT_JITTER_SECONDS, rng=rng
     ).sent

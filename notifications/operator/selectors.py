@@ -17,11 +17,10 @@ from datetime import datetime, timedelta
 
 from django.db import connection
 
-from accounts.selectors import tenant_list_active
+from accounts.selectors import tenant_list_active, tenant_schema_chunks
 from notifications.models import Delivery, DeliveryStatus, WebhookEvent
 
 OPEN_STATUSES = (DeliveryStatus.PENDING, DeliveryStatus.SENDING, DeliveryStatus.FAILED, DeliveryStatus.UNCERTAIN)
-SCHEMAS_PER_STATEMENT = 200
 DEFAULT_LIMIT = 500
 
 
@@ -73,15 +72,10 @@ def deliveries_across_tenants(
     ``tenants`` (``tenant_names_by_schema()``) spares the tenant table a second read when the caller has it.
     """
     tenants = tenant_names_by_schema() if tenants is None else tenants
-    schemas = sorted(tenants)
     rows: list[tuple] = []
-    for start in range(0, len(schemas), SCHEMAS_PER_STATEMENT):
+    for chunk in tenant_schema_chunks(schemas=sorted(tenants)):
         params: list = []
-        branches = [
-            branch
-            for schema in schemas[start : start + SCHEMAS_PER_STATEMENT]
-            for branch in _branches(schema, statuses, limit, params)
-        ]
+        branches = [branch for schema in chunk for branch in _branches(schema, statuses, limit, params)]
         with connection.cursor() as cursor:
             cursor.execute(" UNION ALL ".join(branches), params)
             rows = heapq.nsmallest(limit, [*rows, *cursor.fetchall()], key=lambda row: (row[5], row[0], row[2]))
@@ -106,12 +100,11 @@ def delivery_counts_across_tenants(
 ) -> dict[str, dict[str, int]]:
     """Per tenant schema: how many mails and webhook events are in each of ``statuses`` (``schemas``: the
     active tenants' schemas, read here unless given)."""
-    schemas = sorted(tenant_list_active().values_list("schema_name", flat=True) if schemas is None else schemas)
     counts: dict[str, dict[str, int]] = {}
-    for start in range(0, len(schemas), SCHEMAS_PER_STATEMENT):
+    for chunk in tenant_schema_chunks(schemas=schemas):
         params: list = []
         branches = []
-        for schema in schemas[start : start + SCHEMAS_PER_STATEMENT]:
+        for schema in chunk:
             quoted = connection.ops.quote_name(schema)
             for model in (Delivery, WebhookEvent):
                 table = connection.ops.quote_name(model._meta.db_table)
