@@ -10,18 +10,14 @@ sends would only wait for the same dead broker stops at the first failure
 
 from __future__ import annotations
 
-import logging
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from accounts.selectors import tenant_list_active
+from accounts.selectors import tenant_schemas_active
+from config.enqueue import SCHEMA_HEADER, send_now
 
 __all__ = ["SCHEMA_HEADER", "FanOut", "tenants_fan_out"]
-
-logger = logging.getLogger(__name__)
-
-SCHEMA_HEADER = "_schema_name"  # read by tenant-schemas-celery on the worker
 
 
 @dataclass
@@ -40,21 +36,17 @@ def tenants_fan_out(
     stop_at_first_failure: bool = False,
 ) -> FanOut:
     """Send ``task_name`` once per tenant schema (default: every active one), spread over ``jitter_seconds``."""
-    from config.celery import app
-
     rng = rng or random.Random()  # noqa: S311 - spreading load, not security
-    names = list(tenant_list_active().values_list("schema_name", flat=True) if schemas is None else schemas)
+    names = tenant_schemas_active() if schemas is None else list(schemas)
     result = FanOut()
     for index, schema_name in enumerate(names):
         countdown = rng.uniform(0, jitter_seconds) if jitter_seconds > 0 else None
-        try:
-            app.send_task(task_name, kwargs=kwargs or {}, countdown=countdown, headers={SCHEMA_HEADER: schema_name})
-        except Exception:
-            logger.warning("could not enqueue %s for tenant %s", task_name, schema_name, exc_info=True)
-            if stop_at_first_failure:
-                result.not_sent.extend(names[index:])
-                break
-            result.not_sent.append(schema_name)
-        else:
+        # Sent now, not on commit: a beat sweep runs outside any transaction and must know what failed.
+        if send_now(task_name, kwargs=kwargs or {}, schema=schema_name, countdown=countdown):
             result.sent.append(schema_name)
+            continue
+        if stop_at_first_failure:
+            result.not_sent.extend(names[index:])
+            break
+        result.not_sent.append(schema_name)
     return result

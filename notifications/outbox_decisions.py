@@ -10,16 +10,14 @@ on the row and in the log.
 
 from __future__ import annotations
 
-import logging
-
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from config.enqueue import enqueue_on_commit
 from notifications.models import Delivery, DeliveryStatus, WebhookEvent
 from notifications.outbox import OutboxDecisionRefused, outbox_mark_delivered, outbox_resend
-
-logger = logging.getLogger(__name__)
+from notifications.webhooks.services import SEND_DUE_TASK_NAME as WEBHOOKS_SEND_DUE_TASK_NAME
 
 RESENDABLE = (DeliveryStatus.UNCERTAIN, DeliveryStatus.FAILED)
 
@@ -80,17 +78,10 @@ def webhook_event_resend(*, event_id: int, actor: AbstractBaseUser) -> WebhookEv
         event = outbox_resend(
             WebhookEvent, row_id=event_id, now=timezone.now(), note=_resend_note(actor), from_states=RESENDABLE
         )
-        transaction.on_commit(_webhooks_kick)
+        # By name (the task module imports the services, not the other way round); a broker error is logged
+        # and the row, pending and committed, goes out with the periodic fan-out.
+        enqueue_on_commit(WEBHOOKS_SEND_DUE_TASK_NAME)
     return event
-
-
-def _webhooks_kick() -> None:
-    from notifications.tasks.webhooks import send_due_webhooks_task
-
-    try:
-        send_due_webhooks_task.delay()
-    except Exception:  # the row is pending and committed: the periodic fan-out sends it
-        logger.warning("could not enqueue webhook sending; the periodic run will send", exc_info=True)
 
 
 def webhook_event_mark_delivered(*, event_id: int, actor: AbstractBaseUser) -> WebhookEvent:

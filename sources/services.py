@@ -23,6 +23,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from config.enqueue import enqueue_on_commit
 from kernel.links import records_links_checked
 from kernel.network import BackoffPolicy, Blocked, Fetcher, FetchError, FetchPolicy
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
@@ -357,7 +358,7 @@ def source_poll_now_enqueue(*, source_ids: list[int]) -> list[FetchRun]:
     so a rolled-back request never starts a run. A source already running gets a ``skipped`` run
     (the console links it, it says why) and no task.
     """
-    from config.celery import app
+    from django_tenants.utils import get_public_schema_name
 
     runs = []
     for source in Source.objects.filter(pk__in=source_ids, is_active=True).order_by("pk"):
@@ -366,10 +367,8 @@ def source_poll_now_enqueue(*, source_ids: list[int]) -> list[FetchRun]:
         if run.status == FetchRunStatus.SKIPPED:
             continue
         # By task name: sources.tasks is the edge that calls this module, never the other way round.
-        transaction.on_commit(
-            lambda source_id=source.pk, run_id=run.pk: app.send_task(
-                POLL_NOW_TASK_NAME, args=[source_id], kwargs={"run_id": run_id}
-            )
+        enqueue_on_commit(
+            POLL_NOW_TASK_NAME, args=[source.pk], kwargs={"run_id": run.pk}, schema=get_public_schema_name()
         )
     return runs
 

@@ -19,35 +19,23 @@ Protocol (see docs/architecture.md, "The hand-off"):
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django_tenants.utils import get_public_schema_name
 
-from accounts.fanout import SCHEMA_HEADER, tenants_fan_out
+from accounts.fanout import tenants_fan_out
 from accounts.selectors import tenant_list_active
+from config.enqueue import enqueue_on_commit
 from tenders.models import TenderDelta, TenderDeltaCompletion
 from tenders.services import IngestDelta
 
-logger = logging.getLogger(__name__)
-
 DISPATCH_TASK_NAME = "tenders.dispatch_deltas"
 TENANT_TASK_NAME = "notifications.match_pending_deltas"
-
-
-def _dispatch_soon() -> None:
-    from config.celery import app
-
-    try:
-        app.send_task(DISPATCH_TASK_NAME, headers={SCHEMA_HEADER: get_public_schema_name()})
-    except Exception:  # the delta is committed; the periodic dispatch will find it
-        logger.warning("could not enqueue %s; the periodic dispatch will hand the delta on", DISPATCH_TASK_NAME)
 
 
 def delta_hand_off(delta: IngestDelta, *, now: datetime | None = None) -> TenderDelta | None:
@@ -59,7 +47,8 @@ def delta_hand_off(delta: IngestDelta, *, now: datetime | None = None) -> Tender
         created_ids=sorted({int(i) for i in delta.created}),
         changed={str(k): v for k, v in delta.changed.items()},
     )
-    transaction.on_commit(_dispatch_soon)
+    # A broker that is down costs a log line: the delta is committed, the periodic dispatch finds it.
+    enqueue_on_commit(DISPATCH_TASK_NAME, schema=get_public_schema_name())
     return row
 
 

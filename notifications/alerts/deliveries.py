@@ -27,6 +27,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import get_language
 
+from config.enqueue import enqueue_on_commit
 from kernel.network import BackoffPolicy
 from notifications.alerts.rendering import header_safe, render_test_mail
 from notifications.alerts.sending import MailTransport, PermanentSendError, SendError, classify, mail_route
@@ -48,16 +49,6 @@ def mail_backoff() -> BackoffPolicy:
 
 def retry_delay(attempts: int) -> timedelta:
     return timedelta(seconds=mail_backoff().delay(attempts))
-
-
-def _sender_kick() -> None:
-    """Ask a worker to send now (the periodic sweep would find the row anyway)."""
-    from config.celery import app
-
-    try:
-        app.send_task(SEND_TASK_NAME)
-    except Exception:  # a broker hiccup must not undo the committed outbox row
-        logger.warning("could not enqueue %s; the periodic sweep will send", SEND_TASK_NAME, exc_info=True)
 
 
 def _clean_headers(headers: dict | None) -> dict[str, str]:
@@ -111,13 +102,16 @@ def delivery_create(
             },
         )
         if created and send_soon:
-            transaction.on_commit(_sender_kick)
+            deliveries_send_soon()
     return delivery
 
 
 def deliveries_send_soon() -> None:
-    """Ask a worker to send this tenant's due mails once the current transaction commits (now, outside one)."""
-    transaction.on_commit(_sender_kick)
+    """Ask a worker to send this tenant's due mails once the current transaction commits (now, outside one).
+
+    A broker error is logged, never raised: the committed row is found by the periodic sweep anyway.
+    """
+    enqueue_on_commit(SEND_TASK_NAME)
 
 
 def deliveries_drop_for_inactive_recipients(*, user_id: int | None = None) -> int:

@@ -17,13 +17,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.tokens import default_token_generator
 from django.core.cache import cache
 from django.core.mail import EmailMultiAlternatives
-from django.db import connection, transaction
+from django.db import connection
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
+from config.enqueue import enqueue_on_commit
 from notifications.alerts.sending import MailTransport, mail_route
 from notifications.models import UserPreference
 
@@ -50,10 +51,8 @@ def password_reset_request(*, email: str, origin: str) -> None:
     # One mail per account and RESEND_SECONDS, however often the form is sent (no mail bombing).
     if not cache.add(f"password-reset:{user_id}", True, timeout=RESEND_SECONDS):
         return
-    from config.celery import app
-
     # Sent after commit so the worker sees the same state; the schema travels in the task headers.
-    transaction.on_commit(lambda: app.send_task(TASK_NAME, kwargs={"user_id": user_id, "origin": origin}))
+    enqueue_on_commit(TASK_NAME, kwargs={"user_id": user_id, "origin": origin}, schema=connection.schema_name)
 
 
 def password_reset_mail_send(*, user_id: int, origin: str) -> bool:

@@ -13,9 +13,10 @@ import ssl
 from dataclasses import asdict, dataclass
 
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
+from config.enqueue import enqueue_on_commit
 from notifications.alerts.deliveries import smtp_send_test
 from notifications.alerts.sending import SendError
 
@@ -47,13 +48,11 @@ def smtp_test_outcome(*, user_id: int) -> SmtpTestOutcome | None:
 
 def smtp_test_request(*, user_id: int, to: str) -> None:
     """Record "pending" and queue the test mail after commit."""
-    from config.celery import app
-
     _store(user_id, SmtpTestOutcome(state=PENDING, to=to, at=timezone.now().isoformat()))
     # By name, as every service hands work to a worker: the task module imports this one. The schema
     # travels in the headers (tenant-schemas-celery) and as an argument: the task checks it runs there.
     schema_name = connection.schema_name
-    transaction.on_commit(lambda: app.send_task(SMTP_TEST_TASK_NAME, args=[user_id, to, schema_name]))
+    enqueue_on_commit(SMTP_TEST_TASK_NAME, args=[user_id, to, schema_name], schema=schema_name)
 
 
 def german_reason(exc: BaseException) -> str:

@@ -22,6 +22,7 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from config.enqueue import enqueue_on_commit
 from kernel.errors import ApplicationError
 from notifications.models import (
     DeliveryStatus,
@@ -43,6 +44,8 @@ from notifications.webhooks.payloads import (
 from notifications.webhooks.signing import new_signing_secret
 from notifications.webhooks.targets import webhook_url_check
 from tenders.selectors import tender_representation, tender_with_history
+
+SEND_DUE_TASK_NAME = "notifications.send_due_webhooks"  # notifications.tasks.webhooks.send_due_webhooks_task
 
 
 @dataclass(frozen=True)
@@ -179,14 +182,9 @@ def _insert_events(rows: list[_EventRow], *, now: datetime) -> int:
         cursor.execute(sql, params)
         created = len(cursor.fetchall())
     if created:
-        transaction.on_commit(_send_soon)
+        # One sender run per batch, after commit; if the broker is down the periodic fan-out sends them.
+        enqueue_on_commit(SEND_DUE_TASK_NAME)
     return created
-
-
-def _send_soon() -> None:
-    from notifications.tasks.webhooks import send_due_webhooks_task
-
-    send_due_webhooks_task.delay()
 
 
 def webhook_events_for_matches(*, match_ids: Iterable[int], now: datetime | None = None) -> int:

@@ -12,7 +12,7 @@ from werkzeug import Response
 from notifications.models import WebhookEvent
 from notifications.tasks.webhooks import send_due_webhooks_task, webhooks_fanout_task
 from notifications.webhooks.delivery import webhook_events_send_due
-from notifications.webhooks.services import webhook_events_for_matches
+from notifications.webhooks.services import SEND_DUE_TASK_NAME, webhook_events_for_matches
 from tests.notifications.webhooks.conftest import build_scene, ingest_tenders
 
 
@@ -37,15 +37,18 @@ def _recording_handler(received: list[str], lock: threading.Lock, *, delay: floa
 
 def test_concurrent_runs_post_every_event_exactly_once(committed_tenants, httpserver, monkeypatch):
     alpha, _beta = committed_tenants
-    started: list[bool] = []
-    monkeypatch.setattr("notifications.webhooks.services._send_soon", lambda: started.append(True))
+    from config.celery import app
+
+    # Sends are recorded, not delivered: the three runs below send the events themselves.
+    started: list[str] = []
+    monkeypatch.setattr(app, "send_task", lambda name, **options: started.append(name))
     received: list[str] = []
     lock = threading.Lock()
     httpserver.expect_request("/hook").respond_with_handler(_recording_handler(received, lock, delay=0.05))
     scene = build_scene(alpha, httpserver.url_for("/hook"))
     matches = [scene.match(tender).pk for tender in ingest_tenders(8)]
     assert webhook_events_for_matches(match_ids=matches) == 8
-    assert started == [True]  # sending is started after commit, once per batch
+    assert started.count(SEND_DUE_TASK_NAME) == 1  # sending is started after commit, once per batch
 
     barrier = threading.Barrier(3)
     summaries = []
