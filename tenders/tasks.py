@@ -1,14 +1,16 @@
-from celery import shared_task
+"""Celery edges for tenders; platform tasks (the public schema)."""
+
+from config.task_policy import public_task
 
 
-@shared_task(name="tenders.expire_tenders", acks_late=True)
+@public_task(name="tenders.expire_tenders", refused=0)
 def tenders_expire_task() -> int:
     from tenders.services import tenders_expire
 
     return tenders_expire()
 
 
-@shared_task(name="tenders.dispatch_deltas", acks_late=True)
+@public_task(name="tenders.dispatch_deltas", refused=0)
 def deltas_dispatch_task() -> int:
     """After each ingest batch and every minute: one matching task per tenant with pending deltas."""
     from tenders.handoff import deltas_dispatch

@@ -263,6 +263,17 @@ CELERY_QUEUE_TIME_LIMITS = {
     "notify": (env_int("CELERY_NOTIFY_SOFT_TIME_LIMIT", 300), env_int("CELERY_NOTIFY_TIME_LIMIT", 360)),
 }
 CELERY_TASK_ANNOTATIONS = ["config.celery.QueueTimeLimits"]
+# Every task that retries (its autoretry_for) waits by this one policy (config.task_policy.ProjectTask.retry;
+# kernel.network.BackoffPolicy): 30 s doubling to 10 min, half fixed and half random, 6 attempts in all.
+# What a task retries is a passing blip (a lost database connection, a mail server's 4xx); most tasks'
+# work also waits in a durable row a beat sweep finds again (deltas, deliveries, webhook events).
+TASKS_RETRY_BACKOFF = {
+    "base_seconds": 30.0,
+    "factor": 2.0,
+    "cap_seconds": 600.0,
+    "max_attempts": env_int("TASKS_MAX_ATTEMPTS", 6),
+    "jitter": "equal",
+}
 # Beat writes a heartbeat (sources.Heartbeat "beat") so /health/ can tell when it stopped ticking.
 CELERY_BEAT_SCHEDULER = "config.beat:HeartbeatScheduler"
 CELERY_RESULT_BACKEND = None

@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-from celery import shared_task
-
+from config.task_policy import tenant_task
 from notifications.alerts.sending import TemporarySendError
 from notifications.password_reset.services import TASK_NAME
-from notifications.tasks.alerts import _in_tenant
 
 
-@shared_task(
-    name=TASK_NAME,
-    bind=True,
-    acks_late=True,
-    autoretry_for=(TemporarySendError,),
-    retry_backoff=30,
-    retry_backoff_max=600,
-    max_retries=5,
-    soft_time_limit=60,
-    time_limit=90,
+@tenant_task(
+    name=TASK_NAME, bind=True, autoretry_for=(TemporarySendError,), refused=False, soft_time_limit=60, time_limit=90
 )
 def password_reset_mail_send_task(self, user_id: int, origin: str) -> bool:
     """Idempotent enough to retry: each run makes a fresh token; an earlier mail's link stays valid too."""
     from notifications.password_reset.services import password_reset_mail_send
 
-    if not _in_tenant(self.name):
-        return False
     return password_reset_mail_send(user_id=user_id, origin=origin)

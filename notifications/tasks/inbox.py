@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from celery import shared_task
 from django.db import OperationalError
 
+from config.task_policy import public_task, tenant_task
+from notifications.inbox.services import CHECK_TASK_NAME
 
-@shared_task(
-    name="notifications.check_mailbox",
-    acks_late=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=60,
-    retry_backoff_max=900,
-    retry_jitter=True,
-    max_retries=3,
-)
+
+@tenant_task(name=CHECK_TASK_NAME, autoretry_for=(OperationalError,), refused={})
 def check_mailbox_task() -> dict:
     """Check the mailbox of the tenant whose schema the task was sent from.
 
@@ -26,7 +20,7 @@ def check_mailbox_task() -> dict:
     return mailbox_check().as_dict()
 
 
-@shared_task(name="notifications.check_all_mailboxes", acks_late=True)
+@public_task(name="notifications.check_all_mailboxes", refused=0)
 def check_all_mailboxes_task() -> int:
     """Public schema, periodic: one ``notifications.check_mailbox`` per tenant with an active mailbox."""
     from notifications.inbox.services import mailbox_check_fan_out

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import logging
 
-from celery import shared_task
 from django.db import connection
 
-from notifications.tasks.alerts import _in_tenant
+from config.task_policy import tenant_task
+from notifications.preferences.smtp_test import SMTP_TEST_TASK_NAME
 
 logger = logging.getLogger(__name__)
 REFUSED = "refused"
 
 
-@shared_task(name="notifications.smtp_test", bind=True, acks_late=True, time_limit=120, soft_time_limit=100)
+@tenant_task(name=SMTP_TEST_TASK_NAME, bind=True, refused=REFUSED, time_limit=120, soft_time_limit=100)
 def smtp_test_task(self, user_id: int, to: str, schema_name: str = "") -> str:
     """Refuses to run anywhere but in the schema that queued it.
 
@@ -22,8 +22,6 @@ def smtp_test_task(self, user_id: int, to: str, schema_name: str = "") -> str:
     """
     from notifications.preferences.smtp_test import smtp_test_run
 
-    if not _in_tenant(self.name):
-        return REFUSED
     if connection.schema_name != schema_name:
         logger.error(
             "%s was queued for schema %r but runs in %r; ignored", self.name, schema_name, connection.schema_name

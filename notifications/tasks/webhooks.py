@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from celery import shared_task
 from django.db import OperationalError
 
+from config.task_policy import public_task, tenant_task
+from notifications.webhooks.services import SEND_DUE_TASK_NAME
 
-@shared_task(
-    name="notifications.send_due_webhooks",
-    acks_late=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=30,
-    retry_backoff_max=600,
-    retry_jitter=True,
-    max_retries=5,
-)
+
+@tenant_task(name=SEND_DUE_TASK_NAME, autoretry_for=(OperationalError,), refused={})
 def send_due_webhooks_task() -> dict:
     """Due webhook events of the tenant this task was sent from (its schema travels in the headers)."""
     from notifications.webhooks.delivery import webhook_events_send_due
@@ -28,9 +22,9 @@ def send_due_webhooks_task() -> dict:
     }
 
 
-@shared_task(name="notifications.webhooks_fanout", acks_late=True)
+@public_task(name="notifications.webhooks_fanout", refused=0)
 def webhooks_fanout_task() -> int:
     """Periodic, in the public schema: one ``send_due_webhooks`` per active tenant (retries fall due here)."""
     from accounts.fanout import tenants_fan_out
 
-    return len(tenants_fan_out(task_name=send_due_webhooks_task.name).sent)
+    return len(tenants_fan_out(task_name=SEND_DUE_TASK_NAME).sent)
