@@ -88,7 +88,8 @@ class ProjectTask(TenantTask):
     ):
         backoff = task_retry_policy()
         if countdown is None and eta is None:
-            countdown = backoff.delay(self.request.retries + 1)  # retries so far + this failure = failed attempts
+            # retries so far + this failure = failed attempts
+            countdown = backoff.wait_seconds(self.request.retries + 1)
         if max_retries is None:
             max_retries = backoff.max_attempts - 1
         return super().retry(

@@ -57,7 +57,7 @@ class BackoffPolicy:
         exponent = min(max(attempts - 1, 0), _MAX_EXPONENT)
         return min(self.cap_seconds, self.base_seconds * self.factor**exponent)
 
-    def delay(self, attempts: int, *, rng: random.Random | None = None) -> float:
+    def wait_seconds(self, attempts: int, *, rng: random.Random | None = None) -> float:
         """Seconds to wait after ``attempts`` failed attempts, jittered."""
         ceiling = self.ceiling(attempts)
         if self.jitter == "none":

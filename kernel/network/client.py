@@ -238,7 +238,7 @@ class Fetcher:
                 )
             except httpx.TransportError as exc:  # timeouts, connection refused/reset, protocol errors
                 last_status, last_error = None, f"{type(exc).__name__}: {exc}"
-                delay = policy.backoff.delay(retry_number + 1, rng=self._rng)
+                delay = policy.backoff.wait_seconds(retry_number + 1, rng=self._rng)
             else:
                 if not is_retryable_status(status):
                     return status, response_headers, body
@@ -255,7 +255,7 @@ class Fetcher:
                 if retry_after is not None:
                     delay = retry_after
                 else:
-                    delay = policy.backoff.delay(retry_number + 1, rng=self._rng)
+                    delay = policy.backoff.wait_seconds(retry_number + 1, rng=self._rng)
             if retry_number < policy.max_retries:
                 self._sleep(delay)
         raise RetriesExhausted(url, attempts=policy.max_retries + 1, last_status=last_status, last_error=last_error)

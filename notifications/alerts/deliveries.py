@@ -48,7 +48,7 @@ def mail_backoff() -> BackoffPolicy:
 
 
 def retry_delay(attempts: int) -> timedelta:
-    return timedelta(seconds=mail_backoff().delay(attempts))
+    return timedelta(seconds=mail_backoff().wait_seconds(attempts))
 
 
 def _clean_headers(headers: dict | None) -> dict[str, str]:

@@ -38,7 +38,7 @@ class RetryRule:
 
 def retry_delay(*, attempts: int, retry_after: float | None, rule: RetryRule, rng: random.Random) -> float:
     """Seconds until the next try after ``attempts`` tries (>= 1); never sooner than the backoff."""
-    delay = rule.backoff.delay(attempts, rng=rng)
+    delay = rule.backoff.wait_seconds(attempts, rng=rng)
     if retry_after is not None:
         delay = max(delay, min(max(retry_after, 0.0), rule.retry_after_cap_seconds))
     return delay

@@ -174,7 +174,7 @@ def test_an_autoretry_waits_as_the_policy_says(retries, wait, retries_sent):
             task.run()
     finally:
         task.pop_request()
-    assert retry.value.when == wait == task_retry_policy().delay(retries + 1)
+    assert retry.value.when == wait == task_retry_policy().wait_seconds(retries + 1)
 
 
 @override_settings(TASKS_RETRY_BACKOFF=POLICY)

@@ -16,23 +16,23 @@ class _Top(random.Random):
 
 def test_the_wait_grows_by_the_factor_and_stops_at_the_cap() -> None:
     policy = BackoffPolicy(base_seconds=0.5, cap_seconds=3.0, max_attempts=9, jitter="none")
-    assert [policy.delay(n) for n in range(1, 7)] == [0.5, 1.0, 2.0, 3.0, 3.0, 3.0]
+    assert [policy.wait_seconds(n) for n in range(1, 7)] == [0.5, 1.0, 2.0, 3.0, 3.0, 3.0]
     tripling = BackoffPolicy(base_seconds=10, factor=3, cap_seconds=10_000, max_attempts=9, jitter="none")
-    assert [tripling.delay(n) for n in range(1, 4)] == [10, 30, 90]
-    assert policy.delay(10_000) == 3.0  # no overflow
+    assert [tripling.wait_seconds(n) for n in range(1, 4)] == [10, 30, 90]
+    assert policy.wait_seconds(10_000) == 3.0  # no overflow
 
 
 def test_full_jitter_spreads_over_the_whole_range() -> None:
     policy = BackoffPolicy(base_seconds=1.0, cap_seconds=100.0, max_attempts=9, jitter="full")
-    samples = [policy.delay(4, rng=random.Random(seed)) for seed in range(200)]
+    samples = [policy.wait_seconds(4, rng=random.Random(seed)) for seed in range(200)]
     assert all(0.0 <= s <= 8.0 for s in samples)
     assert min(samples) < 2.0 < 6.0 < max(samples)
-    assert policy.delay(4, rng=_Top()) == 8.0
+    assert policy.wait_seconds(4, rng=_Top()) == 8.0
 
 
 def test_equal_jitter_keeps_half_of_the_wait() -> None:
     policy = BackoffPolicy(base_seconds=30, cap_seconds=3600, max_attempts=9, jitter="equal")
-    samples = [policy.delay(2, rng=random.Random(seed)) for seed in range(200)]
+    samples = [policy.wait_seconds(2, rng=random.Random(seed)) for seed in range(200)]
     assert all(30.0 <= s <= 60.0 for s in samples)
     assert min(samples) < 35.0 and max(samples) > 55.0
 
