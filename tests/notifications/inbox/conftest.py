@@ -20,6 +20,7 @@ import socket
 import ssl
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,15 +224,24 @@ def imap_server():
             for sub in ("mail", "home"):
                 os.chown(folder / sub, ids["uid"], ids["gid"])
         process = subprocess.Popen([binary, "-F", "-c", str(config)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        try:
-            _wait_for(port, process, folder / "dovecot.log")
-            yield ImapServer(host="127.0.0.1", port=port, ssl_port=ssl_port, cert_path=cert, users_path=users)
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    try:
+        _wait_for(port, process, folder / "dovecot.log")
+        yield ImapServer(host="127.0.0.1", port=port, ssl_port=ssl_port, cert_path=cert, users_path=users)
+    finally:
+        # Dovecot takes about a second to wind down its children; nothing of this test needs to wait for
+        # that (the next server has its own ports and folder), so it is stopped and removed in the background.
+        process.terminate()
+        threading.Thread(target=_reap, args=(process, folder)).start()  # the run waits for it at exit
+
+
+def _reap(process: subprocess.Popen, folder: Path) -> None:
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
