@@ -45,6 +45,7 @@ def doe_source(db, doe_server):
         "allowed_hosts": ["localhost", "127.0.0.1"],
     }
     source.cursor = {"last_day": "2026-09-13"}
+    source.politeness_seconds = 0  # the commands build their own fetcher; no 2 s spacing against a test server
     source.save()
     return source
 
@@ -174,6 +175,7 @@ def test_ingest_command_backfill_reports_every_day_and_exits_with_an_error_when_
     httpserver.expect_request("/api/notice-exports").respond_with_data("", status=404)
     source = Source.objects.get(key="doe")
     source.settings = {"base_url": httpserver.url_for("/").rstrip("/"), "allowed_hosts": ["localhost", "127.0.0.1"]}
+    source.politeness_seconds = 0  # the command builds its own fetcher; no 2 s spacing against a test server
     source.save()
 
     with pytest.raises(CommandError, match="1 of 3 runs failed"):
