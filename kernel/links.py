@@ -1,10 +1,11 @@
 """Links in foreign notices: which are safe to keep, and the exact cross-portal ids they carry.
 
 Every link a foreign notice brings ends up as an ``href`` somewhere (portal, alert mail,
-admin), so only ``http``/``https`` links with a host are kept (``safe_link``); anything else
-(``javascript:``, ``data:``, ``vbscript:``, relative or host-less links, control characters
-that browsers strip before reading the scheme) is dropped at the ingest boundary
-(``records_links_checked``) with a problem the caller records on its run.
+admin), so only ``http``/``https`` links with a host are kept (``safe_link``), read as browsers
+read them (``kernel.urls``); anything else (``javascript:``, ``data:``, ``vbscript:``, relative
+or host-less links, control characters that browsers strip before reading the scheme,
+``user:pass@`` before the host, a backslash that browsers read as "/") is dropped at the ingest
+boundary (``records_links_checked``) with a problem the caller records on its run.
 
 A DÖE/TED notice that links to the portal where the procedure runs identifies
 that portal's record exactly; the merge rules use these ids instead of fuzzy
@@ -21,39 +22,25 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from kernel.urls import link_refusal
+
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)
 _COSINEX_ID = re.compile(r"CX[0-9A-Z]{6,}")
 _NETSERVER_KEYS = {"tenderoid", "toid"}
 _NETSERVER_OID = re.compile(r"\d+-\w*Tender-[\w-]+")
 _SAFE_ID = re.compile(r"[\w.-]+")
-_PLAIN_HTTP = re.compile(r"https?://([^/?#]*)")  # lower-case scheme, as nearly every link is written
-
-
-SAFE_SCHEMES = ("http", "https")
 LINK_FIELDS = ("url", "documents_url")  # the record fields rendered as links
 
 
 def safe_link(url: object) -> str:
-    """``url`` (outer whitespace removed) when it is an http(s) link with a host, else ""."""
-    if not isinstance(url, str):
+    """``url`` (outer whitespace removed) when it may be stored and rendered as a link, else "".
+
+    The rule is ``kernel.urls.link_refusal``: an http(s) link with a host as browsers read it
+    (WHATWG), no user name or password, no control characters, no backslash before the query.
+    """
+    if not isinstance(url, str) or link_refusal(url) is not None:
         return ""
-    candidate = url.strip()
-    if not candidate or not candidate.isprintable():  # control characters browsers would strip or act on
-        return ""
-    plain = _PLAIN_HTTP.match(candidate)
-    if plain is not None:
-        # What urlsplit makes of it, without its cost: the netloc runs to the first "/", "?" or "#", and
-        # its host is what stands between the last "@" and the next ":". Brackets (IPv6) and non-ASCII
-        # hosts (NFKC checks) take the full parse below.
-        netloc = plain[1]
-        if netloc.isascii() and "[" not in netloc and "]" not in netloc:
-            return candidate if netloc.rpartition("@")[2].partition(":")[0] else ""
-    try:
-        parts = urlsplit(candidate)
-        host = parts.hostname
-    except ValueError:
-        return ""
-    return candidate if parts.scheme.lower() in SAFE_SCHEMES and host else ""
+    return url.strip()
 
 
 @dataclass(frozen=True)
@@ -69,11 +56,10 @@ def records_links_checked(records: Iterable) -> LinksChecked:
         changes = {}
         for name in LINK_FIELDS:
             value = getattr(record, name)
-            if value and not safe_link(value):
+            if value and (refused := link_refusal(value)) is not None:
                 changes[name] = ""
                 problems.append(
-                    f"{record.source}:{record.source_notice_id}: {name} {value[:120]!r} is no http(s) link "
-                    "with a host; dropped"
+                    f"{record.source}:{record.source_notice_id}: {name} {value[:120]!r} {refused.sentence}; dropped"
                 )
         checked.append(record.replace(**changes) if changes else record)
     return LinksChecked(records=tuple(checked), problems=tuple(problems))

@@ -46,6 +46,7 @@ from kernel.network.result import ConditionalState, FetchResult, headers_to_dict
 from kernel.network.retry import RETRY_AFTER_STATUSES, is_retryable_status, parse_retry_after
 from kernel.network.robots import ROBOTS_MAX_BYTES, RobotsCache, RobotsRules, rules_from_response
 from kernel.network.ssrf import Resolver, check_target, guarded_transport, system_resolver
+from kernel.urls import UrlRefused, parse_url
 
 __all__ = ["Fetcher"]
 
@@ -168,7 +169,7 @@ class Fetcher:
         while True:
             parsed = check_target(current, self.policy, resolver=self._resolver)
             if check_robots:
-                self._check_robots(current, parsed)
+                self._check_robots(str(parsed), parsed)
             status, response_headers, body = self._send_with_retries(
                 method, current, parsed, content, headers, body_limit=body_limit, truncate=truncate
             )
@@ -179,8 +180,9 @@ class Fetcher:
                 raise TooManyRedirects(url, limit=max_redirects)
             hops.append(current)
             try:
-                current = str(parsed.join(location))
-            except httpx.InvalidURL as exc:
+                # Resolved as browsers resolve a Location (WHATWG), so the hop checked is the hop taken.
+                current = parse_url(location, base=current).href
+            except UrlRefused as exc:
                 raise FetchError(
                     current, f"invalid redirect Location {location!r} from {current}", reason="invalid_url"
                 ) from exc
@@ -285,7 +287,8 @@ class Fetcher:
         self._throttle.wait(host, min_delay=self._host_delay(parsed), jitter=self.policy.jitter_seconds)
         headers = {k: v for k, v in headers.items() if k.lower() != "user-agent"}
         headers["User-Agent"] = self.policy.user_agent
-        request = self._client.build_request(method, url, content=content, headers=headers)
+        # ``parsed`` (the checked WHATWG serialisation), never ``url``: httpx would read the text its own way.
+        request = self._client.build_request(method, parsed, content=content, headers=headers)
         deadline = self._clock() + self.policy.total_timeout_seconds
         try:
             response = self._client.send(request, stream=True)

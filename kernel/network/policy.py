@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kernel.network.backoff import BackoffPolicy
+from kernel.urls import host_normalised
 
 __all__ = ["DEFAULT_BACKOFF", "DEFAULT_USER_AGENT", "FetchPolicy", "normalise_host"]
 
@@ -22,8 +23,8 @@ DEFAULT_USER_AGENT = "TenderRadar/1.0 (+https://github.com/tender-radar/tender-r
 
 
 def normalise_host(host: str) -> str:
-    """Lower-case, strip brackets of IPv6 literals and a trailing root dot."""
-    return host.strip().strip("[]").rstrip(".").lower()
+    """Lower-case, IDNA (as the WHATWG URL parser maps hosts), no IPv6 brackets, no trailing root dot."""
+    return host_normalised(host)
 
 
 @dataclass(frozen=True)

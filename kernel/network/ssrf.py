@@ -32,6 +32,7 @@ import httpx
 
 from kernel.network.errors import DisallowedHost, FetchError, ResolutionFailed, SsrfRefused
 from kernel.network.policy import FetchPolicy
+from kernel.urls import WEB_SCHEMES, UrlRefused, parse_url
 
 __all__ = [
     "GuardedBackend",
@@ -47,7 +48,8 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # (host, port) -> IP address strings. Injected in tests so no DNS is needed.
 Resolver = Callable[[str, int], Iterable[str]]
 
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052 well-known prefix: the IPv4 in the last 32 bits
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # RFC 4291 §2.5.5.1 (deprecated): the IPv4 in the last 32 bits
 
 
 def system_resolver(host: str, port: int) -> list[str]:
@@ -59,19 +61,41 @@ def system_resolver(host: str, port: int) -> list[str]:
     return list(seen)
 
 
-def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """IPv4 hidden in an IPv6 address (mapped ``::ffff:a.b.c.d`` or NAT64 ``64:ff9b::a.b.c.d``)."""
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """Every IPv4 address an IPv6 address carries and a router, translator or tunnel would reach.
+
+    IPv4-mapped ``::ffff:a.b.c.d``, NAT64 ``64:ff9b::a.b.c.d``, 6to4 ``2002:AABB:CCDD::/48``
+    (RFC 3056), Teredo ``2001::/32`` (RFC 4380: the server and the de-obfuscated client) and the
+    deprecated IPv4-compatible ``::a.b.c.d``. ``2002:7f00:1::1`` leads to 127.0.0.1 through any
+    6to4 relay, so the IPv4 inside is what must be public.
+    """
     if address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    if address in _NAT64:
-        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-    return None
+        return (address.ipv4_mapped,)
+    if address in _NAT64 or (address in _IPV4_COMPATIBLE and int(address) > 1):  # "::" and "::1" are no IPv4
+        return (ipaddress.IPv4Address(int(address) & 0xFFFFFFFF),)
+    if address.sixtofour is not None:
+        return (address.sixtofour,)
+    if address.teredo is not None:
+        return address.teredo
+    return ()
 
 
 def refusal_category(address: IPAddress, *, allow_loopback: bool) -> str | None:
-    """Why ``address`` must not be contacted, or None if it is a public unicast address."""
-    if isinstance(address, ipaddress.IPv6Address) and (inner := _embedded_ipv4(address)) is not None:
-        return refusal_category(inner, allow_loopback=allow_loopback)
+    """Why ``address`` must not be contacted, or None if it is a public unicast address.
+
+    An IPv6 address that carries an IPv4 one is refused for that IPv4's reason. The loopback
+    allowance (test settings) covers plain and IPv4-mapped loopback only, the two a local test
+    server listens on; loopback behind a translator or tunnel is never one.
+    """
+    if isinstance(address, ipaddress.IPv6Address) and (inner := _embedded_ipv4(address)):
+        mapped = address.ipv4_mapped is not None
+        for ipv4 in inner:
+            category = refusal_category(ipv4, allow_loopback=allow_loopback and mapped)
+            if category is not None:
+                return category
+        if mapped or address in _NAT64:
+            return None  # the public IPv4 is what is contacted (Python lists ::ffff:0:0/96 as private)
+        # 6to4, Teredo and IPv4-compatible addresses are checked as IPv6 addresses as well.
     if address.is_loopback:
         return None if allow_loopback else "loopback"
     checks = (
@@ -174,20 +198,30 @@ def guarded_transport(*, resolver: Resolver, allow_loopback: bool) -> httpx.HTTP
 
 
 def check_target(url: str, policy: FetchPolicy, *, resolver: Resolver) -> httpx.URL:
-    """Validate one URL (the request or a redirect hop): http(s), host allowed, every address public."""
+    """Validate one URL (the request or a redirect hop): http(s), host allowed, every address public.
+
+    The URL is read by the WHATWG rules (``kernel.urls``), as a browser reads it, and the request
+    goes to its serialisation: httpx never reads the text itself, so ``https://evil.example\\@allowed/``
+    is checked (and sent) as host ``evil.example``, the host it names.
+    """
     try:
-        parsed = httpx.URL(url)
-    except (httpx.InvalidURL, TypeError, ValueError) as exc:
-        raise FetchError(url, f"invalid URL {url!r}: {exc}", reason="invalid_url") from exc
-    if parsed.scheme not in ("http", "https"):
+        target = parse_url(url)
+    except UrlRefused as exc:
+        raise FetchError(url, f"invalid URL {url!r}: {exc.sentence}", reason="invalid_url") from exc
+    if target.scheme not in WEB_SCHEMES:
         raise DisallowedHost(
-            url, host=parsed.host, detail=f"scheme {parsed.scheme!r} is not http/https", reason="disallowed_scheme"
+            url, host=target.host, detail=f"scheme {target.scheme!r} is not http/https", reason="disallowed_scheme"
         )
-    if not parsed.host:
+    if not target.host:
         raise FetchError(url, f"URL {url!r} has no host", reason="invalid_url")
-    if not policy.host_allowed(parsed.host):
+    if target.has_userinfo:
+        # httpx would send them as Basic credentials to whatever host the URL really names.
+        raise FetchError(url, f"URL {url!r} carries a user name or password; refused", reason="invalid_url")
+    if not policy.host_allowed(target.host):
         allowed = ", ".join(sorted(policy.allowed_hosts)) or "none configured"
-        raise DisallowedHost(url, host=parsed.host, detail=f"host {parsed.host!r} is not in allowed_hosts ({allowed})")
-    port = parsed.port or (443 if parsed.scheme == "https" else 80)
-    resolve_and_check(url, parsed.host, port, resolver=resolver, allow_loopback=policy.allow_loopback)
-    return parsed
+        raise DisallowedHost(url, host=target.host, detail=f"host {target.host!r} is not in allowed_hosts ({allowed})")
+    resolve_and_check(url, target.host, target.effective_port, resolver=resolver, allow_loopback=policy.allow_loopback)
+    try:
+        return httpx.URL(target.href)
+    except (httpx.InvalidURL, ValueError) as exc:  # a WHATWG URL httpx cannot send
+        raise FetchError(url, f"invalid URL {url!r}: {exc}", reason="invalid_url") from exc
