@@ -5,7 +5,9 @@ claims ONE row at a time (``notifications.outbox``: pending → sending, committ
 any network traffic), sends it, and marks it sent only after the server accepted it. If a
 worker dies between acceptance and marking, the row stays in ``sending``; once its claim is
 older than ``ALERTS_SENDING_STALE_SECONDS`` it becomes ``uncertain`` for the operator
-instead of being sent again: a duplicate mail is worse than a question.
+instead of being sent again: a duplicate mail is worse than a question. The same holds when the
+sender lives but the connection broke after the message's end of data went out without an answer
+(``UncertainSendError``, see ``sending``): the row becomes uncertain at once.
 
 Never lost: temporary failures go back to pending with capped exponential backoff
 (``attempts``, ``next_attempt_at``; ``ALERTS_MAIL_BACKOFF``) until its attempts are used up;
@@ -157,7 +159,11 @@ def _message(delivery: Delivery, from_email: str) -> EmailMultiAlternatives:
 def _record_failure(delivery: Delivery, error: SendError) -> str:
     now = timezone.now()
     reason = str(error)[:4000] or type(error).__name__
-    if error.temporary and not mail_backoff().exhausted(delivery.attempts):
+    if error.uncertain:
+        # The server may have it: a person decides (outbox_decisions), nothing resends it by itself.
+        status, next_attempt = DeliveryStatus.UNCERTAIN, delivery.next_attempt_at
+        logger.warning("delivery %s is uncertain: %s", delivery.pk, reason)
+    elif error.temporary and not mail_backoff().exhausted(delivery.attempts):
         status, next_attempt = DeliveryStatus.PENDING, now + retry_delay(delivery.attempts)
     else:
         status, next_attempt = DeliveryStatus.FAILED, delivery.next_attempt_at
@@ -181,6 +187,7 @@ class SendSummary:
     sent: int = 0
     retrying: int = 0
     failed: int = 0
+    uncertain: int = 0  # no answer after the whole message was handed over (may have arrived)
     marked_uncertain: int = 0
     waiting: int = 0  # due rows held back because the tenant has no mail route yet (no attempt spent)
     more_due: bool = False
@@ -224,6 +231,8 @@ def deliveries_send_due(
                 status = _record_failure(delivery, error)
                 if status == DeliveryStatus.PENDING:
                     summary.retrying += 1
+                elif status == DeliveryStatus.UNCERTAIN:
+                    summary.uncertain += 1
                 else:
                     summary.failed += 1
                 continue

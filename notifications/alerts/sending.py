@@ -12,6 +12,15 @@ Every failure becomes a ``SendError``: temporary ones (4xx replies, timeouts, re
 dropped connections, configuration that can still be fixed) are retried by the outbox,
 permanent ones (5xx for this message) are recorded as failed.
 
+Where a failure happens decides what it means. Until the end of data (CRLF "." CRLF) has been
+handed over, the server cannot have delivered anything: a dropped connection or a timeout is
+temporary. After it, the server may have taken responsibility for the message before the
+connection broke (RFC 5321 §4.1.1.4: the 250 reply to the end of data is the acceptance;
+§4.5.3.2.6 and §6.1: a client that loses that reply must expect the message to be delivered,
+and sending it again makes duplicates). So no reply to the end of data is ``UncertainSendError``:
+the outbox records "unklar" and never sends it again by itself. A well-formed 4xx/5xx reply to
+the end of data is an answer and is classified as usual.
+
 Limit: the SMTP host is checked against private, loopback and metadata addresses before
 connecting, but the backend resolves the name again when it connects (a DNS answer that
 changes in between is not caught); the tenant admin, not an outsider, chooses the host.
@@ -43,6 +52,7 @@ class SendError(ApplicationError):
 
     default_code = "send_failed"
     temporary = True
+    uncertain = False
 
 
 class TemporarySendError(SendError):
@@ -51,6 +61,19 @@ class TemporarySendError(SendError):
 
 class PermanentSendError(SendError):
     temporary = False
+
+
+class UncertainSendError(SendError):
+    """The whole message was handed over and no answer came: the server may have delivered it."""
+
+    temporary = False
+    uncertain = True
+
+
+UNCERTAIN_REASON = (
+    "Verbindung nach der Übergabe der Nachricht ohne Antwort des Servers beendet ({detail}): "
+    "unklar, ob der Server die Nachricht angenommen hat. Bitte prüfen."
+)
 
 
 def _reply_error(code: int, text: str, *, what: str) -> SendError:
@@ -89,6 +112,72 @@ def classify(exc: BaseException) -> SendError:
     if isinstance(exc, AnymailError):
         return TemporarySendError(f"Versanddienst: {exc}"[:1000])
     return TemporarySendError(f"{type(exc).__name__}: {exc}"[:1000])
+
+
+def classify_sent(exc: BaseException, *, end_of_data_sent: bool) -> SendError:
+    """``classify``, knowing whether the end of data had already been handed to the server."""
+    if end_of_data_sent and not _is_reply(exc):
+        detail = f"{type(exc).__name__}: {exc}"[:500]
+        return UncertainSendError(UNCERTAIN_REASON.format(detail=detail))
+    return classify(exc)
+
+
+def _is_reply(exc: BaseException) -> bool:
+    # smtplib reports a garbled reply line as code -1: no answer a client could rely on.
+    return isinstance(exc, smtplib.SMTPResponseException) and 400 <= exc.smtp_code < 600
+
+
+class _EndOfDataTracking:
+    """An ``smtplib`` connection that knows whether the current message's end of data left it.
+
+    ``smtplib.SMTP.data`` sends the DATA command, reads 354, then sends the quoted message with
+    its end of data (CRLF "." CRLF) in one ``send`` call and reads the reply; ``send`` returns
+    only once every byte is with the operating system. A ``send`` that fails has not handed over
+    the end of data, so the server cannot have a complete message.
+    """
+
+    end_of_data_sent = False
+    _in_data = False
+
+    def sendmail(self, *args, **kwargs):
+        self.end_of_data_sent = False  # one connection carries many messages
+        return super().sendmail(*args, **kwargs)
+
+    def data(self, msg):
+        self._in_data = True
+        try:
+            return super().data(msg)
+        finally:
+            self._in_data = False
+
+    def send(self, s):
+        super().send(s)
+        if self._in_data and isinstance(s, bytes) and s.endswith(b"\r\n.\r\n"):
+            self.end_of_data_sent = True
+
+
+class _TrackingSMTP(_EndOfDataTracking, smtplib.SMTP):
+    pass
+
+
+class _TrackingSMTPSSL(_EndOfDataTracking, smtplib.SMTP_SSL):
+    pass
+
+
+class _TrackingSmtpBackend(SmtpBackend):
+    @property
+    def connection_class(self):
+        return _TrackingSMTPSSL if self.use_ssl else _TrackingSMTP
+
+    def send_messages(self, email_messages):
+        # A failure before the next sendmail (building the message) must not inherit the last one's flag.
+        if self.connection is not None:
+            self.connection.end_of_data_sent = False
+        return super().send_messages(email_messages)
+
+
+def _end_of_data_sent(backend: BaseEmailBackend | None) -> bool:
+    return bool(getattr(getattr(backend, "connection", None), "end_of_data_sent", False))
 
 
 @dataclass(frozen=True)
@@ -157,7 +246,7 @@ class MailTransport:
         if self._backend is None:
             if self.route.smtp is not None:
                 _check_smtp_host(self.route.smtp["host"], self.route.smtp["port"])
-                backend = SmtpBackend(fail_silently=False, **self.route.smtp)
+                backend = _TrackingSmtpBackend(fail_silently=False, **self.route.smtp)
             else:
                 backend = get_connection(self.route.esp_backend, fail_silently=False)
             backend.open()
@@ -165,14 +254,19 @@ class MailTransport:
         return self._backend
 
     def send(self, message: EmailMultiAlternatives) -> None:
-        """Return only once the server accepted the message; raise SendError otherwise."""
+        """Return only once the server accepted the message; raise SendError otherwise.
+
+        UncertainSendError when the connection broke after the end of data went out (see above).
+        The platform ESP's HTTP API gives no such phase: its errors are classified as before.
+        """
         try:
             backend = self._open()
             message.connection = backend
             accepted = backend.send_messages([message])
         except Exception as exc:
+            handed_over = _end_of_data_sent(self._backend)
             self.close()
-            raise classify(exc) from exc
+            raise classify_sent(exc, end_of_data_sent=handed_over) from exc
         if accepted != 1:
             raise PermanentSendError("Nachricht ohne gültigen Empfänger")
 
