@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, QuerySet
 
-from notifications.models import Delivery, DeliveryStatus, SavedSearch, WebhookEvent
+from notifications.models import Delivery, DeliveryStatus, SavedSearch, TenderMatch, WebhookEvent
 from notifications.visibility import saved_search_name_visible
+from tenders.models import Tender
 
 
 def saved_search_list_own(*, user: AbstractBaseUser) -> QuerySet[SavedSearch]:
@@ -20,7 +22,7 @@ def delivery_list(*, status: str = "", kind: str = "") -> QuerySet[Delivery]:
     """The outbox, newest first, with recipient user and profile joined; bodies are not loaded."""
     rows = (
         Delivery.objects.select_related("user", "saved_search")
-        .defer("text_body", "html_body", "headers", "match_ids", "change_ids")
+        .defer("text_body", "html_body", "headers", "change_ids")
         .order_by("-created_at", "-id")
     )
     if status:
@@ -74,3 +76,41 @@ def saved_search_list_failing(*, viewer: AbstractBaseUser) -> list[FailingProfil
         )
         for row in rows
     ]
+
+
+@dataclass(frozen=True)
+class CarriedMatches:
+    """What an alert mail carried, as the viewer may see it: tenders of visible profiles, the rest counted."""
+
+    tenders: tuple[tuple[int, str], ...]  # (tender id, title), in the order the mail listed them
+    hidden: int  # matches of someone else's private profile
+    gone: int  # matches deleted since (their profile was deleted)
+
+
+def delivery_rows_with_carried(
+    *, deliveries: Iterable[Delivery], viewer: AbstractBaseUser
+) -> list[tuple[Delivery, CarriedMatches | None]]:
+    """Each row of the delivery log with the matches it carried (None for rows that need no look: sent,
+    waiting or carrying nothing). A mail that failed or is uncertain says which tenders did not (surely)
+    arrive, since its matches count as told and no later mail repeats them. Two queries for a page."""
+    rows = list(deliveries)
+    open_rows = [d for d in rows if d.status in (DeliveryStatus.FAILED, DeliveryStatus.UNCERTAIN) and d.match_ids]
+    match_ids = {int(i) for d in open_rows for i in d.match_ids}
+    matches = {
+        pk: (tender_id, owner_id == viewer.pk or shared)
+        for pk, tender_id, owner_id, shared in TenderMatch.objects.filter(pk__in=match_ids).values_list(
+            "pk", "tender_id", "saved_search__owner_id", "saved_search__is_shared"
+        )
+    }
+    titles = dict(
+        Tender.objects.filter(pk__in={t for t, visible in matches.values() if visible}).values_list("pk", "title")
+    )
+    carried: dict[int, CarriedMatches] = {}
+    for delivery in open_rows:
+        found = [matches[int(i)] for i in delivery.match_ids if int(i) in matches]
+        carried[delivery.pk] = CarriedMatches(
+            tenders=tuple((t, titles.get(t, "")) for t, visible in found if visible),
+            hidden=sum(1 for _t, visible in found if not visible),
+            gone=len(delivery.match_ids) - len(found),
+        )
+    return [(delivery, carried.get(delivery.pk)) for delivery in rows]

@@ -33,6 +33,7 @@ from notifications.preferences.forms import (
 )
 from notifications.preferences.selectors import (
     delivery_list,
+    delivery_rows_with_carried,
     delivery_status_counts,
     saved_search_list_failing,
     saved_search_list_own,
@@ -266,6 +267,7 @@ class DeliveryLogView(TenantAdminRequiredMixin, View):
         context = {
             "form": form,
             "page": page,
+            "rows": delivery_rows_with_carried(deliveries=page, viewer=request.user),
             "counts": delivery_status_counts(),
             "query": query.urlencode(),
             "uncertain_events": webhook_event_list_open_decisions(),

@@ -15,11 +15,12 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.urls import reverse
 from django.utils import timezone
 
 from notifications.alerts.deliveries import deliveries_mark_uncertain, deliveries_send_due
 from notifications.alerts.services import delta_process
-from notifications.models import Delivery, DeliveryStatus, SmtpSettings
+from notifications.models import Delivery, DeliveryStatus, SmtpSettings, TenderMatch
 from tests.fixtures.smtp import ACCEPT, DROP
 from tests.notifications.alerts.helpers import ingest, notice, saved_search, smtp_to, user
 
@@ -122,3 +123,56 @@ def test_a_failure_before_the_server_could_have_the_mail_is_retried_and_it_arriv
     delivery.refresh_from_db()
     assert delivery.status == DeliveryStatus.SENT and delivery.attempts == 2
     assert len(smtp_server.messages) == 1
+
+
+# --- (b) a refused mail says which matches it carried ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "refuse",
+    [
+        pytest.param(lambda server: server.reply_to_rcpt_with("550 5.1.1 Mailbox unknown"), id="550-at-rcpt"),
+        pytest.param(lambda server: server.reply_next_with("550 5.7.1 Message rejected"), id="550-after-data"),
+    ],
+)
+def test_after_a_550_every_claimed_match_is_on_a_failed_mail_the_admin_sees_with_its_tenders(
+    alpha, alpha_admin_client, smtp_server, refuse
+):
+    titles = ("Dach Turnhalle Nord", "Dachsanierung Rathaus Süd")
+    delivery = _instant_mail(alpha, smtp_server, *titles, owner_email=alpha.admin_email)  # the admin's own profile
+    refuse(smtp_server)
+
+    assert deliveries_send_due().failed == 1
+    _everything_due()
+    assert deliveries_send_due().sent == 0  # permanent: never retried
+    assert smtp_server.messages == []
+
+    claimed = set(TenderMatch.objects.filter(notified_at__isnull=False).values_list("pk", flat=True))
+    assert claimed and len(claimed) == len(titles)
+    carried = {
+        match_id
+        for row in Delivery.objects.filter(status=DeliveryStatus.FAILED, last_error__contains="550")
+        for match_id in row.match_ids
+    }
+    assert claimed <= carried
+
+    page = alpha_admin_client.get(reverse("settings:deliveries"))
+    assert page.status_code == 200
+    html = page.content.decode()
+    row = html[html.index(f'data-delivery="{delivery.pk}"') :].split("</tr>", 1)[0]
+    assert 'data-status="failed"' in html and "550" in row
+    for title in titles:
+        assert title in row
+
+
+def test_the_admin_sees_only_a_count_for_the_tenders_of_a_colleagues_private_profile(
+    alpha, alpha_admin_client, smtp_server
+):
+    delivery = _instant_mail(alpha, smtp_server, "Dach Turnhalle Geheim")  # the member's private profile
+    smtp_server.reply_to_rcpt_with("550 5.1.1 Mailbox unknown")
+    assert deliveries_send_due().failed == 1
+
+    html = alpha_admin_client.get(reverse("settings:deliveries")).content.decode()
+    row = html[html.index(f'data-delivery="{delivery.pk}"') :].split("</tr>", 1)[0]
+    assert "Geheim" not in row
+    assert "1 Treffer eines privaten Suchprofils" in row
