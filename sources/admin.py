@@ -1,4 +1,4 @@
-"""Operator console for sources: health at a glance, fetch now, schedules, the denylist."""
+"""Operator console for sources: health at a glance, fetch now, schedules, the denylist, approved forwarders."""
 
 from __future__ import annotations
 
@@ -8,15 +8,17 @@ from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from kernel.network import decode_bytes
+from sources.adapters.mail.forwarding import forwarder_domain_normalised, forwarder_domain_problem
 from sources.denylist import DENIED_PORTALS
-from sources.models import FetchRun, FetchRunStatus, InboundMail, Source
+from sources.models import ApprovedForwarder, FetchRun, FetchRunStatus, InboundMail, Source
 from sources.registry import adapter_types
 from sources.schedules import schedules_sync
-from sources.selectors import run_yield, source_health_list
+from sources.selectors import portal_domains_current, run_yield, source_health_list
 from sources.services import source_poll_now_enqueue
 from tenders.pagination import EstimatedCountPaginator
 
@@ -252,7 +254,16 @@ class FetchRunAdmin(admin.ModelAdmin):
 class InboundMailAdmin(admin.ModelAdmin):
     """Portal alert mails of every tenant; the unparsed ones are where a portal changed its mail format."""
 
-    list_display = ("processed_at", "tenant_schema", "status", "portal", "subject_short", "notices_found", "reason")
+    list_display = (
+        "processed_at",
+        "tenant_schema",
+        "status",
+        "quarantine_reason",
+        "portal",
+        "subject_short",
+        "notices_found",
+        "reason",
+    )
     list_filter = ("status", "quarantine_reason", "portal", "tenant_schema")
     search_fields = ("subject", "sender", "=message_id")
     show_full_result_count = False
@@ -277,3 +288,34 @@ class InboundMailAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+class ApprovedForwarderForm(forms.ModelForm):
+    class Meta:
+        model = ApprovedForwarder
+        fields = ["family", "sender_domain", "note"]
+
+    def clean_sender_domain(self):
+        domain = forwarder_domain_normalised(self.cleaned_data.get("sender_domain", ""))
+        # A shared-hosting or vendor domain would waive authentication for every portal under it.
+        problem = forwarder_domain_problem(domain, portal_domains=portal_domains_current())
+        if problem:
+            raise forms.ValidationError(problem)
+        return domain
+
+
+@admin.register(ApprovedForwarder)
+class ApprovedForwarderAdmin(admin.ModelAdmin):
+    """Sender domains whose alerts of a portal family may arrive forwarded; tenant admins pick from these."""
+
+    form = ApprovedForwarderForm
+    list_display = ("sender_domain", "family", "note", "approved_by", "approved_at")
+    list_filter = ("family",)
+    search_fields = ("sender_domain", "note")
+    readonly_fields = ("approved_by", "approved_at")
+
+    def save_model(self, request, obj, form, change):
+        # Who approved and when is the console's record of the decision, renewed by every change.
+        obj.approved_by = request.user.get_username()
+        obj.approved_at = timezone.now()
+        super().save_model(request, obj, form, change)

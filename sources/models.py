@@ -185,6 +185,48 @@ class QuarantineReason(models.TextChoices):
 
     SENDER_UNVERIFIED = "sender", _("Absender nicht verifiziert")
     FOREIGN_LINK = "link", _("Link auf fremden Server")
+    # An Authentication-Results header of the tenant's own server below a Received: field, or more than one.
+    AUTHENTICATION_FORGED = "authres", _("Gefälschte Absenderprüfung (Authentication-Results)")
+
+
+class PortalFamily(models.TextChoices):
+    """The portal families of alert mails (the keys of ``sources.adapters.mail.portals.PORTAL_DOMAINS``)."""
+
+    NETSERVER = "netserver", _("NetServer (Vergabe@Net)")
+    COSINEX = "cosinex", _("cosinex (z. B. DTVP)")
+    SERVICE_BUND = "service-bund", _("service.bund.de")
+    DTAD = "dtad", _("DTAD-artige Dienste")
+
+
+class ApprovedForwarder(models.Model):
+    """A sender domain whose alerts of one portal family may arrive forwarded, i.e. without authentication.
+
+    Approved by an operator, never typed by a tenant: a tenant admin only picks approved entries for
+    their mailbox (``MailboxSettings.forwarders``). Withdrawing an entry withdraws it from every mailbox
+    at the next check. The console refuses domains many portals share (``sources.adapters.mail.forwarding``).
+    """
+
+    family = models.CharField(max_length=20, choices=PortalFamily.choices, verbose_name=_("Portalfamilie"))
+    sender_domain = models.CharField(max_length=253, verbose_name=_("Absender-Domain"))
+    note = models.TextField(blank=True, default="", verbose_name=_("Begründung"))
+    approved_by = models.CharField(max_length=254, verbose_name=_("Freigabe durch"))
+    approved_at = models.DateTimeField(verbose_name=_("Freigabe am"))
+
+    class Meta:
+        ordering = ["family", "sender_domain"]
+        verbose_name = _("freigegebener Weiterleitungsabsender")
+        verbose_name_plural = _("freigegebene Weiterleitungsabsender")
+        constraints = [
+            models.UniqueConstraint(fields=["family", "sender_domain"], name="approved_forwarder_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sender_domain} ({self.get_family_display()})"
+
+    @property
+    def key(self) -> str:
+        """How a mailbox names this entry: stable across re-approval, readable in its settings."""
+        return f"{self.family}:{self.sender_domain}"
 
 
 class InboundMail(models.Model):
