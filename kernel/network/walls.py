@@ -25,10 +25,11 @@ our own words); a wall served at the requested URL is only caught by the marker.
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from kernel.network.errors import Blocked
 from kernel.network.result import FetchResult
+from kernel.urls import ParsedUrl, UrlRefused, parse_url
 
 __all__ = ["detect_wall", "raise_for_wall"]
 
@@ -47,11 +48,11 @@ _PASSWORD_FIELD = re.compile(r"""<input\b[^>]*\btype\s*=\s*["']?password""", re.
 
 def _words(url: str) -> tuple[set[str], str]:
     """Lower-cased host labels, path segments and their sub-words, plus the first host label."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
+    parts = _parsed(url)
+    host = parts.host if parts else ""
     labels = [label for label in host.split(".") if label]
     words: set[str] = set(labels)
-    for segment in unquote(parts.path).lower().split("/"):
+    for segment in unquote(parts.path if parts else "").lower().split("/"):
         if segment:
             words.add(segment)
             words.update(w for w in re.split(r"[-_.;,=+~\s]+", segment) if w)
@@ -76,9 +77,19 @@ def _url_wall(requested_url: str, final_url: str) -> str | None:
     return None
 
 
+def _parsed(url: str) -> ParsedUrl | None:
+    # Read as the fetcher read it (WHATWG, kernel.urls): the host of a hop is the host it went to.
+    try:
+        return parse_url(url)
+    except UrlRefused:
+        return None
+
+
 def _same_url(a: str, b: str) -> bool:
-    pa, pb = urlsplit(a), urlsplit(b)
-    return (pa.hostname, pa.path.rstrip("/"), pa.query) == (pb.hostname, pb.path.rstrip("/"), pb.query)
+    pa, pb = _parsed(a), _parsed(b)
+    if pa is None or pb is None:
+        return a == b
+    return (pa.host, pa.path.rstrip("/"), pa.query) == (pb.host, pb.path.rstrip("/"), pb.query)
 
 
 def _marker_present(text: str, marker: Marker) -> bool:

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import TypeVar
-from urllib.parse import urljoin, urlsplit
 
 from bs4 import BeautifulSoup, Tag
 
@@ -37,6 +36,7 @@ from kernel.normalise import (
     parse_decimal,
     parse_german_datetime,
 )
+from kernel.urls import WEB_SCHEMES, UrlRefused, parse_url
 from kernel.vocabulary.cpv import unique_cpv
 from kernel.vocabulary.regions import nuts_codes_from
 
@@ -128,8 +128,13 @@ def absolute_url(base: str, href: str | None) -> str:
     """``href`` resolved against ``base``; only http(s) results, "" otherwise (javascript:, mailto:)."""
     if not href:
         return ""
-    url = urljoin(base, href.strip())
-    return url if urlsplit(url).scheme in ("http", "https") else ""
+    try:
+        # Resolved as the browser resolves it on the portal's page (WHATWG): "\\" is "/", the
+        # serialisation names the host every later reader sees.
+        url = parse_url(href, base=base)
+    except UrlRefused:
+        return ""
+    return url.href if url.scheme in WEB_SCHEMES and url.host else ""
 
 
 def _label_key(label: str) -> str:

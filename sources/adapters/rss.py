@@ -46,7 +46,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
-from urllib.parse import urljoin
 
 import feedparser
 from bs4 import BeautifulSoup
@@ -54,6 +53,7 @@ from bs4 import BeautifulSoup
 from kernel.network import Decoded, Fetcher, decode_bytes, raise_for_wall
 from kernel.normalise import clean_text
 from kernel.records import NoticeRecord
+from kernel.urls import UrlRefused, parse_url
 from kernel.vocabulary.procedures import procedure_type_code
 from sources.adapters.base import (
     Adapter,
@@ -231,8 +231,10 @@ def _absolute(base_url: str, link: Any) -> str:
     if not link:
         return ""
     try:
-        return urljoin(base_url, link) if base_url else link
-    except ValueError:
+        # Resolved as a feed reader's browser resolves it (WHATWG): the serialisation names the host
+        # every later reader sees. What cannot be read stays as given, for the ingest's link check to name.
+        return parse_url(link, base=base_url or None).href
+    except UrlRefused:
         return link
 
 

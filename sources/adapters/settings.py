@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from datetime import date, datetime
 from typing import Annotated, Any
-from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Strict, ValidationInfo
@@ -27,6 +26,7 @@ from pydantic import ValidationError as SchemaError
 from pydantic_core import PydanticCustomError
 
 from kernel.network import normalise_host
+from kernel.urls import UrlRefused, link_refusal, parse_url, url_host
 
 __all__ = [
     "LOOPBACK_HOSTS",
@@ -104,11 +104,14 @@ def Url(  # noqa: N802 - reads as a type in a field declaration
             raise setting_problem(missing or f"{setting} muss eine URL sein{such_as}, nicht {value!r}.")
         url = value.strip()
         try:
-            parts = urlsplit(url)
-            host = normalise_host(parts.hostname or "")
-            parts.port  # noqa: B018 - raises ValueError for a malformed port
-        except ValueError as exc:
-            raise setting_problem(f"{setting} {url!r} ist keine gültige URL: {exc}.") from None
+            parts = parse_url(url)  # as browsers and the fetcher read it (WHATWG), not as urlsplit does
+        except UrlRefused:
+            if "://" not in url:  # "www.portal.de/x": a host without a scheme
+                raise setting_problem(f"{setting} muss https verwenden, nicht kein Schema in {url!r}.") from None
+            raise setting_problem(
+                f"{setting} {url!r} ist keine gültige URL (ein Browser kann sie nicht lesen)."
+            ) from None
+        host = normalise_host(parts.host)
         refused = [
             part
             for part, present, allowed in (
@@ -122,10 +125,16 @@ def Url(  # noqa: N802 - reads as a type in a field declaration
             problem = f"{setting} muss https verwenden, nicht {parts.scheme or 'kein Schema'} in {url!r}."
         elif not host:
             problem = f"{setting} {url!r} hat keinen Host."
-        elif parts.username is not None or parts.password is not None:
+        elif parts.has_userinfo:
             problem = f"{setting} darf keine Zugangsdaten enthalten (Quellen werden ohne Anmeldung gelesen)."
         elif refused:
             problem = f"{setting} darf {' und '.join(refused)} enthalten, nicht {url!r}."
+        elif link_refusal(url) is not None:
+            # Kept as written, so as written it must name the checked host to every reader (kernel.urls).
+            problem = (
+                f"{setting} {url!r} wird von Browsern anders gelesen als geschrieben "
+                "(Backslash, Steuerzeichen oder verschleierter Host); bitte die URL so schreiben, wie sie gemeint ist."
+            )
         elif host not in allowed:
             problem = f"{setting}: Host {host!r} ist nicht erlaubt; erlaubt: {', '.join(sorted(allowed))}."
             problem = f"{problem} {hint}" if hint else problem
@@ -141,10 +150,11 @@ def Url(  # noqa: N802 - reads as a type in a field declaration
 
 
 def _application(url: str, *, setting: str, paths: tuple[str, ...], application: str) -> str:
-    parts = urlsplit(url)
+    parts = parse_url(url)  # checked by the caller
+    path = parts.path.rstrip("/") if parts.path != "/" else ""
     for known in paths:
-        if known.rstrip("/").casefold() == parts.path.casefold():
-            return f"{parts.scheme}://{parts.netloc}{known}"
+        if known.rstrip("/").casefold() == path.casefold():
+            return f"{parts.scheme}://{parts.authority}{known}"
     ending = paths[0] if len(paths) == 1 else f"eines von {', '.join(paths)}"
     raise setting_problem(f"{setting} muss auf {ending} enden (die {application}-Anwendung), nicht {url!r}.")
 
@@ -152,7 +162,7 @@ def _application(url: str, *, setting: str, paths: tuple[str, ...], application:
 def url_hosts(settings: Mapping[str, Any], names: Iterable[str]) -> frozenset[str]:
     """The hosts of the URL settings ``names`` present in (validated) ``settings``."""
     urls = [settings.get(name) for name in names]
-    return frozenset(normalise_host(urlsplit(str(url)).hostname or "") for url in urls if url) - {""}
+    return frozenset(normalise_host(url_host(str(url))) for url in urls if url) - {""}
 
 
 # -- numbers and days --------------------------------------------------------------------------------

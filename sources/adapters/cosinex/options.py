@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 from pydantic import BeforeValidator, Field
 
+from kernel.urls import url_host
 from sources.adapters.settings import AdapterSettings, TextDigits, Url, setting_problem
 
 from . import selectors
@@ -38,7 +39,7 @@ _CPV_CODE = re.compile(r"\d{8}-\d")
 
 
 def _base_url_input(value: Any) -> Any:
-    host = (urlsplit(str(value or "")).hostname or "").lower()
+    host = url_host(str(value or "").strip())
     if host in WWW_ONLY_HOSTS:
         raise setting_problem(
             f"base_url: {host} scheitert ohne www. an TLS; bitte https://{WWW_ONLY_HOSTS[host]}/… verwenden."

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
+from kernel.urls import url_host
 from sources.adapters.mail.portals import COSINEX, DEFAULT_HOST_SOURCES, NETSERVER, PORTAL_DOMAINS, bare_host
 
 __all__ = ["ADAPTER_FAMILIES", "host_sources_from_rows", "portal_domains_from_rows"]
@@ -29,10 +29,7 @@ def host_sources_from_rows(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> dic
             value = settings.get(name) if isinstance(settings, Mapping) else None
             if not isinstance(value, str):
                 continue
-            try:
-                host = bare_host(urlsplit(value.strip()).hostname or "")
-            except ValueError:
-                continue
+            host = bare_host(url_host(value.strip()))  # as browsers and the fetcher read it (kernel.urls)
             if host:
                 mapping.setdefault(host, key)
     return {**DEFAULT_HOST_SOURCES, **mapping}
@@ -47,10 +44,7 @@ def portal_domains_from_rows(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> d
             continue
         for name in URL_SETTINGS:
             value = settings.get(name)
-            try:
-                host = bare_host(urlsplit(value.strip()).hostname or "") if isinstance(value, str) else ""
-            except ValueError:
-                continue
+            host = bare_host(url_host(value.strip())) if isinstance(value, str) else ""
             if host and host not in domains[family]:
                 domains[family].append(host)
     return {family: tuple(hosts) for family, hosts in domains.items()}

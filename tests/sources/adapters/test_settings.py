@@ -84,10 +84,18 @@ def test_a_valid_url_is_returned_stripped_with_its_path_query_and_port() -> None
         ("http://api.example.org/v3", "api_url muss https verwenden, nicht http in 'http://api.example.org/v3'."),
         ("ftp://api.example.org/v3", "api_url muss https verwenden, nicht ftp in 'ftp://api.example.org/v3'."),
         ("api.example.org/v3", "api_url muss https verwenden, nicht kein Schema in 'api.example.org/v3'."),
-        ("https:///v3", "api_url 'https:///v3' hat keinen Host."),
+        # Browsers skip the third slash and read host "v3"; urlsplit reads none: refused as ambiguous.
+        ("https:///v3", "api_url 'https:///v3' wird von Browsern anders gelesen als geschrieben"),
+        # Browsers read host evil.example (a backslash is "/"); urlsplit reads api.example.org.
+        ("https://evil.example\\@api.example.org/v3", "api_url 'https://evil.example\\\\@api.example.org/v3' wird von"),
+        ("https://api.example.org\\v3", "api_url 'https://api.example.org\\\\v3' wird von Browsern anders gelesen"),
+        ("https://api.example.org/v3\tx", "api_url 'https://api.example.org/v3\\tx' wird von Browsern anders gelesen"),
         ("https://u:p@api.example.org/v3", "api_url darf keine Zugangsdaten enthalten (Quellen werden ohne Anmeldung"),
-        ("https://api.example.org:99999/", "api_url 'https://api.example.org:99999/' ist keine gültige URL: "),
-        ("https://[::1/", "api_url 'https://[::1/' ist keine gültige URL: "),
+        (
+            "https://api.example.org:99999/",
+            "api_url 'https://api.example.org:99999/' ist keine gültige URL (ein Browser",
+        ),
+        ("https://[::1/", "api_url 'https://[::1/' ist keine gültige URL (ein Browser"),
         (
             "https://evil.example/v3",
             "api_url: Host 'evil.example' ist nicht erlaubt; erlaubt: api.example.org, localhost.",
