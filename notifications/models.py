@@ -226,9 +226,12 @@ class MailboxSettings(models.Model):
     folder = models.CharField(max_length=200, default="INBOX")
     is_active = models.BooleanField(default=True)
     # Trust in alert mails (sources.adapters.mail.provenance): the authserv-id of the tenant's own receiving
-    # server, whose Authentication-Results headers are read, and portal domains whose alerts arrive forwarded.
+    # server, whose Authentication-Results header is read, and the operator-approved forwarding senders
+    # (sources.models.ApprovedForwarder, by key "family:domain") the admin picked. Keys, not a foreign key:
+    # the approved list lives in the public schema, and an entry the operator withdraws stops counting
+    # at the next check (notifications.inbox.selectors.mailbox_trust reads only entries still approved).
     authserv_id = models.CharField(max_length=253, blank=True, default="")
-    forwarded_domains = models.TextField(blank=True, default="")
+    forwarders = models.JSONField(default=list, blank=True)
     last_checked_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)

@@ -16,8 +16,8 @@ from kernel.links import safe_link
 from notifications.inbox.imap import MailboxAddress, MailboxError
 from notifications.mail_route import mailbox_settings_get
 from notifications.models import MailboxSettings
-from sources.adapters.mail.provenance import MailTrust
-from sources.models import InboundMail, InboundMailStatus
+from sources.adapters.mail.provenance import ApprovedSender, MailTrust
+from sources.models import ApprovedForwarder, InboundMail, InboundMailStatus
 from tenders.merging import record_from_json
 
 
@@ -51,15 +51,17 @@ def mailbox_address(*, mailbox: MailboxSettings) -> MailboxAddress:
     )
 
 
-def forwarded_domains_of(text: str) -> tuple[str, ...]:
-    """The forwarding rules as stored (one domain per line) -> lower-case domains."""
-    return tuple(dict.fromkeys(line.strip().lower().rstrip(".") for line in (text or "").splitlines() if line.strip()))
-
-
 def mailbox_trust(*, mailbox: MailboxSettings) -> MailTrust:
-    """What the tenant admin configured about which alert mails to trust."""
+    """What the tenant admin configured about which alert mails to trust; of the forwarding senders they
+    picked only those an operator still approves count (one query on the public list)."""
+    stored = mailbox.forwarders if isinstance(mailbox.forwarders, list) else []
+    picked = {key for key in stored if isinstance(key, str)}
+    approved = ApprovedForwarder.objects.order_by("family", "sender_domain") if picked else ()
     return MailTrust(
-        authserv_id=mailbox.authserv_id.strip(), forwarded_domains=forwarded_domains_of(mailbox.forwarded_domains)
+        authserv_id=mailbox.authserv_id.strip(),
+        forwarders=tuple(
+            ApprovedSender(family=entry.family, domain=entry.sender_domain) for entry in approved if entry.key in picked
+        ),
     )
 
 

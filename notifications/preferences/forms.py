@@ -87,20 +87,21 @@ class MailboxSettingsForm(forms.Form):
             "werden übernommen."
         ),
     )
-    forwarded_domains = forms.CharField(
+    forwarders = forms.MultipleChoiceField(
         label=_("Weiterleitungsregeln"),
         required=False,
-        max_length=2000,
-        widget=forms.Textarea(attrs={"rows": 3}),
+        choices=(),
+        widget=forms.CheckboxSelectMultiple,
         help_text=_(
-            "Portal-Domains (eine je Zeile, z. B. tender24.de), deren Meldungen per Weiterleitung ankommen "
-            "und daher keine Absenderbestätigung tragen. Nur bekannte Vergabeportale sind möglich."
+            "Absender, deren Meldungen per Weiterleitung ankommen und daher keine Absenderbestätigung tragen. "
+            "Zur Auswahl stehen nur Absender, die der Betreiber für ein Vergabeportal freigegeben hat."
         ),
     )
 
-    def __init__(self, *args, has_password: bool, **kwargs):
+    def __init__(self, *args, has_password: bool, forwarder_choices=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.has_password = has_password
+        self.fields["forwarders"].choices = list(forwarder_choices)
         if not has_password:
             self.fields["password"].help_text = ""
 

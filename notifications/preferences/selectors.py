@@ -11,7 +11,16 @@ from django.db.models import Count, QuerySet
 
 from notifications.models import Delivery, DeliveryStatus, SavedSearch, TenderMatch, WebhookEvent
 from notifications.visibility import saved_search_name_visible
+from sources.models import ApprovedForwarder
 from tenders.models import Tender
+
+
+def approved_forwarder_choices() -> list[tuple[str, str]]:
+    """The forwarding senders an operator approved, as (key, label) for the mailbox form."""
+    return [
+        (entry.key, f"{entry.sender_domain} ({entry.get_family_display()})")
+        for entry in ApprovedForwarder.objects.order_by("sender_domain", "family")
+    ]
 
 
 def saved_search_list_own(*, user: AbstractBaseUser) -> QuerySet[SavedSearch]:

@@ -14,7 +14,6 @@ from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
 from kernel.errors import ApplicationError
-from notifications.inbox.selectors import forwarded_domains_of
 from notifications.mail_route import mailbox_settings_get, smtp_settings_get
 from notifications.models import (
     DigestInterval,
@@ -27,8 +26,7 @@ from notifications.models import (
     new_calendar_token,
 )
 from notifications.preferences.hosts import mail_host_check
-from sources.adapters.mail.portals import in_domains
-from sources.selectors import portal_domains_current
+from sources.models import ApprovedForwarder
 
 _LANGUAGES = {code for code, _name in settings.LANGUAGES}
 
@@ -144,20 +142,21 @@ def mailbox_settings_save(
     folder: str,
     is_active: bool,
     authserv_id: str = "",
-    forwarded_domains: str = "",
+    forwarders: Iterable[str] = (),
 ) -> MailboxSettings:
     """Create or update the IMAP mailbox for portal alert e-mails. ``password`` empty keeps the stored one.
 
-    ``forwarded_domains`` (one per line) may name known portal domains only: a rule waives the
-    sender authentication of that domain's alerts, so it must never cover an arbitrary sender.
+    ``forwarders`` are keys of operator-approved forwarding senders (``sources.models.ApprovedForwarder``):
+    a rule waives the sender authentication of that domain's alerts, so a tenant can only pick what an
+    operator approved, never name a domain of its own.
     """
     host = mail_host_check(host, port, allow_loopback=settings.SOURCES_ALLOW_LOOPBACK)
-    domains = forwarded_domains_of(forwarded_domains)
-    known = [domain for hosts in portal_domains_current().values() for domain in hosts]
-    unknown = [domain for domain in domains if not in_domains(domain, known)]
+    picked = list(dict.fromkeys(str(key) for key in forwarders))
+    approved = {entry.key for entry in ApprovedForwarder.objects.all()} if picked else set()
+    unknown = [key for key in picked if key not in approved]
     if unknown:
-        message = _("Keine bekannte Portal-Domain: %(domains)s") % {"domains": ", ".join(unknown)}
-        raise ApplicationError(fields={"forwarded_domains": message}, code="forwarded_domains")
+        message = _("Kein vom Betreiber freigegebener Weiterleitungsabsender: %(keys)s") % {"keys": ", ".join(unknown)}
+        raise ApplicationError(fields={"forwarders": message}, code="forwarders")
     with transaction.atomic():
         _lock_singleton(MailboxSettings)
         row = mailbox_settings_get() or MailboxSettings()
@@ -167,7 +166,7 @@ def mailbox_settings_save(
             )
         row.host, row.port, row.use_ssl = host, port, use_ssl
         row.username, row.folder, row.is_active = username.strip(), folder.strip() or "INBOX", is_active
-        row.authserv_id, row.forwarded_domains = authserv_id.strip(), "\n".join(domains)
+        row.authserv_id, row.forwarders = authserv_id.strip(), picked
         if password:
             row.password = password
             row.last_error = ""  # the old error was about the old credentials

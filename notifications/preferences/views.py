@@ -32,6 +32,7 @@ from notifications.preferences.forms import (
     SmtpSettingsForm,
 )
 from notifications.preferences.selectors import (
+    approved_forwarder_choices,
     delivery_list,
     delivery_rows_with_carried,
     delivery_status_counts,
@@ -199,15 +200,22 @@ class MailboxSettingsView(TenantAdminRequiredMixin, View):
                 "folder": current.folder,
                 "is_active": current.is_active,
                 "authserv_id": current.authserv_id,
-                "forwarded_domains": current.forwarded_domains,
+                "forwarders": current.forwarders,
             }
-        return self._render(
-            request, MailboxSettingsForm(initial=initial, has_password=bool(current and current.password))
+        form = MailboxSettingsForm(
+            initial=initial,
+            has_password=bool(current and current.password),
+            forwarder_choices=approved_forwarder_choices(),
         )
+        return self._render(request, form)
 
     def post(self, request):
         current = mailbox_settings_get()
-        form = MailboxSettingsForm(request.POST, has_password=bool(current and current.password))
+        form = MailboxSettingsForm(
+            request.POST,
+            has_password=bool(current and current.password),
+            forwarder_choices=approved_forwarder_choices(),
+        )
         if not form.is_valid():
             return self._render(request, form, status=400)
         try:

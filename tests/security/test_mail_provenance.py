@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 from django_tenants.utils import schema_context
 
 from notifications.alerts.services import delta_process
 from notifications.inbox.services import mailbox_check
 from notifications.models import Delivery, MailboxSettings, TenderMatch
-from sources.models import InboundMail
+from sources.models import ApprovedForwarder, InboundMail
 from tenders.models import Tender, TenderSource
 from tenders.services import notices_ingest
 from tests.factories.records import LEGACY_EFORMS, eforms_record
@@ -167,9 +168,9 @@ def test_the_mailbox_page_shows_each_quarantined_mail_with_its_reason(alpha, ima
     assert "angebote-abgeben.example/ausschreibung" not in html and "(angebote-abgeben.example)" in html
 
 
-def test_a_properly_authenticated_alert_is_accepted_by_dkim_or_spf_aligned_by_organisational_domain(alpha, imap_server):
+def test_a_properly_authenticated_alert_is_accepted_by_an_spf_pass_for_exactly_its_domain(alpha, imap_server):
     mailbox = _mailbox(imap_server, alpha.tenant)
-    imap_server.append(mailbox, as_received(TENDER24.read_bytes(), spf="bounces.tender24.de"))
+    imap_server.append(mailbox, as_received(TENDER24.read_bytes(), spf="tender24.de"))
     outcome = _check(alpha.tenant, imap_server)
     assert (outcome.parsed, outcome.quarantined, outcome.notices, len(outcome.created)) == (1, 0, 3, 3)
     mail = InboundMail.objects.get(tenant_schema="alpha")
@@ -177,8 +178,11 @@ def test_a_properly_authenticated_alert_is_accepted_by_dkim_or_spf_aligned_by_or
     assert TenderSource.objects.filter(source="tender24").count() == 2
 
 
-def test_a_forwarding_rule_accepts_a_portal_domain_without_authentication(alpha, imap_server):
-    mailbox = _mailbox(imap_server, alpha.tenant, forwarded_domains="tender24.de")
+def test_an_approved_forwarding_sender_accepts_its_domain_without_authentication(alpha, imap_server):
+    ApprovedForwarder.objects.create(
+        family="netserver", sender_domain="tender24.de", approved_by="operator@example.org", approved_at=timezone.now()
+    )
+    mailbox = _mailbox(imap_server, alpha.tenant, forwarders=["netserver:tender24.de"])
     imap_server.append(mailbox, TENDER24.read_bytes())  # forwarded: no authentication survived the hop
     imap_server.append(mailbox, FAKE_DTAD)  # the rule covers tender24.de only
     outcome = _check(alpha.tenant, imap_server)

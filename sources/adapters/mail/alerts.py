@@ -61,6 +61,7 @@ class MailParse:
     sender_address: str = ""
     return_path: str = ""
     authentication_results: tuple[str, ...] = ()
+    trace_fields: tuple[tuple[str, str], ...] = ()  # Received / Authentication-Results in header order (mime)
     date: datetime | None = None
     records: tuple[NoticeRecord, ...] = ()
     problems: tuple[str, ...] = ()
@@ -127,6 +128,7 @@ def _result(content: MailContent, status: str, reason: str, **values) -> MailPar
         sender_address=content.sender_address,
         return_path=content.return_path,
         authentication_results=content.authentication_results,
+        trace_fields=content.trace_fields,
         date=content.date,
         **values,
     )

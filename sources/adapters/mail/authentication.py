@@ -3,36 +3,48 @@
 A mail's From line is whatever the sender typed; only the receiving server can tell whether
 the sending domain vouched for it (a valid DKIM signature, an SPF-authorised sending host).
 It writes that verdict into an ``Authentication-Results`` header named by its
-*authserv-id* (RFC 8601 §2.5). Anyone can put such a header into a mail they send, so only
-headers carrying the authserv-id the tenant admin configured as their own are read
-(RFC 8601 §5 obliges that server to remove foreign headers claiming its id; §7.1) - every
-other header, and every header that does not parse, is ignored.
+*authserv-id* (RFC 8601 §2.5) and prepends it like a trace field (§4), above the
+``Received:`` field it adds for the hop it accepted. Everything below that ``Received:``
+came with the mail, so anyone can put a header claiming the tenant's authserv-id there -
+and Postfix with OpenDKIM/OpenDMARC or Dovecot LMTP do not remove such headers by default,
+although §5 asks the receiving server to. So only the block above the first ``Received:``
+field counts (in header order, top first), and a mail whose headers claim the tenant's
+authserv-id more than once, or anywhere below a ``Received:``, is refused as a whole: one of
+those headers is someone else's, and which one cannot be told from the mail.
 
 Parsing follows the RFC 8601 grammar through ``authres`` (the parser of the dkimpy /
-authheaders family). A result counts when it is ``pass`` and names the domain it vouches
-for: ``dkim`` by ``header.d`` (or the domain of ``header.i``), ``spf`` by ``smtp.mailfrom``
-(an address or a domain), ``dmarc`` by ``header.from`` (a DMARC pass implies an aligned
-DKIM or SPF pass). Alignment is relaxed, as in DMARC (RFC 7489 §3.1): both domains have the
-same organisational domain, read from the Public Suffix List (``publicsuffixlist``, which
-ships the list; nothing is fetched).
+authheaders family): it reads the authserv-id without the optional version (``mx.id 1;``)
+and without CFWS comments (``(x) mx.id (y);``), so such spellings claim the id like the
+plain one. A header whose version is not 1 is ignored (§2.2). A result counts when it is
+``pass`` and names the domain it vouches for: ``dkim`` by ``header.d`` (or the domain of
+``header.i``), ``spf`` by ``smtp.mailfrom`` (an address or a domain), ``dmarc`` by
+``header.from``. Alignment is exact (``domains_equal``): the vouched-for domain must be the
+From domain itself, never merely in the same organisational domain - a pass for
+``polizei.hessen.de`` says nothing about ``vergabe.hessen.de``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 
 import authres
-from publicsuffixlist import PublicSuffixList
 
-__all__ = ["AuthenticatedDomain", "aligned", "authenticated_domains", "organisational_domain"]
+__all__ = [
+    "AuthenticatedDomain",
+    "ReceivingServerVerdict",
+    "authenticated_domains",
+    "domains_equal",
+    "receiving_server_verdict",
+]
 
 _VOUCHING_PROPERTIES = {
     "dkim": (("header", "d"), ("header", "i")),
     "spf": (("smtp", "mailfrom"),),
     "dmarc": (("header", "from"),),
 }
+RECEIVED = "received"
+AUTHENTICATION_RESULTS = "authentication-results"
 
 
 @dataclass(frozen=True)
@@ -41,49 +53,93 @@ class AuthenticatedDomain:
     domain: str  # lower case, without a trailing dot
 
 
-@lru_cache(maxsize=1)
-def _suffix_list() -> PublicSuffixList:
-    return PublicSuffixList()
+@dataclass(frozen=True)
+class ReceivingServerVerdict:
+    """The receiving server's results, or why the mail's headers cannot be believed at all."""
+
+    passed: tuple[AuthenticatedDomain, ...] = ()
+    headers: int = 0  # Authentication-Results headers claiming the tenant's authserv-id, wherever they stand
+    refusal: str = ""  # set when a header claiming the id is misplaced or not the only one (English detail)
 
 
-def organisational_domain(domain: str) -> str:
-    """``mail.tender24.de`` -> ``tender24.de``; a bare public suffix or an empty name gives ""."""
-    name = (domain or "").strip().rstrip(".").lower()
-    if not name or "." not in name:
-        return ""
-    return _suffix_list().privatesuffix(name) or ""
-
-
-def aligned(first: str, second: str) -> bool:
-    """Relaxed alignment: the same organisational domain (and a real one)."""
-    organisation = organisational_domain(first)
-    return bool(organisation) and organisation == organisational_domain(second)
+def receiving_server_verdict(fields: Iterable[tuple[str, str]], *, authserv_id: str) -> ReceivingServerVerdict:
+    """``fields``: (lower-case name, value) of the Received / Authentication-Results fields in header order."""
+    wanted = _normalised_id(authserv_id)
+    if not wanted:
+        return ReceivingServerVerdict()
+    above_received = True
+    claims: list[tuple[bool, authres.AuthenticationResultsHeader]] = []
+    for name, value in fields:
+        if name == RECEIVED:
+            above_received = False
+        elif name == AUTHENTICATION_RESULTS:
+            header = _parsed(value)
+            if header is not None and _normalised_id(header.authserv_id) == wanted:
+                claims.append((above_received, header))
+    if not claims:
+        return ReceivingServerVerdict()
+    below = sum(1 for above, _header in claims if not above)
+    if below:
+        return ReceivingServerVerdict(
+            headers=len(claims),
+            refusal=f"{below} Authentication-Results header(s) claiming {wanted!r} below a Received: field "
+            "(added before the mail reached the receiving server: forged)",
+        )
+    if len(claims) > 1:
+        return ReceivingServerVerdict(
+            headers=len(claims),
+            refusal=f"{len(claims)} Authentication-Results headers claim {wanted!r}; the receiving server writes one",
+        )
+    ((_above, header),) = claims
+    return ReceivingServerVerdict(passed=_passes(header), headers=1)
 
 
 def authenticated_domains(headers: Iterable[str], *, authserv_id: str) -> tuple[AuthenticatedDomain, ...]:
-    """Every domain a ``pass`` vouches for, in the headers of ``authserv_id`` only; unparsable headers are skipped."""
-    wanted = authserv_id.strip().rstrip(".").lower()
-    if not wanted:
-        return ()
+    """Every domain a ``pass`` vouches for in the given header values of ``authserv_id``, position not considered.
+
+    Only for reading one header the caller already placed; ``receiving_server_verdict`` decides which one that is.
+    """
+    wanted = _normalised_id(authserv_id)
     found: list[AuthenticatedDomain] = []
-    for value in headers:
-        try:
-            header = authres.AuthenticationResultsHeader.parse_value(value)
-        except Exception:  # noqa: S112 - authres raises its own SyntaxError (and others) for hostile input: untrusted
-            continue
-        if str(header.authserv_id or "").strip().rstrip(".").lower() != wanted:
-            continue
-        for result in header.results:
-            method = str(result.method or "").lower()
-            if method not in _VOUCHING_PROPERTIES or str(result.result or "").lower() != "pass":
-                continue
-            properties = {(str(p.type).lower(), str(p.name).lower()): str(p.value or "") for p in result.properties}
-            for key in _VOUCHING_PROPERTIES[method]:
-                domain = _domain_of(properties.get(key, ""))
-                if domain:
-                    found.append(AuthenticatedDomain(method=method, domain=domain))
-                    break
+    for value in headers if wanted else ():
+        header = _parsed(value)
+        if header is not None and _normalised_id(header.authserv_id) == wanted:
+            found.extend(_passes(header))
     return tuple(dict.fromkeys(found))
+
+
+def domains_equal(first: str, second: str) -> bool:
+    """Strict alignment (RFC 7489 §3.1's "strict" mode): the same host name, case and trailing dot aside."""
+    first, second = _domain_of(first), _domain_of(second)
+    return bool(first) and "." in first and first == second
+
+
+def _parsed(value: str):
+    try:
+        header = authres.AuthenticationResultsHeader.parse_value(value)
+    except Exception:  # noqa: BLE001 - authres raises its own SyntaxError (and others) for hostile input: untrusted
+        return None
+    version = getattr(header, "version", None)
+    return header if version in (None, 1, "1") else None  # RFC 8601 §2.2: only version 1 is defined
+
+
+def _passes(header) -> tuple[AuthenticatedDomain, ...]:
+    found: list[AuthenticatedDomain] = []
+    for result in header.results:
+        method = str(result.method or "").lower()
+        if method not in _VOUCHING_PROPERTIES or str(result.result or "").lower() != "pass":
+            continue
+        properties = {(str(p.type).lower(), str(p.name).lower()): str(p.value or "") for p in result.properties}
+        for key in _VOUCHING_PROPERTIES[method]:
+            domain = _domain_of(properties.get(key, ""))
+            if domain:
+                found.append(AuthenticatedDomain(method=method, domain=domain))
+                break
+    return tuple(dict.fromkeys(found))
+
+
+def _normalised_id(value) -> str:
+    return str(value or "").strip().rstrip(".").lower()
 
 
 def _domain_of(value: str) -> str:

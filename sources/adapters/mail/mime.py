@@ -49,6 +49,9 @@ class MailContent:
     decoding_problems: tuple[str, ...]
     return_path: str = ""  # the envelope sender the receiving server recorded (lower case, without <>)
     authentication_results: tuple[str, ...] = ()  # every Authentication-Results header value, top first
+    # (name, value) of the top-level Received and Authentication-Results fields in header order, top first:
+    # RFC 8601 §5 trusts a field by where it stands, so the order is kept (lower-case names, unfolded values).
+    trace_fields: tuple[tuple[str, str], ...] = ()
 
     @property
     def best_text(self) -> str:
@@ -88,6 +91,7 @@ def read_message(raw: bytes) -> MailContent:
         decoding_problems=tuple(dict.fromkeys(problems)),
         return_path=parseaddr(_header(message, "return-path"))[1].strip().lower(),
         authentication_results=_headers(message, "authentication-results"),
+        trace_fields=_fields_in_order(message, ("received", "authentication-results")),
     )
 
 
@@ -178,12 +182,18 @@ def _header(message: Message, name: str) -> str:
 
 def _headers(message: Message, name: str) -> tuple[str, ...]:
     """Every value of a header that may occur more than once, in message order, read raw (unfolded)."""
-    values = []
+    return tuple(value for _name, value in _fields_in_order(message, (name,)))
+
+
+def _fields_in_order(message: Message, names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(lower-case name, raw unfolded value) of the fields named ``names``, in the order the header holds them."""
+    fields = []
     for key, raw in message.raw_items():
-        if key.lower() == name:
+        name = str(key).strip().lower()
+        if name in names:
             text = raw if isinstance(raw, str) else bytes(raw).decode("ascii", "replace")
-            values.append(" ".join(text.encode("ascii", "replace").decode("ascii").split()))
-    return tuple(values)
+            fields.append((name, " ".join(text.encode("ascii", "replace").decode("ascii").split())))
+    return tuple(fields)
 
 
 def _date(value: str) -> datetime | None:

@@ -10,6 +10,7 @@ from django.utils import timezone
 from django_tenants.utils import schema_context
 
 from notifications.models import Delivery, MailboxSettings, SavedSearch, SmtpSettings, UserPreference
+from sources.models import ApprovedForwarder
 from tests.fixtures.network import free_loopback_port
 
 SMTP_FORM = {
@@ -241,21 +242,28 @@ def test_mailbox_needs_a_password_first_then_keeps_it(alpha, alpha_admin_client)
         )
 
 
-def test_mailbox_trust_settings_are_saved_and_forwarding_rules_name_known_portals_only(alpha, alpha_admin_client):
-    trusted = {**MAILBOX_FORM, "authserv_id": "mx.alpha-bau.example", "forwarded_domains": "Tender24.de\r\n\r\ndtvp.de"}
+def test_mailbox_trust_settings_are_saved_and_forwarding_rules_are_picked_from_approved_senders(
+    alpha, alpha_admin_client
+):
+    connection.set_schema_to_public()
+    ApprovedForwarder.objects.create(
+        family="netserver", sender_domain="tender24.de", approved_by="operator@example.org", approved_at=timezone.now()
+    )
+    page = alpha_admin_client.get("/einstellungen/postfach/").content.decode()
+    assert 'value="netserver:tender24.de"' in page and "tender24.de (NetServer (Vergabe@Net))" in page
+    trusted = {**MAILBOX_FORM, "authserv_id": "mx.alpha-bau.example", "forwarders": ["netserver:tender24.de"]}
     assert alpha_admin_client.post("/einstellungen/postfach/", trusted).status_code == 302
     with schema_context(alpha.schema_name):
         mailbox = MailboxSettings.objects.get()
-        assert (mailbox.authserv_id, mailbox.forwarded_domains) == ("mx.alpha-bau.example", "tender24.de\ndtvp.de")
+        assert (mailbox.authserv_id, mailbox.forwarders) == ("mx.alpha-bau.example", ["netserver:tender24.de"])
 
-    # A rule waives sender authentication, so it may never cover an arbitrary sender.
-    anyone = alpha_admin_client.post("/einstellungen/postfach/", {**trusted, "forwarded_domains": "gmail.com"})
-    assert anyone.status_code == 400
-    assert "Keine bekannte Portal-Domain: gmail.com" in anyone.content.decode()
+    # A rule waives sender authentication: only what an operator approved can be picked, nothing typed.
+    typed = alpha_admin_client.post("/einstellungen/postfach/", {**trusted, "forwarders": ["netserver:gmail.com"]})
+    assert typed.status_code == 400
     header_injection = alpha_admin_client.post("/einstellungen/postfach/", {**trusted, "authserv_id": "mx; dkim=pass"})
     assert header_injection.status_code == 400
     with schema_context(alpha.schema_name):
-        assert MailboxSettings.objects.get().forwarded_domains == "tender24.de\ndtvp.de"
+        assert MailboxSettings.objects.get().forwarders == ["netserver:tender24.de"]
 
 
 def test_mailbox_folder_with_control_characters_is_refused(alpha, alpha_admin_client):

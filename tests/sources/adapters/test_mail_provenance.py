@@ -1,4 +1,4 @@
-"""Who may write alert mails into the shared tenders: RFC 8601 results, alignment, portal hosts (pure)."""
+"""Which alert mails are verified portal alerts: RFC 8601 results by position, exact alignment, portal hosts (pure)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,19 @@ from pathlib import Path
 import pytest
 
 from sources.adapters.mail import parse_alert_mail
-from sources.adapters.mail.authentication import aligned, authenticated_domains, organisational_domain
+from sources.adapters.mail.authentication import authenticated_domains, domains_equal, receiving_server_verdict
+from sources.adapters.mail.forwarding import forwarder_domain_problem, organisational_domain
 from sources.adapters.mail.hosts import portal_domains_from_rows
-from sources.adapters.mail.provenance import FOREIGN_LINK, SENDER_UNVERIFIED, MailTrust, mail_provenance
+from sources.adapters.mail.portals import PORTAL_DOMAINS
+from sources.adapters.mail.provenance import (
+    AUTHENTICATION_FORGED,
+    FOREIGN_LINK,
+    SENDER_UNVERIFIED,
+    ApprovedSender,
+    MailTrust,
+    mail_provenance,
+)
+from sources.models import PortalFamily, QuarantineReason
 from tests.fixtures.mail import RECEIVING_SERVER, as_received
 
 MAIL = Path(__file__).resolve().parents[2] / "data" / "portals" / "mail"
@@ -50,12 +60,58 @@ def test_unparsable_headers_are_ignored_never_raised(value):
     assert authenticated_domains([value], authserv_id=RECEIVING_SERVER) == ()
 
 
-def test_alignment_is_by_organisational_domain_from_the_public_suffix_list():
-    assert organisational_domain("Mail.Tender24.DE.") == "tender24.de"
-    assert aligned("bounces.tender24.de", "tender24.de") and aligned("landbw.de", "vergabe.landbw.de")
-    assert not aligned("tender24.de.attacker.example", "tender24.de")
-    assert not aligned("a.example.co.uk", "b.other.co.uk") and aligned("a.example.co.uk", "example.co.uk")
-    assert not aligned("de", "de") and not aligned("", "")
+def test_alignment_is_exact_never_by_organisational_domain():
+    assert domains_equal("Tender24.DE.", "tender24.de") and domains_equal("@tender24.de", "tender24.de")
+    assert not domains_equal("bounces.tender24.de", "tender24.de")
+    assert not domains_equal("polizei.hessen.de", "vergabe.hessen.de")
+    assert not domains_equal("muenchen.de", "vergabe.muenchen.de")
+    assert not domains_equal("de", "de") and not domains_equal("", "")
+
+
+def test_only_the_header_above_the_first_received_field_counts():
+    own = f"{RECEIVING_SERVER}; dkim=pass header.d=tender24.de"
+    top = receiving_server_verdict(
+        [("authentication-results", own), ("received", "from a by mx"), ("received", "from b by a")],
+        authserv_id=RECEIVING_SERVER,
+    )
+    assert [(p.method, p.domain) for p in top.passed] == [("dkim", "tender24.de")] and not top.refusal
+    below = receiving_server_verdict(
+        [("received", "from a by mx"), ("authentication-results", own)], authserv_id=RECEIVING_SERVER
+    )
+    assert below.passed == () and "below a Received: field" in below.refusal
+    # Foreign authserv-ids are someone else's business wherever they stand; unparsable ones claim nothing.
+    foreign = receiving_server_verdict(
+        [("received", "x"), ("authentication-results", "mx.other.example; dkim=pass header.d=tender24.de")],
+        authserv_id=RECEIVING_SERVER,
+    )
+    assert foreign.refusal == "" and foreign.headers == 0
+    assert receiving_server_verdict([("authentication-results", own)], authserv_id="").passed == ()
+
+
+def test_a_header_with_an_unknown_version_vouches_for_nothing():
+    verdict = receiving_server_verdict(
+        [("authentication-results", f"{RECEIVING_SERVER} 2; dkim=pass header.d=tender24.de")],
+        authserv_id=RECEIVING_SERVER,
+    )
+    assert verdict.passed == ()
+
+
+def test_shared_hosting_and_vendor_domains_cannot_be_approved_as_forwarders():
+    assert organisational_domain("Mail.Tender24.DE.") == "tender24.de" and organisational_domain("de") == ""
+    assert "gemeinsame Domain" in forwarder_domain_problem("vmstart.de", portal_domains=PORTAL_DOMAINS)
+    assert "gemeinsame Domain" in forwarder_domain_problem("cosinex.de", portal_domains=PORTAL_DOMAINS)
+    # The registrable domain of two known portal hosts (e.g. from two Sources) is shared, too.
+    hosts = {"netserver": ("vergabe.stadt.example", "ausschreibung.stadt.example")}
+    assert "mehrerer Portale" in forwarder_domain_problem("stadt.example", portal_domains=hosts)
+    assert "öffentliche Endung" in forwarder_domain_problem("co.uk", portal_domains=PORTAL_DOMAINS)
+    assert "Hostnamen" in forwarder_domain_problem("noreply@tender24.de", portal_domains=PORTAL_DOMAINS)
+    assert forwarder_domain_problem("tender24.de", portal_domains=PORTAL_DOMAINS) == ""
+    assert forwarder_domain_problem("lhs-vpbw.vmstart.de", portal_domains=PORTAL_DOMAINS) == ""
+
+
+def test_codes_and_families_match_the_models_labels():
+    assert AUTHENTICATION_FORGED in QuarantineReason.values and SENDER_UNVERIFIED in QuarantineReason.values
+    assert set(PortalFamily.values) == set(PORTAL_DOMAINS)
 
 
 # --- provenance of a parsed mail -------------------------------------------------------------------
@@ -70,18 +126,25 @@ def test_a_pass_for_another_domain_does_not_verify_the_sender():
     verdict = mail_provenance(parse_alert_mail(as_received(TENDER24, dkim="sendgrid.net")), trust=TRUST)
     assert (verdict.verified, verdict.reason) == (False, SENDER_UNVERIFIED)
     # sendgrid.net's pass proves nothing about tender24.de: the detail names the sender domain it failed for.
-    assert verdict.detail == f"no DKIM/SPF pass of {RECEIVING_SERVER!r} is aligned with the sender domain tender24.de"
+    assert verdict.detail == (
+        f"the DKIM/SPF pass of {RECEIVING_SERVER!r} is for sendgrid.net, not for the sender domain tender24.de "
+        "itself (alignment is exact)"
+    )
 
 
-def test_without_a_configured_authserv_id_nothing_is_verified_but_a_forwarding_rule_is_honoured():
+def test_without_a_configured_authserv_id_nothing_is_verified_but_an_approved_forwarder_is_honoured():
     parse = parse_alert_mail(as_received(TENDER24, dkim="tender24.de"))
     unconfigured = mail_provenance(parse, trust=MailTrust())
     assert (unconfigured.verified, unconfigured.reason) == (False, SENDER_UNVERIFIED)
     assert "no authserv-id" in unconfigured.detail
-    forwarded = mail_provenance(parse_alert_mail(TENDER24), trust=MailTrust(forwarded_domains=("tender24.de",)))
+    rule = ApprovedSender(family="netserver", domain="tender24.de")
+    forwarded = mail_provenance(parse_alert_mail(TENDER24), trust=MailTrust(forwarders=(rule,)))
     assert (forwarded.verified, forwarded.via) == (True, "forwarding rule")
-    other = mail_provenance(parse_alert_mail(TENDER24), trust=MailTrust(forwarded_domains=("dtvp.de",)))
-    assert other.verified is False
+    other = ApprovedSender(family="cosinex", domain="dtvp.de")
+    assert mail_provenance(parse_alert_mail(TENDER24), trust=MailTrust(forwarders=(other,))).verified is False
+    # Approved for another family: tender24.de's alerts are NetServer's, the rule does not cover them.
+    wrong_family = ApprovedSender(family="cosinex", domain="tender24.de")
+    assert mail_provenance(parse_alert_mail(TENDER24), trust=MailTrust(forwarders=(wrong_family,))).verified is False
 
 
 def test_links_must_stay_within_the_senders_portal_family():
