@@ -9,8 +9,15 @@ came with the mail, so anyone can put a header claiming the tenant's authserv-id
 and Postfix with OpenDKIM/OpenDMARC or Dovecot LMTP do not remove such headers by default,
 although §5 asks the receiving server to. So only the block above the first ``Received:``
 field counts (in header order, top first), and a mail whose headers claim the tenant's
-authserv-id more than once, or anywhere below a ``Received:``, is refused as a whole: one of
-those headers is someone else's, and which one cannot be told from the mail.
+authserv-id anywhere below a ``Received:`` is refused as a whole: that header is someone
+else's. Two exceptions keep genuine mail from being refused, because the sender can reach
+neither: a ``Received:`` at the very top that records the local delivery by LMTP (``with
+LMTP``/``LMTPS``/``LMTPA``/``LMTPSA``, RFC 3848 - Dovecot's LMTP server adds one by default,
+``lmtp_add_received_header``) belongs to the receiving side and does not end the block; and
+several headers of the tenant's id in the block (OpenDKIM, OpenDMARC and an SPF policy daemon
+each write their own) are read together - unless they contradict each other on a method (one
+says ``pass``, another a different result), which only a confused or subverted receiving side
+writes, so the mail is refused with that reason.
 
 Parsing follows the RFC 8601 grammar through ``authres`` (the parser of the dkimpy /
 authheaders family): it reads the authserv-id without the optional version (``mx.id 1;``)
@@ -25,6 +32,7 @@ From domain itself, never merely in the same organisational domain - a pass for
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -45,6 +53,8 @@ _VOUCHING_PROPERTIES = {
 }
 RECEIVED = "received"
 AUTHENTICATION_RESULTS = "authentication-results"
+# RFC 3848 protocol types of a local delivery hop; the receiving side's own last step.
+_LOCAL_DELIVERY = re.compile(r"\bwith\s+LMTPS?A?\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -59,7 +69,7 @@ class ReceivingServerVerdict:
 
     passed: tuple[AuthenticatedDomain, ...] = ()
     headers: int = 0  # Authentication-Results headers claiming the tenant's authserv-id, wherever they stand
-    refusal: str = ""  # set when a header claiming the id is misplaced or not the only one (English detail)
+    refusal: str = ""  # set when a header claiming the id is misplaced or contradicts another (English detail)
 
 
 def receiving_server_verdict(fields: Iterable[tuple[str, str]], *, authserv_id: str) -> ReceivingServerVerdict:
@@ -71,7 +81,8 @@ def receiving_server_verdict(fields: Iterable[tuple[str, str]], *, authserv_id: 
     claims: list[tuple[bool, authres.AuthenticationResultsHeader]] = []
     for name, value in fields:
         if name == RECEIVED:
-            above_received = False
+            if not (above_received and _LOCAL_DELIVERY.search(value or "")):
+                above_received = False
         elif name == AUTHENTICATION_RESULTS:
             header = _parsed(value)
             if header is not None and _normalised_id(header.authserv_id) == wanted:
@@ -85,13 +96,31 @@ def receiving_server_verdict(fields: Iterable[tuple[str, str]], *, authserv_id: 
             refusal=f"{below} Authentication-Results header(s) claiming {wanted!r} below a Received: field "
             "(added before the mail reached the receiving server: forged)",
         )
-    if len(claims) > 1:
+    headers = [header for _above, header in claims]
+    contradicted = _contradicted_methods(headers)
+    if contradicted:
         return ReceivingServerVerdict(
             headers=len(claims),
-            refusal=f"{len(claims)} Authentication-Results headers claim {wanted!r}; the receiving server writes one",
+            refusal=f"{len(claims)} Authentication-Results headers claiming {wanted!r} contradict each other on "
+            f"{', '.join(contradicted)}",
         )
-    ((_above, header),) = claims
-    return ReceivingServerVerdict(passed=_passes(header), headers=1)
+    passed = tuple(dict.fromkeys(found for header in headers for found in _passes(header)))
+    return ReceivingServerVerdict(passed=passed, headers=len(claims))
+
+
+def _contradicted_methods(headers) -> list[str]:
+    """Methods one header reports as ``pass`` and another header of the same server reports without a pass."""
+    verdicts: dict[str, set[bool]] = {}
+    for header in headers:
+        per_header: dict[str, bool] = {}
+        for result in header.results:
+            method = str(result.method or "").lower()
+            if method in _VOUCHING_PROPERTIES:
+                passed = str(result.result or "").lower() == "pass"
+                per_header[method] = per_header.get(method, False) or passed
+        for method, passed in per_header.items():
+            verdicts.setdefault(method, set()).add(passed)
+    return sorted(method for method, seen in verdicts.items() if len(seen) > 1)
 
 
 def authenticated_domains(headers: Iterable[str], *, authserv_id: str) -> tuple[AuthenticatedDomain, ...]:
