@@ -1,5 +1,13 @@
-"""What ``/health/`` reports, read for the view: database, broker, workers per queue, beat's last tick,
+"""What the operators' readiness view reports: database, broker, workers per queue, beat's last tick,
 the oldest ingest delta not yet matched by every tenant, the oldest due mail and the uncertain mails.
+
+The report is slow by nature (a broadcast that waits for every worker's reply, a read of every tenant
+schema), so no request computes it: the periodic task ``config.health_snapshot`` (``config.tasks``)
+stores it as a snapshot in the Django cache, which every web process reads in one round trip. The
+cache and not a table: in production it is the Redis every process already shares, the snapshot is
+a few hundred bytes rewritten every minute, and no migration is needed for a value that may be lost
+at any time (a lost snapshot reads as "unknown", which is 503, never as green). A Redis outage takes
+the broker with it, so a readiness view that then answers 503 tells the truth.
 
 Reads only, across the apps (hence in config's top layer); the views in ``config.health`` stay thin.
 """
@@ -10,8 +18,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
+
+# Read and written in the public schema only (the task is a public task, the view is on the public
+# host), so the schema prefix django-tenants adds to every key is always the same.
+SNAPSHOT_CACHE_KEY = "health:snapshot"
 
 
 def database_ping() -> None:
@@ -96,3 +109,60 @@ def health_report(*, now: datetime | None = None) -> HealthReport:
         report.add("uncertain_deliveries", True, count=outbox.uncertain)
     _check_broker_and_workers(report)
     return report
+
+
+@dataclass(frozen=True)
+class HealthSnapshot:
+    """The latest stored report and how old it is; ``ok`` is False once it is older than the limit."""
+
+    computed_at: datetime | None
+    age_seconds: float | None
+    limit_seconds: int
+    report_ok: bool
+    checks: dict
+
+    @property
+    def fresh(self) -> bool:
+        return self.age_seconds is not None and self.age_seconds <= self.limit_seconds
+
+    @property
+    def ok(self) -> bool:
+        return self.fresh and self.report_ok
+
+    @property
+    def status(self) -> str:
+        if self.computed_at is None:
+            return "unknown"
+        if not self.fresh:
+            return "stale"
+        return "ok" if self.report_ok else "failing"
+
+
+def health_snapshot_refresh(*, now: datetime | None = None) -> HealthReport:
+    """Compute the report and store it for the readiness view (run by the periodic task only)."""
+    now = now or timezone.now()
+    report = health_report(now=now)
+    # Kept well past the staleness limit, so the view can say how old it is instead of "unknown".
+    keep = max(3600, 10 * settings.HEALTH_SNAPSHOT_MAX_AGE_SECONDS)
+    cache.set(SNAPSHOT_CACHE_KEY, {"computed_at": now.isoformat(), "ok": report.ok, "checks": report.checks}, keep)
+    return report
+
+
+def health_snapshot_read(*, now: datetime | None = None) -> HealthSnapshot:
+    """The stored snapshot (one cache read); never computes a check."""
+    now = now or timezone.now()
+    limit = settings.HEALTH_SNAPSHOT_MAX_AGE_SECONDS
+    try:
+        stored = cache.get(SNAPSHOT_CACHE_KEY)
+    except Exception:  # the cache's Redis is the broker's too: not ready, and the view must still answer
+        stored = None
+    if not stored:
+        return HealthSnapshot(computed_at=None, age_seconds=None, limit_seconds=limit, report_ok=False, checks={})
+    computed_at = datetime.fromisoformat(stored["computed_at"])
+    return HealthSnapshot(
+        computed_at=computed_at,
+        age_seconds=_age(computed_at, now),
+        limit_seconds=limit,
+        report_ok=bool(stored["ok"]),
+        checks=stored["checks"],
+    )

@@ -6,7 +6,7 @@ from django.urls import path
 from django.views.i18n import set_language
 
 from accounts.views import OperatorPasswordView, PublicLandingView
-from config.health import health, health_detail
+from config.health import health, health_ready
 from notifications.operator.views import operator_deliveries
 
 admin.site.site_header = "Tender Radar – Betrieb"
@@ -16,7 +16,9 @@ admin.site.index_title = "Betriebskonsole"
 urlpatterns = [
     path("", PublicLandingView.as_view(), name="landing"),
     path("healthz", health, name="health"),
-    path("health/", health_detail, name="health_detail"),
+    # Liveness under both names (monitors know either); readiness only for operators and the health token.
+    path("health/", health, name="health_live"),
+    path("health/ready/", health_ready, name="health_ready"),
     # Tenant outboxes seen across tenants (read-only); a notifications view, staff only through the admin site.
     path("admin/zustellungen/", admin.site.admin_view(operator_deliveries), name="operator-deliveries"),
     # Before admin/: the admin's catch-all would answer this path with its login page.

@@ -250,6 +250,7 @@ CELERY_TASK_ROUTES = {
     # Exact names win over the patterns below. Light platform sweeps never wait behind long ingest runs.
     "tenders.dispatch_deltas": {"queue": "match"},
     "sources.fail_stuck_runs": {"queue": "match"},
+    "config.health_snapshot": {"queue": "match"},
     "sources.*": {"queue": "ingest"},
     "tenders.*": {"queue": "ingest"},
     "notifications.match*": {"queue": "match"},
@@ -276,12 +277,19 @@ TASKS_RETRY_BACKOFF = {
 }
 # Beat writes a heartbeat (sources.Heartbeat "beat") so /health/ can tell when it stopped ticking.
 CELERY_BEAT_SCHEDULER = "config.beat:HeartbeatScheduler"
+# config is no installed app, so autodiscovery misses its one task module (the health snapshot).
+CELERY_IMPORTS = ["config.tasks"]
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_URL = REDIS_URL or "filesystem://"
 CELERY_BROKER_TRANSPORT_OPTIONS = {} if REDIS_URL else filesystem_broker_options(LOCAL_DATA_DIR / "broker")
 
-# --- /health/ (config.health): limits past which it answers 503 -----------------------
+# --- Health (config.health): liveness is open; readiness is a snapshot, 503 past these limits ----
+# The snapshot is computed every minute by config.health_snapshot (PLATFORM_PERIODIC_TASKS below) and
+# read from the cache; older than this, the readiness view answers 503 (beat, the match queue or Redis
+# stopped). Readiness is for signed-in operators and for monitors with this bearer token (empty: none).
+HEALTH_SNAPSHOT_MAX_AGE_SECONDS = env_int("HEALTH_SNAPSHOT_MAX_AGE_SECONDS", 180)
+HEALTH_TOKEN = env_str("HEALTH_TOKEN", "")
 HEALTH_QUEUES = ["ingest", "match", "notify"]  # each needs at least one worker
 HEALTH_WORKER_REPLY_SECONDS = float(env_str("HEALTH_WORKER_REPLY_SECONDS", "1.5"))
 HEALTH_BEAT_MAX_AGE_SECONDS = env_int("HEALTH_BEAT_MAX_AGE_SECONDS", 120)
@@ -427,6 +435,13 @@ PLATFORM_PERIODIC_TASKS["notifications: digests"] = {
     "minutes": 15,
     "queue": "notify",
     "description": "Queues notifications.digest_tenant (jittered) for every active tenant; due users get their digest",
+}
+# The readiness view's snapshot (config.health_checks): light, on the match queue beside the other sweeps.
+PLATFORM_PERIODIC_TASKS["config: health snapshot"] = {
+    "task": "config.health_snapshot",
+    "minutes": 1,
+    "queue": "match",
+    "description": "Computes the health checks and stores them for /health/ready/ (the view never computes them)",
 }
 PLATFORM_PERIODIC_TASKS["notifications: send due e-mails"] = {
     "task": "notifications.send_due_fanout",

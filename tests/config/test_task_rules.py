@@ -19,8 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PRODUCT = ("accounts", "config", "kernel", "notifications", "sources", "tenders")
 APPS = ("accounts", "notifications", "sources", "tenders")
 ENQUEUE_MODULE = "config/enqueue.py"
-TASK_PACKAGES = ("notifications/tasks/", "sources/tasks.py", "tenders/tasks.py")
-TASK_MODULES = ("notifications.tasks", "sources.tasks", "tenders.tasks")
+# config/tasks.py: the health snapshot reads every app, which only config's top layer may import.
+TASK_PACKAGES = ("notifications/tasks/", "sources/tasks.py", "tenders/tasks.py", "config/tasks.py")
+TASK_MODULES = ("notifications.tasks", "sources.tasks", "tenders.tasks", "config.tasks")
 PUBLISHING = {"send_task", "apply_async", "delay", "delay_on_commit", "apply_async_on_commit"}
 
 
