@@ -4,21 +4,32 @@ The schema boundary decides the split. The tenant side (``notifications.inbox``)
 mailbox credentials and reads the mailbox; this shared service owns everything after the bytes:
 one ``FetchRun`` of the ``mail`` Source per check (``trigger="mailbox"``, ``scope`` = the
 tenant's schema), parsing and the provenance verdict per mail
-(``sources.adapters.mail.verdict``), one ``InboundMail`` row per mail, the ingest of verified
-notices and the hand-off to matching - each chunk of mails in one transaction with its notices.
-So a mailbox that cannot be read is a failed run (reason ``mailbox``) in source health, and the
-low-yield alarm judges each mailbox against its own recent checks.
+(``sources.adapters.mail.verdict``), one ``InboundMail`` row per mail and, for verified mails,
+the requests of the portal pages their notices point at (``sources.tender_pages``) - each chunk
+of mails in one transaction with its requests.
 
-Counts on the run: ``requests`` = mails read, ``bytes`` = their size, ``fetched``/``new``/
-``changed``/``unchanged`` = the notices of verified mails and what the ingest made of them;
-every mail not taken (unparsed, quarantined) is a problem, so such a check ends ``partial``.
-Mails that are no portal alert (newsletters, auto-replies) are recorded, not counted as problems.
-Checks of different tenants run side by side; two checks of the same mailbox do not (the second
-is ``skipped``, ``fetchrun_one_running_per_mailbox``).
+A mail is a pointer, the portal is the source: no mail, however well authenticated, writes a row
+of the shared tender tables (the mailbox owner controls the mail, its receiving server and its
+``Authentication-Results``). What the mail says stays on the tenant's ``InboundMail`` row
+(``held_notices``: the tenant's leads); the tender reaches the shared tables, and every tenant's
+matching, only when the portal's own page was read.
+
+A mail is one mail per Message-ID *and* content: a second mail reusing a processed Message-ID with
+other bytes is recorded as its own mail, flagged ``message_id_reused`` (both rows), and suppresses
+neither (a spoof cannot hide the genuine alert by taking its Message-ID first).
+
+Counts on the run: ``requests`` = mails read (without those recorded by earlier checks and read
+again in the window's overlap), ``bytes`` = the size of all read, ``fetched`` = the notices the
+mails named (their leads; ``new``/``changed`` stay 0, a mail ingests nothing); every mail not taken
+(unparsed, quarantined) is a problem, so such a check ends ``partial``. Mails that are no portal
+alert (newsletters, auto-replies) are recorded, not counted as problems. Checks of different
+tenants run side by side; two checks of the same mailbox do not (the second is ``skipped``,
+``fetchrun_one_running_per_mailbox``).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,10 +41,17 @@ from sources.adapters.mail.verdict import IGNORED, PARSED, QUARANTINED, UNPARSED
 from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus, InboundMail, Source
 from sources.selectors import host_sources_current, portal_domains_current
 from sources.services import _execute, _start_run
-from tenders.merging import record_to_json
-from tenders.models import TenderSource
+from sources.tender_pages import portal_page_requests_record
+from tenders.merging import record_from_json, record_to_json
 
-__all__ = ["MAILBOX_TRIGGER", "MAIL_SOURCE_KEY", "MailboxRun", "mail_source_run"]
+__all__ = [
+    "MAILBOX_TRIGGER",
+    "MAIL_SOURCE_KEY",
+    "MailboxRun",
+    "mail_content_sha256",
+    "mail_leads_follow",
+    "mail_source_run",
+]
 
 MAIL_SOURCE_KEY = "mail"
 RAW_KEEP_BYTES = 256 * 2**10
@@ -52,9 +70,16 @@ _MAIL_SOURCE_DEFAULTS = {
 class MailboxRun:
     run: FetchRun
     mails: dict[str, int] = field(default_factory=dict)  # status -> mails of this check
-    notices: int = 0  # notices ingested into the shared tables (verified mails only)
-    created: tuple[int, ...] = ()  # tenders the mails created
-    linked: tuple[int, ...] = ()  # existing tenders the mails were attached to or changed
+    leads: int = 0  # notices the mails named, kept for this tenant alone
+    page_requests: tuple[int, ...] = ()  # pending PortalPageRequests the verified mails pointed at
+    reused_message_ids: int = 0  # mails recorded although their Message-ID was processed with other content
+
+
+def mail_content_sha256(mail: MailMessage) -> str:
+    """What makes a mail the same mail as another with its Message-ID: its bytes (and size, for a truncated read)."""
+    digest = hashlib.sha256(f"{mail.size}:{int(mail.truncated)}:".encode())
+    digest.update(mail.raw)
+    return digest.hexdigest()
 
 
 def mail_source_run(
@@ -74,76 +99,127 @@ def mail_source_run(
     run = _start_run(source, trigger=MAILBOX_TRIGGER, scope=tenant_schema)
     if run.status == FetchRunStatus.SKIPPED:
         return MailboxRun(run=run)
-    chunks = _Chunks(tenant_schema=tenant_schema, trust=trust, now=now)
+    chunks = _Chunks(tenant_schema=tenant_schema, trust=trust, now=now, run=run)
     outcome = _execute(source, run, lambda: chunks.batches(read()), persist_cursor=False, within_batch=chunks.record)
-    created = tuple(outcome.delta.created)
-    new = set(created)
     return MailboxRun(
         run=outcome.run,
         mails=dict(chunks.statuses),
-        notices=chunks.notices,
-        created=created,
-        linked=tuple(t for t in chunks.tenders if t not in new),
+        leads=chunks.leads,
+        page_requests=tuple(chunks.page_requests),
+        reused_message_ids=chunks.reused,
     )
 
 
-class _Chunks:
-    """Turns chunks of mails into batches for the run loop and records each chunk's mails with its notices."""
+def mail_leads_follow(*, mail_id: int, now: datetime) -> list[int]:
+    """A released mail's leads point like a verified mail's: request the portal pages they name.
 
-    def __init__(self, *, tenant_schema: str, trust: MailTrust, now: datetime) -> None:
+    Called by the tenant's release in its transaction; ingests nothing (the pages are the source).
+    Returns the ids of the pending page requests.
+    """
+    documents = InboundMail.objects.values_list("held_notices", flat=True).get(pk=mail_id)
+    records = []
+    for document in documents if isinstance(documents, list) else ():
+        try:
+            records.append(record_from_json(document))
+        except (TypeError, ValueError, KeyError):  # a document this code no longer reads: nothing to follow
+            continue
+    return [request.pk for request in portal_page_requests_record(records=records, now=now)]
+
+
+class _Chunks:
+    """Turns chunks of mails into (empty) batches for the run loop and records each chunk's mails with their
+    page requests in the batch's transaction."""
+
+    def __init__(self, *, tenant_schema: str, trust: MailTrust, now: datetime, run: FetchRun) -> None:
         self.tenant_schema = tenant_schema
         self.trust = trust
         self.now = now
+        self.run = run
         self.statuses: Counter[str] = Counter({PARSED: 0, UNPARSED: 0, IGNORED: 0, QUARANTINED: 0})
-        self.notices = 0
-        self.tenders: tuple[int, ...] = ()
+        self.leads = 0
+        self.reused = 0
+        self.page_requests: list[int] = []
         self._rows: list[InboundMail] = []
-        self._keys: set[str] = set()
+        self._pointers: list = []
+        self._seen: set[tuple[str, str]] = set()
 
-    def _first_copies(self, mails: Sequence[MailMessage]) -> list[MailMessage]:
-        # A mailbox may hold one message twice (copied between folders, delivered twice): it is one
-        # mail, recorded, counted and ingested once.
-        first = []
-        for mail in mails:
-            if mail.key not in self._keys:
-                self._keys.add(mail.key)
-                first.append(mail)
-        return first
+    def _first_copies(self, mails: Sequence[MailMessage]) -> tuple[list[tuple[MailMessage, str]], int]:
+        # A mailbox may hold one message twice (copied between folders, delivered twice, read again in the
+        # overlap of two checks): one mail, recorded and counted once. One mail is one Message-ID *and*
+        # content: a mail reusing a Message-ID with other bytes is a mail of its own, never a copy.
+        hashed = [(mail, mail_content_sha256(mail)) for mail in mails]
+        known = set(
+            InboundMail.objects.filter(
+                tenant_schema=self.tenant_schema, message_id__in={mail.key for mail, _ in hashed}
+            ).values_list("message_id", "content_sha256")
+        )
+        first, recorded_before = [], 0
+        for mail, digest in hashed:
+            if (mail.key, digest) in self._seen:
+                continue  # a copy of a mail of this check (its first copy may be recorded already)
+            if (mail.key, digest) in known:
+                recorded_before += 1
+                continue
+            self._seen.add((mail.key, digest))
+            first.append((mail, digest))
+        return first, recorded_before
 
     def batches(self, chunks: Iterable[Sequence[MailMessage]]) -> Iterable[FetchedBatch]:
         # Read inside the run (this generator runs in the run loop): a failure here fails the run.
         host_sources, portal_domains = host_sources_current(), portal_domains_current()
         for read in chunks:
-            mails = self._first_copies(read)
+            mails, recorded_before = self._first_copies(read)
             verdicts = [
                 mail_judge(mail, host_sources=host_sources, trust=self.trust, portal_domains=portal_domains)
-                for mail in mails
+                for mail, _ in mails
             ]
-            # The run loop ingests the batch and then calls ``record`` in the same transaction.
-            self._rows = [self._row(mail, verdict) for mail, verdict in zip(mails, verdicts, strict=True)]
+            # The run loop calls ``record`` in the batch's transaction; the batch itself carries no records:
+            # a mail never reaches the shared tender tables (see the module docstring).
+            judged = zip(mails, verdicts, strict=True)
+            self._rows = [self._row(mail, digest, verdict) for (mail, digest), verdict in judged]
+            self._pointers = [record for verdict in verdicts for record in verdict.pointers]
             yield FetchedBatch(
-                records=tuple(record for verdict in verdicts for record in verdict.ingestable),
                 problems=tuple(
                     _problem(mail, verdict)
-                    for mail, verdict in zip(mails, verdicts, strict=True)
+                    for (mail, _), verdict in zip(mails, verdicts, strict=True)
                     if verdict.status in (UNPARSED, QUARANTINED)
                 ),
                 bytes=sum(mail.size for mail in read),
-                requests=len(read),
+                # Mails of earlier checks read again (the window's overlap) are no mail of this check: counted,
+                # they would make every check without new mail look like a mailbox gone quiet (low yield).
+                requests=len(read) - recorded_before,
                 scope=self.tenant_schema,
             )
 
     def record(self, batch: FetchedBatch, _delta) -> None:
+        self._flag_reused_message_ids()
         InboundMail.objects.bulk_create(self._rows, ignore_conflicts=True)
+        requests = portal_page_requests_record(records=self._pointers, now=self.now)
+        self.page_requests.extend(request.pk for request in requests if request.pk not in self.page_requests)
         self.statuses.update(row.status for row in self._rows)
-        self._rows = []
-        self.notices += len(batch.records)
-        self.tenders = tuple(dict.fromkeys((*self.tenders, *_tenders_of(batch.records))))
+        leads = sum(len(row.held_notices) for row in self._rows)
+        self.leads += leads
+        self.run.fetched += leads  # notices the mails named: what the low-yield alarm judges per mailbox
+        self._rows, self._pointers = [], []
 
-    def _row(self, mail: MailMessage, verdict: MailVerdict) -> InboundMail:
+    def _flag_reused_message_ids(self) -> None:
+        """Rows whose Message-ID another mail of this tenant carries with other content are flagged, both sides."""
+        keys = {row.message_id for row in self._rows}
+        earlier = InboundMail.objects.filter(tenant_schema=self.tenant_schema, message_id__in=keys)
+        taken = set(earlier.values_list("message_id", flat=True))
+        counts = Counter(row.message_id for row in self._rows)
+        for row in self._rows:
+            if row.message_id in taken or counts[row.message_id] > 1:
+                row.message_id_reused = True
+                self.reused += 1
+        if taken:
+            earlier.filter(message_id_reused=False).update(message_id_reused=True)
+
+    def _row(self, mail: MailMessage, digest: str, verdict: MailVerdict) -> InboundMail:
         return InboundMail(
             tenant_schema=self.tenant_schema,
             message_id=mail.key,
+            content_sha256=digest,
             portal=verdict.parse.portal[:40],
             subject=verdict.parse.subject[:998],
             sender=verdict.parse.sender[:998],
@@ -154,20 +230,9 @@ class _Chunks:
             notices_found=len(verdict.parse.records),
             raw=mail.raw[:RAW_KEEP_BYTES],
             quarantine_reason=verdict.quarantine_reason,
-            held_notices=[record_to_json(record) for record in verdict.held],
+            held_notices=[record_to_json(record) for record in verdict.leads],
         )
 
 
 def _problem(mail: MailMessage, verdict: MailVerdict) -> str:
     return f"{mail.key[:200]}: {verdict.status}: {verdict.reason[:300]}"
-
-
-def _tenders_of(records) -> tuple[int, ...]:
-    """The tenders the records landed in (one query)."""
-    keys = {(record.source, record.source_notice_id) for record in records}
-    if not keys:
-        return ()
-    rows = TenderSource.objects.filter(
-        source__in={source for source, _ in keys}, source_notice_id__in={notice for _, notice in keys}
-    ).values_list("source", "source_notice_id", "tender_id")
-    return tuple(dict.fromkeys(tender for source, notice, tender in rows if (source, notice) in keys))

@@ -85,6 +85,8 @@ FAILED_RUN_STATUSES = (FetchRunStatus.FAILED, FetchRunStatus.BLOCKED)
 
 # The trigger of a tenant's mailbox check, a run of the mail source whose scope is the tenant's schema.
 MAILBOX_TRIGGER = "mailbox"
+# A portal Source reading one tender's page because an alert mail named it (scope: the portal reference).
+PORTAL_PAGE_TRIGGER = "portal_page"
 
 
 class FetchRun(models.Model):
@@ -230,14 +232,20 @@ class ApprovedForwarder(models.Model):
 
 
 class InboundMail(models.Model):
-    """A portal alert e-mail read from a tenant's mailbox; processed once per Message-ID.
+    """A portal alert e-mail read from a tenant's mailbox; processed once per Message-ID and content.
 
     Kept in the public schema so operators see unparsed mails of every tenant
-    in one place; ``tenant_schema`` says whose mailbox it came from.
+    in one place; ``tenant_schema`` says whose mailbox it came from. A mail is a pointer, never
+    a source of shared data: its notices stay on this row (``held_notices``, the tenant's leads)
+    and only its portal references lead to requests of the portal's own page (``PortalPageRequest``).
     """
 
     tenant_schema = models.CharField(max_length=63, verbose_name=_("Mandant (Schema)"))
     message_id = models.CharField(max_length=998, verbose_name=_("Message-ID"))
+    # Anyone can send a mail with any Message-ID: a spoof reusing a genuine alert's id must not make the
+    # genuine one look processed already, so a mail is one mail per Message-ID *and* content (SHA-256).
+    content_sha256 = models.CharField(max_length=64, blank=True, default="", verbose_name=_("Inhalt (SHA-256)"))
+    message_id_reused = models.BooleanField(default=False, verbose_name=_("Message-ID mehrfach verwendet"))
     portal = models.CharField(max_length=40, blank=True, default="", verbose_name=_("Portal"))
     subject = models.CharField(max_length=998, blank=True, default="", verbose_name=_("Betreff"))
     sender = models.CharField(max_length=998, blank=True, default="", verbose_name=_("Absender"))
@@ -247,7 +255,7 @@ class InboundMail(models.Model):
     reason = models.TextField(blank=True, default="", verbose_name=_("Grund"))
     notices_found = models.PositiveIntegerField(default=0, verbose_name=_("gefundene Bekanntmachungen"))
     raw = models.BinaryField(blank=True, default=b"", verbose_name=_("Rohdaten"))
-    # Quarantined and released mails: why, and their notices (record JSON), which never enter the shared tables.
+    # Every parsed mail's notices (record JSON), which never enter the shared tables; for quarantined mails why.
     quarantine_reason = models.CharField(
         max_length=10, choices=QuarantineReason.choices, blank=True, default="", verbose_name=_("Quarantänegrund")
     )
@@ -260,12 +268,63 @@ class InboundMail(models.Model):
         verbose_name = _("eingegangene Portal-Mail")
         verbose_name_plural = _("eingegangene Portal-Mails")
         constraints = [
-            models.UniqueConstraint(fields=["tenant_schema", "message_id"], name="inbound_mail_unique"),
+            models.UniqueConstraint(
+                fields=["tenant_schema", "message_id", "content_sha256"], name="inbound_mail_unique_content"
+            ),
         ]
         indexes = [models.Index(fields=["status", "-processed_at"], name="inbound_mail_status_idx")]
 
     def __str__(self) -> str:
         return f"{self.tenant_schema} {self.message_id} ({self.status})"
+
+
+class PortalPageRequestStatus(models.TextChoices):
+    PENDING = "pending", _("angefragt")
+    FETCHED = "fetched", _("abgerufen")
+    BLOCKED = "blocked", _("blockiert")
+    FAILED = "failed", _("fehlgeschlagen")
+
+
+class PortalPageRequest(models.Model):
+    """A durable request to read one tender's page from its portal, because an alert mail pointed at it.
+
+    Written with the ``InboundMail`` rows that named it; the page is fetched by the portal Source's own
+    adapter (``sources.tender_pages``) and ingested as a crawl would. One pending request per page:
+    the mails of two tenants make one fetch.
+    """
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="page_requests", verbose_name=_("Quelle"))
+    url = models.CharField(max_length=2000, verbose_name=_("URL"))
+    portal_reference = models.CharField(max_length=250, verbose_name=_("Portal-Verweis"))
+    status = models.CharField(
+        max_length=10,
+        choices=PortalPageRequestStatus.choices,
+        default=PortalPageRequestStatus.PENDING,
+        verbose_name=_("Status"),
+    )
+    reason = models.TextField(blank=True, default="", verbose_name=_("Grund"))
+    requested_at = models.DateTimeField(verbose_name=_("angefragt am"))
+    done_at = models.DateTimeField(null=True, blank=True, verbose_name=_("erledigt am"))
+    run = models.ForeignKey(
+        FetchRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("Abruf")
+    )
+
+    class Meta:
+        ordering = ["-requested_at"]
+        verbose_name = _("Abruf einer Portalseite")
+        verbose_name_plural = _("Abrufe von Portalseiten")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "url"], condition=Q(status="pending"), name="portal_page_request_one_pending"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["portal_reference", "-requested_at"], name="portal_page_request_ref_idx"),
+            models.Index(fields=["status", "requested_at"], name="portal_page_request_status_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} {self.portal_reference} ({self.status})"
 
 
 class Heartbeat(models.Model):

@@ -11,6 +11,15 @@ from django_celery_beat.models import IntervalSchedule, PeriodicTask
 from sources.models import Source
 
 TASK_PREFIX = "poll source "
+# The sweep of portal page requests an alert mail left pending (a lost task, a Source that was crawling):
+# a job of this app, so written here rather than declared in settings.
+PAGE_REQUEST_SWEEP = {
+    "name": "sources: fetch requested portal pages",
+    "task": "sources.sweep_portal_page_requests",
+    "minutes": 5,
+    "queue": "ingest",
+    "description": "Fetches the portal pages alert mails pointed at whose own task did not finish them",
+}
 
 
 def schedules_sync() -> dict[str, int]:
@@ -41,7 +50,8 @@ def schedules_sync() -> dict[str, int]:
         disabled = stale.update(enabled=False)
         # Platform jobs (digest fan-out, expiry …) are declared in settings by name, so this shared
         # module needs no import of the apps that implement them.
-        for name, spec in settings.PLATFORM_PERIODIC_TASKS.items():
+        platform = {**settings.PLATFORM_PERIODIC_TASKS, PAGE_REQUEST_SWEEP["name"]: PAGE_REQUEST_SWEEP}
+        for name, spec in platform.items():
             interval, _ = IntervalSchedule.objects.get_or_create(every=spec["minutes"], period=IntervalSchedule.MINUTES)
             PeriodicTask.objects.update_or_create(
                 name=name,

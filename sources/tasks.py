@@ -25,3 +25,19 @@ def fetch_runs_fail_stuck_task() -> int:
     from sources.services import fetch_runs_fail_stuck
 
     return fetch_runs_fail_stuck()
+
+
+@public_task(name="sources.fetch_portal_page")
+def portal_page_request_fetch_task(request_id: int) -> str:
+    """One tender's page, requested because an alert mail pointed at it; the outcome is on the request."""
+    from sources.tender_pages import portal_page_request_fetch
+
+    request = portal_page_request_fetch(request_id=request_id)
+    return request.status if request is not None else "done"
+
+
+@public_task(name="sources.sweep_portal_page_requests", refused=0)
+def portal_page_requests_sweep_task() -> int:
+    from sources.tender_pages import portal_page_requests_sweep
+
+    return portal_page_requests_sweep()

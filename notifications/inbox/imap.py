@@ -13,8 +13,9 @@ The folder is opened read-only and bodies are fetched with ``BODY.PEEK``: checki
 changes the user's mailbox (no \\Seen flags, nothing moved or deleted).
 
 Candidates are the messages that arrived ``SINCE`` a day (IMAP has day precision only); the
-caller subtracts what it has processed already, by Message-ID. A message without
-Message-ID is keyed by the SHA-256 of its header block.
+caller reads them all (a Message-ID alone does not prove a mail was processed: anyone can reuse
+one) and the mail source's run drops the copies it has recorded, by Message-ID and content. A
+message without Message-ID is keyed by the SHA-256 of its header block.
 
 Every failure is a ``MailboxError`` whose message is German (it is shown to the tenant's
 admins as ``last_error``) and names what to fix.

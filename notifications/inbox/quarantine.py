@@ -1,12 +1,13 @@
 """Releasing a quarantined alert mail: the tenant admin vouches for it, for their own tenant only.
 
 Tenders are shared by every tenant, so a tenant's word cannot put a notice into them: one
-tenant would then decide what all others see and are alerted about. A released mail's
-notices therefore stay where the quarantine kept them - on the tenant's own ``InboundMail``
-row (``held_notices``) - and are shown on that tenant's mailbox page with working links.
-They never enter the shared tender tables, so no other tenant's search, profile or alert
-can see them. The portal's own record of the same notice arrives through the regular
-sources (DÖE, TED, the portal crawl) and then reaches every tenant as usual.
+tenant would then decide what all others see and are alerted about. A released mail is
+treated as a verified one, and a verified mail is only a pointer: its notices stay where the
+quarantine kept them - on the tenant's own ``InboundMail`` row (``held_notices``), shown on
+that tenant's mailbox page with working links - and the portal pages they name are requested
+from the portals themselves (``sources.mail_runs.mail_leads_follow``; only pages of configured
+portal Sources). What a portal's page says reaches every tenant as a crawl would; what only the
+mail says never leaves this tenant.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from datetime import datetime
 from django.db import connection, transaction
 from django.utils import timezone
 
+from sources.mail_runs import mail_leads_follow
 from sources.models import InboundMail, InboundMailStatus
 
 __all__ = ["inbound_mail_release"]
@@ -26,7 +28,7 @@ def inbound_mail_release(*, mail_id: int, released_by: str, now: datetime | None
 
     Runs in the tenant's schema: ``InboundMail`` lives in the public schema, so the tenant is
     the row's ``tenant_schema`` - a mail of another tenant is "not found", never released.
-    Releasing twice is harmless (the second call finds the mail released and keeps it so).
+    Releasing twice is harmless (the second call finds the mail released and keeps it so, requesting nothing).
     """
     with transaction.atomic():
         mail = (
@@ -43,4 +45,5 @@ def inbound_mail_release(*, mail_id: int, released_by: str, now: datetime | None
             mail.released_at = now or timezone.now()
             mail.released_by = released_by[:254]
             mail.save(update_fields=["status", "released_at", "released_by"])
+            mail_leads_follow(mail_id=mail.pk, now=mail.released_at)
     return mail

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from urllib.parse import urlsplit
 
@@ -17,8 +17,10 @@ from notifications.inbox.imap import MailboxAddress, MailboxError
 from notifications.mail_route import mailbox_settings_get
 from notifications.models import MailboxSettings
 from sources.adapters.mail.provenance import ApprovedSender, MailTrust
-from sources.models import ApprovedForwarder, InboundMail, InboundMailStatus
+from sources.mail_runs import MAIL_SOURCE_KEY
+from sources.models import ApprovedForwarder, InboundMail, InboundMailStatus, PortalPageRequest, PortalPageRequestStatus
 from tenders.merging import record_from_json
+from tenders.models import TenderSource
 
 
 def mailbox_settings_active() -> MailboxSettings | None:
@@ -66,7 +68,8 @@ def mailbox_trust(*, mailbox: MailboxSettings) -> MailTrust:
 
 
 def inbound_mail_known_keys(*, tenant_schema: str, message_ids: Iterable[str]) -> set[str]:
-    """Which of ``message_ids`` this tenant's mailbox check has processed already (one query)."""
+    """Which of ``message_ids`` this tenant's mailbox check has processed already (one query); such a
+    Message-ID is no proof of the same mail (see ``sources.mail_runs``), only of a mail not new to the cap."""
     ids = list(dict.fromkeys(message_ids))
     if not ids:
         return set()
@@ -98,13 +101,26 @@ def tenant_schemas_with_active_mailbox(*, schemas: Iterable[str] | None = None) 
     return found
 
 
+# The state of a lead: what the platform made of the portal page the mail pointed at.
+LEAD_MAIL_ONLY = ""  # nothing requested (mail quarantined, or no configured portal Source serves the link)
+LEAD_REQUESTED = "requested"
+LEAD_CONFIRMED = "confirmed"
+LEAD_UNAVAILABLE = "unavailable"
+
+
 @dataclass(frozen=True)
 class HeldNotice:
+    """A lead: a notice only the tenant's alert mail names, with what became of its portal page."""
+
     title: str
     buyer_name: str
     submission_deadline: datetime | None
     url: str  # a safe http(s) link, "" when there is none
     host: str
+    references: tuple[str, ...] = ()
+    state: str = LEAD_MAIL_ONLY
+    reason: str = ""  # why the portal page could not be read (state "unavailable")
+    tender_id: int | None = None  # the platform tender once a platform source has it
 
 
 @dataclass(frozen=True)
@@ -118,9 +134,61 @@ class InboundMailRow:
 
 
 def inbound_mail_rows(*, tenant_schema: str, limit: int) -> list[InboundMailRow]:
-    """The tenant's latest processed mails for the mailbox page, quarantined and released ones with their notices."""
-    rows = inbound_mail_list(tenant_schema=tenant_schema)[:limit]
-    return [InboundMailRow(mail=mail, notices=_held_notices(mail.held_notices)) for mail in rows]
+    """The tenant's latest processed mails for the mailbox page, each with its leads and their state (3 queries)."""
+    rows = list(inbound_mail_list(tenant_schema=tenant_schema)[:limit])
+    leads = {mail.pk: _held_notices(mail.held_notices) for mail in rows}
+    references = {ref for notices in leads.values() for notice in notices for ref in notice.references}
+    tenders = tender_ids_by_portal_reference(references=references)
+    requests = portal_page_requests_latest(references=references)
+    return [
+        InboundMailRow(mail=mail, notices=tuple(_with_state(n, tenders, requests) for n in leads[mail.pk]))
+        for mail in rows
+    ]
+
+
+def tender_ids_by_portal_reference(*, references: Iterable[str]) -> dict[str, int]:
+    """Portal reference -> the platform tender a platform source (never an alert mail) published it as."""
+    refs = sorted(set(references))
+    if not refs:
+        return {}
+    rows = (
+        TenderSource.objects.filter(tender__portal_references__overlap=refs)
+        .exclude(source=MAIL_SOURCE_KEY)
+        .order_by("tender_id")
+        .values_list("tender_id", "tender__portal_references")
+    )
+    found: dict[str, int] = {}
+    for tender_id, tender_refs in rows:
+        for ref in tender_refs or ():
+            if ref in refs:
+                found.setdefault(ref, tender_id)
+    return found
+
+
+def portal_page_requests_latest(*, references: Iterable[str]) -> dict[str, PortalPageRequest]:
+    """Portal reference -> its latest page request (one query)."""
+    refs = sorted(set(references))
+    if not refs:
+        return {}
+    rows = (
+        PortalPageRequest.objects.filter(portal_reference__in=refs)
+        .order_by("portal_reference", "-requested_at", "-pk")
+        .distinct("portal_reference")
+    )
+    return {row.portal_reference: row for row in rows}
+
+
+def _with_state(notice: HeldNotice, tenders: dict[str, int], requests: dict[str, PortalPageRequest]) -> HeldNotice:
+    for ref in notice.references:
+        if ref in tenders:
+            return replace(notice, state=LEAD_CONFIRMED, tender_id=tenders[ref])
+    latest = [requests[ref] for ref in notice.references if ref in requests]
+    if any(r.status == PortalPageRequestStatus.PENDING for r in latest):
+        return replace(notice, state=LEAD_REQUESTED)
+    failed = [r for r in latest if r.status in (PortalPageRequestStatus.BLOCKED, PortalPageRequestStatus.FAILED)]
+    if failed:
+        return replace(notice, state=LEAD_UNAVAILABLE, reason=failed[0].reason or failed[0].get_status_display())
+    return notice
 
 
 def _held_notices(documents) -> tuple[HeldNotice, ...]:
@@ -142,6 +210,7 @@ def _held_notices(documents) -> tuple[HeldNotice, ...]:
                 submission_deadline=record.submission_deadline,
                 url=url,
                 host=host,
+                references=tuple(record.portal_references),
             )
         )
     return tuple(notices)

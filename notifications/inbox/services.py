@@ -3,22 +3,27 @@
 ``mailbox_check`` works on the current tenant schema: it reads the tenant's active
 ``MailboxSettings`` (the password is decrypted on purpose, only here), connects
 (:mod:`notifications.inbox.imap`), lists the messages that arrived since the last check
-(minus an overlap of ``OVERLAP_DAYS``; on the first check the last ``FIRST_CHECK_DAYS``),
-skips every Message-ID this tenant has processed already (``InboundMail`` in the public
-schema, unique per tenant and Message-ID) and hands the rest, chunk by chunk, to the shared
-run loop (``sources.mail_runs.mail_source_run``). That service owns everything after the
-bytes, as for every other source: one ``FetchRun`` of the ``mail`` Source per check (scope:
-this tenant's schema; counts, problems, failures, the low-yield alarm, source health), parsing,
-the provenance verdict, the ``InboundMail`` rows (parsed / unparsed / ignored / quarantined)
-and the ingest of the *verified* mails' notices with the hand-off to matching.
+(minus an overlap of ``OVERLAP_DAYS``; on the first check the last ``FIRST_CHECK_DAYS``) and
+hands them, chunk by chunk, to the shared run loop (``sources.mail_runs.mail_source_run``).
+New Message-IDs come first (at most ``MAX_MAILS_PER_CHECK``); messages whose Message-ID this
+tenant has processed already are read again too, because one mail is one Message-ID *and*
+content: a spoof that took a genuine alert's Message-ID first must not make the genuine one
+look processed (the run drops exact copies by content hash before judging them).
+That service owns everything after the bytes, as for every other source: one ``FetchRun`` of
+the ``mail`` Source per check (scope: this tenant's schema; counts, problems, failures, the
+low-yield alarm, source health), parsing, the provenance verdict and the ``InboundMail`` rows
+(parsed / unparsed / ignored / quarantined).
 
-Tenders are shared by every tenant, and anyone can write to a mailbox: a parsed mail reaches
-the shared tables only when ``sources.adapters.mail.provenance`` verifies it (known portal
-sender, authenticated by the tenant's own receiving server or named in a forwarding rule,
-links only to that portal). Any other parsed mail is ``quarantined``: its notices are kept
-on the ``InboundMail`` row (``held_notices``) for the tenant's mailbox page, never ingested.
-``inbound_mail_release`` lets the tenant admin accept such a mail for their tenant alone: it
-stays out of the shared tables (see docs/architecture.md, "Trust boundaries").
+A mail is a pointer, the portal is the source. Tenders are shared by every tenant, and the
+mailbox - its server, its ``Authentication-Results``, its mails - is the tenant's to forge, so
+no mail writes shared tender data. Every parsed mail's notices stay on its ``InboundMail`` row
+(``held_notices``): the tenant's leads, shown on its mailbox page only. A mail that
+``sources.adapters.mail.provenance`` verifies (known portal sender, authenticated by the
+tenant's receiving server or named in a forwarding rule, links only to that portal) makes the
+platform read the pages its notices name from the portal itself (``sources.tender_pages``);
+what the portal's page says becomes a platform tender for everyone, like a crawl. Any other
+parsed mail is ``quarantined``; ``inbound_mail_release`` lets the tenant admin vouch for it,
+which again only requests the portal's pages (see docs/architecture.md, "Trust boundaries").
 
 Idempotent: a mail is processed once per tenant whatever the flags in the mailbox say, and
 the mailbox itself is never changed. Two checks of one tenant never overlap (one running run
@@ -47,7 +52,7 @@ from django.utils import timezone
 from django_tenants.utils import get_public_schema_name
 
 from accounts.fanout import tenants_fan_out
-from notifications.inbox.imap import FetchedMail, MailboxReader
+from notifications.inbox.imap import Candidate, FetchedMail, MailboxReader
 from notifications.inbox.selectors import (
     inbound_mail_known_keys,
     mailbox_address,
@@ -78,9 +83,9 @@ class MailboxCheckOutcome:
     unparsed: int = 0
     ignored: int = 0
     quarantined: int = 0
-    notices: int = 0  # notices ingested into the shared tables (verified mails only)
-    created: tuple[int, ...] = ()  # tenders the mails created
-    linked: tuple[int, ...] = ()  # existing tenders the mails were attached to or changed
+    leads: int = 0  # notices the mails named, kept for this tenant (never in the shared tables)
+    page_requests: tuple[int, ...] = ()  # portal pages requested because verified mails pointed at them
+    reused_message_ids: int = 0  # mails recorded although another mail had their Message-ID
     run_id: int | None = None  # the mail source's FetchRun of this check
 
     def as_dict(self) -> dict:
@@ -146,14 +151,24 @@ def _new_mails(mailbox: MailboxSettings, *, schema: str, now: datetime, ssl_cont
     ) as reader:
         candidates = reader.candidates(since=since.date())
         known = inbound_mail_known_keys(tenant_schema=schema, message_ids=(c.key for c in candidates.values()))
-        new, taken = {}, set(known)
-        for uid, candidate in sorted(candidates.items()):
-            # One message in the mailbox twice (two UIDs, one Message-ID) is fetched once.
-            if candidate.key not in taken and len(new) < MAX_MAILS_PER_CHECK:
-                taken.add(candidate.key)
-                new[uid] = candidate
-        chunks: Iterator[list[FetchedMail]] = reader.fetch(new)
+        chunks: Iterator[list[FetchedMail]] = reader.fetch(_to_read(candidates, known=known))
         yield from chunks
+
+
+def _to_read(candidates: dict[int, Candidate], *, known: set[str]) -> dict[int, Candidate]:
+    """Every candidate of the window, oldest first, with at most ``MAX_MAILS_PER_CHECK`` new Message-IDs.
+
+    Known Message-IDs and second copies are read too: only their bytes tell a copy (dropped by the run)
+    from another mail that reuses the Message-ID - a spoof of the same size included.
+    """
+    chosen, new = {}, set()
+    for uid, candidate in sorted(candidates.items()):
+        if candidate.key not in known and candidate.key not in new:
+            if len(new) >= MAX_MAILS_PER_CHECK:
+                continue
+            new.add(candidate.key)
+        chosen[uid] = candidate
+    return chosen
 
 
 def _outcome(result: MailboxRun) -> MailboxCheckOutcome:
@@ -164,9 +179,9 @@ def _outcome(result: MailboxRun) -> MailboxCheckOutcome:
         unparsed=result.mails.get("unparsed", 0),
         ignored=result.mails.get("ignored", 0),
         quarantined=result.mails.get("quarantined", 0),
-        notices=result.notices,
-        created=result.created,
-        linked=result.linked,
+        leads=result.leads,
+        page_requests=result.page_requests,
+        reused_message_ids=result.reused_message_ids,
         run_id=result.run.pk,
     )
 

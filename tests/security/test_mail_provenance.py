@@ -19,7 +19,7 @@ from django_tenants.utils import schema_context
 from notifications.alerts.services import delta_process
 from notifications.inbox.services import mailbox_check
 from notifications.models import Delivery, MailboxSettings, TenderMatch
-from sources.models import ApprovedForwarder, InboundMail
+from sources.models import ApprovedForwarder, InboundMail, PortalPageRequest
 from tenders.models import Tender, TenderSource
 from tenders.services import notices_ingest
 from tests.factories.records import LEGACY_EFORMS, eforms_record
@@ -142,7 +142,7 @@ def test_spoofed_alert_mails_are_quarantined_and_never_reach_shared_tenders_or_o
     outcome = _check(alpha.tenant, imap_server)
 
     assert (outcome.error, outcome.new_mails, outcome.quarantined, outcome.parsed) == ("", 3, 3, 0)
-    assert (outcome.notices, outcome.created, outcome.linked) == (0, (), ())
+    assert (outcome.leads, outcome.page_requests) == (3, ())  # kept for alpha; quarantined mails point at nothing
     assert (Tender.objects.count(), TenderSource.objects.count()) == (tenders_before, sources_before)
     assert not Tender.objects.filter(title__contains="Sammler West").exists()
     assert Tender.objects.values().get(pk=real_cosinex_tender.pk) == real_before
@@ -172,10 +172,12 @@ def test_a_properly_authenticated_alert_is_accepted_by_an_spf_pass_for_exactly_i
     mailbox = _mailbox(imap_server, alpha.tenant)
     imap_server.append(mailbox, as_received(TENDER24.read_bytes(), spf="tender24.de"))
     outcome = _check(alpha.tenant, imap_server)
-    assert (outcome.parsed, outcome.quarantined, outcome.notices, len(outcome.created)) == (1, 0, 3, 3)
+    assert (outcome.parsed, outcome.quarantined, outcome.leads, len(outcome.page_requests)) == (1, 0, 3, 3)
     mail = InboundMail.objects.get(tenant_schema="alpha")
     assert mail.status == "parsed" and mail.reason.startswith("verified netserver sender (spf)")
-    assert TenderSource.objects.filter(source="tender24").count() == 2
+    # Verified, and still only a pointer: the tender24 pages are requested, nothing is ingested from the mail.
+    assert not TenderSource.objects.filter(source="tender24").exists()
+    assert set(PortalPageRequest.objects.values_list("source__key", flat=True)) == {"tender24", "vergabe-hessen"}
 
 
 def test_an_approved_forwarding_sender_accepts_its_domain_without_authentication(alpha, imap_server):
@@ -214,6 +216,9 @@ def test_release_holds_for_that_tenant_only(alpha, beta, imap_server, alpha_admi
     # Released for alpha only: the shared tables and every other tenant are untouched.
     assert Tender.objects.count() == tenders_before
     assert not TenderSource.objects.filter(source_notice_id__contains="9988776655").exists()
+    # Released, it points like a verified mail - at nothing here: its notice link is on a host no portal
+    # Source reads (the DTVP link beside it is no link of this notice's page).
+    assert not PortalPageRequest.objects.exists()
     assert _beta_matching(beta) == (0, 0)
     assert alpha_admin_client.post(release).status_code == 302  # twice is harmless
 

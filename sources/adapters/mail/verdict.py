@@ -1,10 +1,13 @@
-"""One mail from a tenant's mailbox -> its status, its reason and the records it may ingest. Pure.
+"""One mail from a tenant's mailbox -> its status, its reason, its leads and the references it may point at. Pure.
 
 The tenant side reads the mailbox (its own credentials, IMAP) and hands the raw messages to the
 mail source's run (``sources.mail_runs``); this module judges each one the same way wherever it
 comes from: parse (``alerts``), drop unsafe links (``kernel.links``), then the provenance check
-(``provenance``). A parsed mail whose sender or links cannot be verified is ``quarantined``: its
-records are held, never ingested.
+(``provenance``). No verdict ever lets a mail's records into the shared tenders: every parsed
+mail's records are the tenant's ``leads``. A verified mail's records are also ``pointers``: their
+portal references may make the platform read the portal's own page (``sources.tender_pages``).
+A parsed mail whose sender or links cannot be verified is ``quarantined``: it points at nothing
+until the tenant admin releases it.
 """
 
 from __future__ import annotations
@@ -52,7 +55,13 @@ class MailVerdict:
     held: tuple[NoticeRecord, ...] = ()
 
     @property
-    def ingestable(self) -> tuple[NoticeRecord, ...]:
+    def leads(self) -> tuple[NoticeRecord, ...]:
+        """What the mail says, kept for the receiving tenant alone (verified or not)."""
+        return self.parse.records if self.status in (PARSED, QUARANTINED) else ()
+
+    @property
+    def pointers(self) -> tuple[NoticeRecord, ...]:
+        """The records whose portal references may be fetched from the portal (verified mails only)."""
         return self.parse.records if self.status == PARSED else ()
 
 

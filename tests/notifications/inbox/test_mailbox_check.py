@@ -1,4 +1,4 @@
-"""Reading alert mails from each tenant's mailbox: a real Dovecot, real tenants, the real ingest."""
+"""Reading alert mails from each tenant's mailbox: a real Dovecot, real tenants, the real run of the mail source."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from accounts.secrets import encrypt_secret
 from notifications.inbox import services
 from notifications.inbox.services import mailbox_check
 from notifications.models import MailboxSettings
-from sources.models import InboundMail
+from sources.models import InboundMail, PortalPageRequest
 from tenders.models import Tender, TenderSource
 from tenders.services import notices_ingest
 from tests.factories.records import eforms_record
@@ -61,31 +61,35 @@ def _state(tenant):
         return MailboxSettings.objects.values("last_checked_at", "last_error").get()
 
 
-def test_alert_mails_become_tenders_once_and_every_mail_is_recorded(alpha, imap_server):
-    doe = eforms_record()
-    notices_ingest(records=[doe], use_fingerprint=False)
-    doe_tender = TenderSource.objects.get(source="doe").tender_id
+def test_alert_mails_are_recorded_once_with_their_leads_and_write_no_tender(alpha, imap_server):
+    notices_ingest(records=[eforms_record()], use_fingerprint=False)  # the tender24 mail names this tender
     user, _ = imap_server.add_user()
     for name in FIXTURES:
         imap_server.append(user, _received(name))
     _mailbox(imap_server, user, tenant=alpha.tenant)
-    tenders_before = Tender.objects.count()
+    shared_before = (Tender.objects.count(), TenderSource.objects.count())
 
     outcome = _check(alpha.tenant, imap_server)
 
     assert outcome.error == ""
     assert (outcome.new_mails, outcome.parsed, outcome.unparsed, outcome.ignored) == (5, 3, 1, 1)
-    assert outcome.notices == 3 + 3 + 2
-    assert len(outcome.created) == 7 and outcome.linked == (doe_tender,)
-    assert Tender.objects.count() == tenders_before + 7
-    assert TenderSource.objects.get(source="tender24", source_notice_id=TENDER24_OID).tender_id == doe_tender
-    notebooks = Tender.objects.get(sources__source="dtvp", sources__source_notice_id="CXP4Y9PRGS5")
-    assert notebooks.title == "Rahmenvertrag Lieferung von Notebooks (Schätzwert 85.000 €)"
+    assert outcome.leads == 3 + 3 + 2
+    # A mail is a pointer: the shared tables are as they were; the portals' pages are requested instead.
+    assert (Tender.objects.count(), TenderSource.objects.count()) == shared_before
+    assert not TenderSource.objects.filter(source__in=("tender24", "dtvp", "mail")).exists()
+    requests = PortalPageRequest.objects.filter(pk__in=outcome.page_requests)
+    assert {(r.source.key, r.status) for r in requests} == {
+        ("tender24", "pending"),
+        ("vergabe-hessen", "pending"),
+        ("dtvp", "pending"),
+    }
+    assert f"netserver:{TENDER24_OID}" in {r.portal_reference for r in requests}
 
     mails = {m.subject: m for m in InboundMail.objects.filter(tenant_schema="alpha")}
     assert len(mails) == 5
     tender24 = mails['Neue Veröffentlichungen zu Ihrem Suchprofil "Tiefbau Hessen"']
     assert (tender24.status, tender24.portal, tender24.notices_found) == ("parsed", "netserver", 3)
+    assert len(tender24.held_notices) == 3  # the leads, for alpha alone
     assert tender24.message_id == "<20260915060012.4711.suchprofil@tender24.de>"
     assert "'siehe Vergabeunterlagen' is no date" in tender24.reason
     assert bytes(tender24.raw) == _received(FIXTURES[0])
@@ -102,7 +106,7 @@ def test_alert_mails_become_tenders_once_and_every_mail_is_recorded(alpha, imap_
     assert all(b"\\Seen" not in flags for flags in imap_server.flags(user))
 
     again = _check(alpha.tenant, imap_server)
-    assert (again.error, again.new_mails, again.notices) == ("", 0, 0)
+    assert (again.error, again.new_mails, again.leads) == ("", 0, 0)
     assert InboundMail.objects.filter(tenant_schema="alpha").count() == 5
 
 
@@ -113,7 +117,7 @@ def test_new_mail_after_a_check_is_read_and_starttls_works(alpha, imap_server):
     assert _check(alpha.tenant, imap_server).new_mails == 1
     imap_server.append(user, _received(FIXTURES[1]))
     second = _check(alpha.tenant, imap_server)
-    assert (second.error, second.new_mails, second.parsed, second.notices) == ("", 1, 1, 3)
+    assert (second.error, second.new_mails, second.parsed, second.leads) == ("", 1, 1, 3)
 
 
 def test_one_message_in_the_mailbox_twice_is_read_and_counted_once(alpha, imap_server):
@@ -122,7 +126,7 @@ def test_one_message_in_the_mailbox_twice_is_read_and_counted_once(alpha, imap_s
         imap_server.append(user, _received(FIXTURES[1]))
     _mailbox(imap_server, user, tenant=alpha.tenant)
     outcome = _check(alpha.tenant, imap_server)
-    assert (outcome.error, outcome.new_mails, outcome.parsed, outcome.notices) == ("", 1, 1, 3)
+    assert (outcome.error, outcome.new_mails, outcome.parsed, outcome.leads) == ("", 1, 1, 3)
     assert InboundMail.objects.filter(tenant_schema="alpha").count() == 1
 
 
@@ -150,10 +154,9 @@ def test_the_same_mail_in_two_tenants_is_processed_once_per_tenant(alpha, beta, 
         user, _ = imap_server.add_user(tenant.schema_name)
         imap_server.append(user, _received(FIXTURES[2]))
         _mailbox(imap_server, user, tenant=tenant)
-    assert _check(alpha.tenant, imap_server).created
+    assert _check(alpha.tenant, imap_server).leads == 2
     beta_outcome = _check(beta.tenant, imap_server)
-    assert (beta_outcome.parsed, beta_outcome.created) == (1, ())  # the tenders exist already
-    assert len(beta_outcome.linked) == 2
+    assert (beta_outcome.parsed, beta_outcome.leads) == (1, 2)  # each tenant keeps its own leads
     rows = InboundMail.objects.filter(message_id="<sp-77-20260915@dtad.de>")
     assert sorted(rows.values_list("tenant_schema", flat=True)) == ["alpha", "beta"]
 
@@ -212,7 +215,7 @@ def test_mails_larger_than_the_limit_are_recorded_unread(alpha, imap_server, mon
     imap_server.append(user, _received(FIXTURES[2]))
     _mailbox(imap_server, user, tenant=alpha.tenant)
     outcome = _check(alpha.tenant, imap_server)
-    assert (outcome.unparsed, outcome.notices) == (1, 0)
+    assert (outcome.unparsed, outcome.leads) == (1, 0)
     mail = InboundMail.objects.get(tenant_schema="alpha")
     assert mail.message_id == "<sp-77-20260915@dtad.de>"
     assert "larger than 1024 bytes" in mail.reason and len(bytes(mail.raw)) == 1024
