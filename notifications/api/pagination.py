@@ -12,7 +12,10 @@ cursor (``MatchCursorPagination``).
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import BasePagination, CursorPagination
@@ -24,25 +27,30 @@ from notifications.api.errors import FieldErrors
 MAX_PAGE = 200  # deep pages are an export job (OFFSET costs grow linearly), not an API call
 
 
+def positive_int_param(request, name: str, *, default: int, maximum: int) -> int:
+    """The query parameter ``name`` as 1..``maximum``, ``default`` when absent; else a 400 naming it."""
+    raw = request.query_params.get(name)
+    if raw in (None, ""):
+        return default
+    # [0-9] and not str.isdigit(): "²" is a digit to Python but not to int(), and int() takes
+    # other scripts' digits ("١٢") that no partner means.
+    if not re.fullmatch(r"[0-9]{1,9}", raw) or not 1 <= int(raw) <= maximum:
+        raise FieldErrors({name: _("Eine ganze Zahl von 1 bis %(max)d.") % {"max": maximum}})
+    return int(raw)
+
+
 class PageWithoutCount(BasePagination):
     page_query_param = "page"
     page_size_query_param = "page_size"
     page_size = 50
     max_page_size = 200
 
-    def _positive_int(self, request, name: str, default: int, maximum: int) -> int:
-        raw = request.query_params.get(name)
-        if raw in (None, ""):
-            return default
-        # [0-9] and not str.isdigit(): "²" is a digit to Python but not to int().
-        if not re.fullmatch(r"[0-9]{1,9}", raw) or not 1 <= int(raw) <= maximum:
-            raise FieldErrors({name: _("Eine ganze Zahl von 1 bis %(max)d.") % {"max": maximum}})
-        return int(raw)
-
     def paginate_queryset(self, queryset, request, view=None):
         self.request = request
-        self.page_number = self._positive_int(request, self.page_query_param, 1, MAX_PAGE)
-        self.size = self._positive_int(request, self.page_size_query_param, self.page_size, self.max_page_size)
+        self.page_number = positive_int_param(request, self.page_query_param, default=1, maximum=MAX_PAGE)
+        self.size = positive_int_param(
+            request, self.page_size_query_param, default=self.page_size, maximum=self.max_page_size
+        )
         offset = (self.page_number - 1) * self.size
         rows = list(queryset[offset : offset + self.size + 1])
         self.has_next = len(rows) > self.size
@@ -107,15 +115,45 @@ class MatchCursorPagination(CursorPagination):
     page_size_query_description = f"Einträge je Seite (Standard {page_size}, höchstens {max_page_size})"
 
     def get_page_size(self, request):
-        raw = request.query_params.get(self.page_size_query_param)
-        if raw not in (None, "") and (not raw.isdigit() or not 1 <= int(raw) <= self.max_page_size):
-            raise FieldErrors(
-                {self.page_size_query_param: _("Eine ganze Zahl von 1 bis %(max)d.") % {"max": self.max_page_size}}
-            )
-        return super().get_page_size(request)
+        return positive_int_param(
+            request, self.page_size_query_param, default=self.page_size, maximum=self.max_page_size
+        )
 
     def decode_cursor(self, request):
+        encoded = request.query_params.get(self.cursor_query_param)
+        # b64decode skips characters outside its alphabet: "!!!" would silently be the first page.
+        if encoded is not None and not _BASE64.fullmatch(encoded):
+            raise self._invalid_cursor()
         try:
-            return super().decode_cursor(request)
+            cursor = super().decode_cursor(request)
         except NotFound as exc:  # DRF answers a broken cursor with 404; it is a bad parameter
-            raise FieldErrors({self.cursor_query_param: _("Ungültiger Cursor.")}) from exc
+            raise self._invalid_cursor() from exc
+        # DRF checks offset and direction but hands the position to the query as it came: a cursor
+        # is client input, and "p=x" would fail while the query is built (a 500), not as a 400.
+        if cursor is not None and cursor.position is not None and _matched_at(cursor.position) is None:
+            raise self._invalid_cursor()
+        return cursor
+
+    def _invalid_cursor(self) -> FieldErrors:
+        return FieldErrors({self.cursor_query_param: _("Ungültiger Cursor.")})
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{0,400}={0,2}")
+_POSITION = re.compile(r"[0-9][0-9T :.+-]{9,39}")
+
+
+def _matched_at(position: str) -> datetime | None:
+    """The time a cursor we wrote carries (``str()`` of an aware ``matched_at``), None for anything else."""
+    if not _POSITION.fullmatch(position):  # parse_datetime forgives trailing characters, such as a NUL
+        return None
+    try:
+        value = parse_datetime(position)
+    except ValueError:  # well-formed but impossible, e.g. month 13
+        return None
+    if value is None or not timezone.is_aware(value):
+        return None
+    try:
+        value.astimezone(UTC)  # the year-1 edge with a positive offset has no UTC time
+    except OverflowError:
+        return None
+    return value
