@@ -311,6 +311,9 @@ REST_FRAMEWORK = {
     # password oracle without CSRF) and no session (the portal never calls the API itself).
     "DEFAULT_AUTHENTICATION_CLASSES": ["notifications.api.authentication.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON only, refused with our own message (never the decoder's text) and without recursion limits hit
+    # (notifications.api.parsers); no form or multipart parsing behind any API view.
+    "DEFAULT_PARSER_CLASSES": ["notifications.api.parsers.JsonBodyParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     # Partner API requests per API key (notifications.api.throttling).

@@ -4,6 +4,7 @@
 its messages; it is empty for errors that are not about one input. Messages
 follow the request's language (German unless ``Accept-Language`` asks otherwise).
 A service's ``kernel.errors.ApplicationError`` keeps its code and status (400, 403, 404).
+An unreadable body is ``parse_error`` with our own message, never the parser's exception text.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from kernel.errors import ApplicationError
+from notifications.api.parsers import BodyUnreadable, not_json_message
 
 
 class FieldErrors(exceptions.ValidationError):
@@ -68,7 +70,12 @@ def api_exception_handler(exc, context):
         message = " ".join(general) or _("Ungültige Angaben; Details je Parameter unter „fields“.")
         response.data = error_body(code=getattr(exc, "error_code", "invalid"), message=message, fields=fields)
         return response
-    if isinstance(exc, exceptions.NotAuthenticated):
+    if isinstance(exc, exceptions.ParseError):
+        # Parsers put the decoder's text (offsets, Python's exception message) into ParseError; only
+        # ours say what to fix without it.
+        code = "parse_error"
+        message = str(exc.detail) if isinstance(exc, BodyUnreadable) else not_json_message()
+    elif isinstance(exc, exceptions.NotAuthenticated):
         code = "not_authenticated"
         message = _("Bitte mit einem API-Schlüssel anmelden (Authorization: Bearer … oder X-Api-Key).")
     elif isinstance(exc, exceptions.APIException):

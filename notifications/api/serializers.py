@@ -5,6 +5,7 @@ the serializers here declare that shape for the OpenAPI schema and validate inpu
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -168,6 +169,9 @@ class TenderFiltersField(serializers.Field):
 
 
 class SavedSearchSerializer(serializers.ModelSerializer):
+    # DRF's own message names the Python type the body parsed to ("… aber list erhalten").
+    default_error_messages = {"invalid": gettext_lazy("Erwartet wird ein JSON-Objekt mit den Feldern des Suchprofils.")}
+
     filters = TenderFiltersField()
     owner = serializers.EmailField(source="owner.email", read_only=True)
     is_own = serializers.SerializerMethodField(help_text="Nur eigene Suchprofile können geändert werden.")

@@ -22,6 +22,7 @@ from notifications.api.authentication import ApiKeyAuthentication
 from notifications.api.errors import FieldErrors, api_exception_handler
 from notifications.api.filter_schema import FILTER_PARAMETERS
 from notifications.api.pagination import MatchCursorPagination, PageWithoutCount
+from notifications.api.parsers import JsonBodyParser
 from notifications.api.selectors import match_list, saved_search_visible_to, tender_detail, tender_search
 from notifications.api.serializers import (
     ErrorSerializer,
@@ -37,9 +38,10 @@ from tenders.models import Tender
 
 
 class PartnerApiView(GenericAPIView):
-    """API keys only (no session cookies, hence no CSRF surface), throttled per key, JSON errors."""
+    """API keys only (no session cookies, hence no CSRF surface), throttled per key, JSON in and out."""
 
     authentication_classes = [ApiKeyAuthentication]
+    parser_classes = [JsonBodyParser]
     permission_classes = [IsAuthenticated]
     throttle_classes = [ApiKeyRateThrottle]
     pagination_class = PageWithoutCount
