@@ -6,20 +6,26 @@ deactivated, is refused. The request's user is that creator, ``request.auth``
 the ApiKey row.
 
 Guessing is throttled like a password sign-in (django-axes, ``accounts.login_throttle``):
-every unknown key counts against the client address and the presented key's
-prefix, in this tenant's schema; at the limit even the right key is refused
-with 429 and the wait time. A revoked key or one of a departed user is a known
-key, not a guess, and is refused without counting.
+every unknown key counts against the client address and against the presented key
+itself (a keyed hash of all of it), in this tenant's schema; at either limit even
+the right key is refused there with 429 and the wait time. Never against the key's
+prefix alone: the prefix is listed in the portal and sits in logs, and wrong keys
+sharing a real key's prefix would lock that key out from every address. So one
+address guessing is stopped after the limit, and nobody can lock out a key they
+do not hold. A revoked key or one of a departed user is a known key, not a guess,
+and is refused without counting.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 from axes.handlers.proxy import AxesProxyHandler
 from django.contrib.auth.signals import user_login_failed
 from django.db import connection
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
@@ -28,6 +34,7 @@ from notifications.api.selectors import api_key_for_secret
 from notifications.api.services import KEY_PREFIX, PREFIX_LENGTH, api_key_touch
 
 MAX_KEY_LENGTH = 200
+_KEY_CHARACTERS = re.compile(r"[A-Za-z0-9_-]+")  # "tr_" and secrets.token_urlsafe's alphabet
 
 
 def presented_key(request) -> str | None:
@@ -53,8 +60,26 @@ class LoginLocked(exceptions.APIException):
 
 
 def api_key_credentials(presented: str) -> dict:
-    """What a key attempt is counted against, as an axes "account": the key's listed prefix."""
-    return {"username": "api-key:" + presented[:PREFIX_LENGTH]}
+    """What a key attempt is counted against, as an axes "account": the whole presented key.
+
+    Stored as a keyed hash (never the key, nor its plain SHA-256, which ``ApiKey.key_hash`` holds),
+    after the prefix operators recognise in the lockout list.
+    """
+    digest = salted_hmac("notifications.api.key-attempt", presented, algorithm="sha256").hexdigest()
+    prefix = presented[:PREFIX_LENGTH]
+    if not _KEY_CHARACTERS.fullmatch(prefix):  # a NUL or control character would fail the row's INSERT
+        prefix = "?"
+    return {"username": f"api-key:{prefix}:{digest}"}
+
+
+def _storable_client_details(http_request) -> None:
+    """axes stores the client's User-Agent, Accept and path as sent, and PostgreSQL text cannot hold a
+    NUL: a guess with ``User-Agent: a\\x00b`` would fail the attempt's INSERT (a 500, uncounted)."""
+    AxesProxyHandler.update_request(http_request)
+    for name in ("axes_user_agent", "axes_http_accept", "axes_path_info"):
+        value = getattr(http_request, name, None)
+        if isinstance(value, str) and "\x00" in value:
+            setattr(http_request, name, value.replace("\x00", "\ufffd"))
 
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):
@@ -74,6 +99,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         if key and len(key) <= MAX_KEY_LENGTH and key.startswith(KEY_PREFIX):
             api_key = api_key_for_secret(key)
         if api_key is None:
+            _storable_client_details(http_request)
             user_login_failed.send(sender=type(self), credentials=credentials, request=http_request)
             raise exceptions.AuthenticationFailed("Ungültiger API-Schlüssel.", code="invalid_api_key")
         if api_key.revoked_at is not None:
