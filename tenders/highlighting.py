@@ -29,6 +29,8 @@ from django.db import connection
 
 from kernel.vocabulary.cpv import cpv_indexed_ancestors, cpv_label
 from kernel.vocabulary.search_words import text_pieces, text_words, word_parts
+from tenders.filter_limits import normalise_whitespace, query_problem
+from tenders.filters import FilterError
 from tenders.fulltext import KeywordQuery, keyword_query_build
 
 Segment = tuple[str, bool]
@@ -63,11 +65,15 @@ def _stems(words_: Iterable[str]) -> dict[str, frozenset[str]]:
 class Highlighter:
     """Marks the words a keyword query hits; ``prepare`` the texts of a page once, then ask per text.
 
-    Pass the ``KeywordQuery`` the search was built from; keywords as text are built here (one query).
+    Pass the ``KeywordQuery`` the search was built from; keywords as text are built here (one query),
+    after the search's own checks: text the search refuses (a NUL, which PostgreSQL cannot take, or
+    more than its box holds) raises ``FilterError`` (400 at every edge) instead of failing in the query.
     """
 
     def __init__(self, keywords: KeywordQuery | str):
         if isinstance(keywords, str):
+            if problem := query_problem(normalise_whitespace(keywords).strip()):
+                raise FilterError({"q": problem})
             keywords = keyword_query_build(q=keywords)
         self.lexemes: frozenset[str] = keywords.lexemes
         self.synonyms: frozenset[str] = keywords.synonyms

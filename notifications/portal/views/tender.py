@@ -23,23 +23,31 @@ from notifications.portal.formatting import change_lines, external_url, notice_k
 from notifications.portal.forms import TriageForm
 from notifications.portal.selectors import tender_view, triage_for
 from notifications.portal.services import triage_set
-from tenders.filter_limits import MAX_QUERY_LENGTH
+from tenders.filter_fields import FILTER_FIELDS
+from tenders.filters import FilterError
 from tenders.highlighting import Highlighter, cpv_hits, cpv_label_texts
 from tenders.market import awards_shown, similar_awarded
 from tenders.models import Tender
+
+_KEYWORDS_HINT = next(field.hint for field in FILTER_FIELDS if field.name == "q")
 
 
 @login_required
 @require_GET
 def tender_page(request, tender_id: int):
+    q = request.GET.get("q", "")
+    try:
+        # The result list links here with its keywords; typed or forged ones the search refuses
+        # (a NUL, an over-long text) are refused here too, with the search box's hint (400).
+        highlighter = Highlighter(q)
+    except FilterError as exc:
+        raise ApplicationError(_KEYWORDS_HINT, code=exc.code, fields=exc.fields) from exc
     try:
         view = tender_view(user=request.user, tender_id=tender_id)
     except Tender.DoesNotExist as exc:
         raise Http404(_("Diese Ausschreibung gibt es nicht.")) from exc
     tender = view.tender
-    q = request.GET.get("q", "")[:MAX_QUERY_LENGTH]
     language = get_language() or "de"
-    highlighter = Highlighter(q)
     highlighter.prepare([tender.title, tender.description, *cpv_label_texts(tender.cpv_codes, language)])
     sources = [{"source": source, "url": external_url(source.url)} for source in tender.sources.all()]
     history = [
