@@ -7,7 +7,8 @@ admin included) and before every fetch; there is no switch to turn it off.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+
+from kernel.urls import url_host
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ def _host_matches(host: str, denied_host: str) -> bool:
 def denied_portal_for(*, key: str = "", urls: tuple[str, ...] | list[str] = (), hosts=()) -> DeniedPortal | None:
     """The denied portal that a key, URL or host names, if any. Matches sub-domains and key variants."""
     lowered = key.lower()
-    all_hosts = [h for h in hosts if h] + [urlsplit(u if "//" in u else f"//{u}").hostname or "" for u in urls if u]
+    all_hosts = [h for h in hosts if h] + [url_host(u if "//" in u else f"https://{u}") for u in urls if u]
     for portal in DENIED_PORTALS:
         if portal.key in lowered:
             return portal

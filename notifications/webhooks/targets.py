@@ -15,12 +15,12 @@ because nothing leaves the machine there. Production never allows either.
 from __future__ import annotations
 
 import ipaddress
-from urllib.parse import urlsplit
 
 from django.utils.translation import gettext as _
 
 from kernel.errors import ApplicationError
 from kernel.network import ResolutionFailed, Resolver, SsrfRefused, resolve_and_check, system_resolver
+from kernel.urls import AMBIGUOUS, BACKSLASH, CONTROL, USERINFO, link_refusal, parse_url
 
 MAX_URL_LENGTH = 2000
 
@@ -49,24 +49,31 @@ def webhook_url_check(url: str, *, allow_loopback: bool, resolver: Resolver = sy
     url = (url or "").strip()
     if not url or len(url) > MAX_URL_LENGTH:
         raise WebhookTargetRefused(_("Bitte eine URL mit höchstens %(max)d Zeichen angeben.") % {"max": MAX_URL_LENGTH})
-    try:
-        parts = urlsplit(url)
-        host = (parts.hostname or "").rstrip(".")
-        port = parts.port
-    except ValueError as exc:
-        raise WebhookTargetRefused(_("Die URL ist ungültig.")) from exc
-    scheme = parts.scheme.lower()
-    if scheme not in ("https", "http"):
+    # Read as a browser reads it (kernel.urls, WHATWG): a backslash is a path separator there, so
+    # ``https://evil.example\\@hooks.example/`` would be a URL of evil.example while other readers see
+    # hooks.example. A URL that readers disagree on, or that hides a host behind user:pass@, is refused.
+    if not url.lower().startswith(("https:", "http:")):
         raise WebhookTargetRefused(_("Nur HTTPS-Adressen sind erlaubt."))
-    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
-        raise WebhookTargetRefused(_("Zugangsdaten in der URL sind nicht erlaubt."))
+    refusal = link_refusal(url)
+    if refusal is not None:
+        if refusal.reason == USERINFO:
+            raise WebhookTargetRefused(_("Zugangsdaten in der URL sind nicht erlaubt."))
+        if refusal.reason in (BACKSLASH, AMBIGUOUS, CONTROL):
+            raise WebhookTargetRefused(
+                _("Die URL ist mehrdeutig: Browser lesen darin einen anderen Host als angezeigt.")
+            )
+        raise WebhookTargetRefused(_("Die URL ist ungültig."))
+    parts = parse_url(url)
+    host = parts.host.rstrip(".")
+    port = parts.port
+    scheme = parts.scheme
     if not host:
         raise WebhookTargetRefused(_("Die URL enthält keinen Host."))
     if scheme == "http" and not (allow_loopback and _is_loopback_host(host)):
         raise WebhookTargetRefused(_("Nur HTTPS-Adressen sind erlaubt."))
     port = port or (443 if scheme == "https" else 80)
     try:
-        resolve_and_check(url, host, port, resolver=resolver, allow_loopback=allow_loopback)
+        resolve_and_check(parts.href, host, port, resolver=resolver, allow_loopback=allow_loopback)
     except SsrfRefused as exc:
         raise WebhookTargetRefused(
             _("Der Host %(host)s zeigt auf eine interne Adresse (%(category)s) und ist nicht erlaubt.")
@@ -76,4 +83,4 @@ def webhook_url_check(url: str, *, allow_loopback: bool, resolver: Resolver = sy
         raise WebhookTargetRefused(
             _("Der Host %(host)s lässt sich nicht auflösen.") % {"host": host}, retryable=True
         ) from exc
-    return url
+    return parts.href  # the serialised form: the delivery's HTTP client reads the host that was checked

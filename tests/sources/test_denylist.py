@@ -80,3 +80,9 @@ def test_admin_refuses_a_denied_source_and_shows_the_denylist(public_client):
     assert page.status_code == 200
     body = page.content.decode()
     assert "vergabe24" in body and "aumass" in body
+
+
+def test_a_denied_portal_is_found_by_the_host_a_browser_would_open():
+    # Behind a backslash the URL standard (and a fetch) reaches www.vergabe24.de, whatever urllib reads.
+    assert denied_portal_for(urls=["https://www.vergabe24.de\\@harmless.example/x"]) is not None
+    assert denied_portal_for(urls=["www.vergabe24.de"]) is not None

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
+from kernel.urls import url_host
 from sources.adapters.mail.alerts import MailParse
 from sources.adapters.mail.authentication import domains_equal, receiving_server_verdict
 from sources.adapters.mail.portals import PORTAL_DOMAINS, bare_host, in_domains
@@ -145,8 +145,6 @@ def _unverified_detail(passed, sender_domain: str, trust: MailTrust) -> str:
 def _link_hosts(records: Iterable) -> list[str]:
     hosts = []
     for record in records:
-        try:
-            hosts.append(bare_host(urlsplit(record.url).hostname or "") or record.url[:100] or "(no link)")
-        except ValueError:
-            hosts.append(record.url[:100])
+        # The host a browser would open (kernel.urls), the one the reader would land on.
+        hosts.append(bare_host(url_host(record.url)) or record.url[:100] or "(no link)")
     return hosts

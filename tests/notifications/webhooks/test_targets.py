@@ -72,3 +72,23 @@ def test_plain_http_only_to_loopback_and_only_where_loopback_is_allowed():
         webhook_url_check("http://93.184.215.14/hook", allow_loopback=True, resolver=_no_dns)
     with pytest.raises(WebhookTargetRefused, match="interne Adresse"):
         webhook_url_check("https://10.1.2.3/hook", allow_loopback=True, resolver=_no_dns)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://evil.example\\@hooks.partner.example/x",  # a browser (and the URL standard) goes to evil.example
+        "https:\\\\evil.example/x",
+        "https://hooks.partner.example\t.evil.example/x",
+    ],
+)
+def test_urls_that_browsers_read_with_another_host_are_refused(url):
+    with pytest.raises(WebhookTargetRefused) as error:
+        webhook_url_check(url, allow_loopback=False, resolver=_resolver("93.184.215.14"))
+    assert "Host" in error.value.message
+
+
+def test_the_checked_url_is_returned_in_the_form_every_reader_reads_alike():
+    """The delivery posts to what the check returns, so both must name the host that was resolved."""
+    checked = webhook_url_check("https://Hooks.Partner.Example/x?a=1", allow_loopback=False, resolver=_resolver("93.184.215.14"))
+    assert checked == "https://hooks.partner.example/x?a=1"
