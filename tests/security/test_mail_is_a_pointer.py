@@ -11,18 +11,26 @@ can do. The portal is a local pytest-httpserver serving the constructed NetServe
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
+from pathlib import Path
+
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
+from django_celery_beat.models import PeriodicTask
 from django_tenants.utils import schema_context
 from werkzeug import Response
 
 from kernel.network import Fetcher
+from kernel.records import NoticeRecord
 from notifications.alerts.services import delta_process
 from notifications.inbox.quarantine import inbound_mail_release
 from notifications.inbox.services import mailbox_check
 from notifications.models import Delivery, MailboxSettings, TenderMatch
-from sources.models import InboundMail, PortalPageRequest, Source
-from sources.tender_pages import portal_page_request_fetch
+from sources.models import FetchRun, InboundMail, PortalPageRequest, Source
+from sources.tender_pages import portal_page_request_fetch, portal_page_requests_record, portal_page_requests_sweep
 from tenders.models import Tender, TenderDelta, TenderSource, TenderVersion
 from tenders.services import notices_ingest
 from tests.factories.records import LEGACY_EFORMS, eforms_record
@@ -297,14 +305,6 @@ def test_a_spoof_that_took_the_genuine_alerts_message_id_first_does_not_suppress
 
 
 def test_requests_left_pending_are_swept_by_a_beat_schedule(portal, django_capture_on_commit_callbacks):
-    from datetime import timedelta
-
-    from django.core.management import call_command
-    from django.utils import timezone
-    from django_celery_beat.models import PeriodicTask
-
-    from sources.tender_pages import portal_page_requests_sweep
-
     call_command("setup_schedules")
     sweep = PeriodicTask.objects.get(task="sources.sweep_portal_page_requests")
     assert sweep.enabled and sweep.queue == "ingest"
@@ -319,10 +319,6 @@ def test_requests_left_pending_are_swept_by_a_beat_schedule(portal, django_captu
 
 
 def test_a_source_that_is_crawling_keeps_the_request_pending_for_the_sweep(portal, site):
-    from django.utils import timezone
-
-    from sources.models import FetchRun
-
     FetchRun.objects.create(source=portal, started_at=timezone.now(), trigger="schedule")
     request = PortalPageRequest.objects.create(
         source=portal,
@@ -332,3 +328,43 @@ def test_a_source_that_is_crawling_keeps_the_request_pending_for_the_sweep(porta
     )
     assert _fetch(request.pk).status == "pending"
     assert site.requested("detail") == [] and not FetchRun.objects.filter(trigger="portal_page").exists()
+
+
+COSINEX_PROJECT = Path(__file__).resolve().parents[1] / "data" / "portals" / "cosinex" / "project_CXS7YY6YTM1SY43C.html"
+
+
+@pytest.mark.parametrize(("named", "status"), [("CXS7YY6YTM1SY43C", "fetched"), ("CXAAAAAAAAAA", "failed")])
+def test_a_cosinex_reference_is_read_from_the_project_page_and_a_page_of_another_project_is_refused(
+    db, httpserver, named, status
+):
+    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nAllow: /\n")
+    # Whatever project the URL names, this portal serves the one page: only the page that names the
+    # referenced project may become its tender.
+    httpserver.expect_request(re.compile(r"^/Satellite/notice/CX[0-9A-Z]+$")).respond_with_data(
+        COSINEX_PROJECT.read_bytes(), content_type="text/html; charset=utf-8"
+    )
+    base_url = httpserver.url_for("/Satellite")
+    dtvp = Source.objects.get(key="dtvp")
+    dtvp.settings = {"base_url": base_url, "allowed_hosts": ["localhost", "127.0.0.1"]}
+    dtvp.politeness_seconds = 0
+    dtvp.save()
+    lead = NoticeRecord(
+        source="dtvp",
+        source_notice_id=named,
+        portal_references=(f"cosinex:{named}",),
+        title="Was die Mail behauptet",
+        url=f"{base_url}/notice/{named}?utm=alert",
+    )
+
+    (request,) = portal_page_requests_record(records=[lead], now=timezone.now())
+    assert request.url == f"{base_url}/notice/{named}"  # built on the Source, the mail's query dropped
+
+    done = _fetch(request.pk)
+
+    assert done.status == status
+    stored = TenderSource.objects.filter(source="dtvp", source_notice_id="CXS7YY6YTM1SY43C").first()
+    if status == "fetched":
+        assert stored is not None and stored.tender.title != "Was die Mail behauptet"
+    else:
+        assert stored is None and "not the project page of CXAAAAAAAAAA" in done.reason
+        assert not Tender.objects.exists()
