@@ -77,12 +77,35 @@ def test_host_and_operator_come_from_the_environment(monkeypatch):
 
 
 @pytest.mark.django_db
-def test_without_mail_the_command_says_how_to_set_the_password_and_prints_no_secret(settings):
+def test_without_mail_the_command_fails_says_how_to_set_the_password_and_prints_no_secret(settings):
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", 9  # nothing listens
-    out, err = _run(host=HOST, operator_email="ops@radar.example")
-    assert "platform_init --prompt" in err
-    assert "/admin/passwort/" not in out + err
+    out, err = StringIO(), StringIO()
+    # CommandError: manage.py exits with status 1, so a deploy script stops here.
+    with pytest.raises(CommandError, match="platform_init --prompt") as failed:
+        call_command("platform_init", host=HOST, operator_email="ops@radar.example", stdout=out, stderr=err)
+    assert "/admin/passwort/" not in out.getvalue() + err.getvalue() + str(failed.value)
+    assert PeriodicTask.objects.filter(enabled=True).exists()  # the schedules are there all the same
+
+
+@pytest.mark.django_db
+def test_the_console_mail_backend_would_print_the_link_so_nothing_is_sent(settings, capsys):
+    # The attack: EMAIL_BACKEND left at Django's console backend puts the mail, link and all, in the deploy log.
+    settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    out, err = StringIO(), StringIO()
+    with pytest.raises(CommandError, match="--show-secret") as refused:
+        call_command("platform_init", host=HOST, operator_email="ops@radar.example", stdout=out, stderr=err)
+    printed = out.getvalue() + err.getvalue() + str(refused.value) + "".join(capsys.readouterr())
+    assert "/admin/passwort/" not in printed
+
+
+@pytest.mark.django_db
+def test_show_secret_prints_the_link_and_only_then(settings):
+    settings.PORTAL_URL_FORMAT = "https://{domain}"
+    settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    out, _err = _run(host=HOST, operator_email="ops@radar.example", show_secret=True)
+    assert re.search(rf"https://{HOST}/admin/passwort/\S+/", out)
+    assert mail.outbox == []
 
 
 @pytest.mark.django_db

@@ -1,19 +1,38 @@
-"""manage.py platform_init --host radar.example --operator-email ops@example.org [--prompt]
+"""manage.py platform_init --host radar.example --operator-email ops@example.org [--prompt | --show-secret]
 
 Production's first run (and every later deploy: idempotent). Reads TENDER_RADAR_PUBLIC_HOST and
 TENDER_RADAR_OPERATOR_EMAIL when the options are not given.
+
+The operator's one-time link is a password: it goes by mail only. Deploy logs keep a command's
+output, so the link is printed only with ``--show-secret``, and a mail backend that writes mails to
+the terminal (Django's console backend, the default without EMAIL_BACKEND) counts as printing it.
+When the mail cannot be sent the command fails (non-zero), so a deploy script does not carry on
+with an operator who has no way in.
 """
 
 import getpass
 import os
 import sys
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from accounts.platform import operator_password_link_send, operator_password_set, platform_init
+from accounts.platform import (
+    operator_password_link,
+    operator_password_link_send,
+    operator_password_set,
+    platform_init,
+)
 from config.edges import ApplicationCommand
+
+# Backends that put the whole mail, the link included, on the command's output.
+PRINTING_MAIL_BACKENDS = frozenset({"django.core.mail.backends.console.EmailBackend"})
+NO_LINK_HELP = (
+    "Set the password on a terminal instead: docker compose run --rm web python manage.py platform_init --prompt "
+    "(or configure EMAIL_BACKEND and run again; --show-secret prints the link, for a terminal nobody records)."
+)
 
 
 class Command(ApplicationCommand):
@@ -25,8 +44,13 @@ class Command(ApplicationCommand):
         parser.add_argument(
             "--prompt", action="store_true", help="ask for the operator's password here instead of mailing a link"
         )
+        parser.add_argument(
+            "--show-secret",
+            action="store_true",
+            help="print the one-time link here instead of mailing it (it is a password: not in logs)",
+        )
 
-    def handle(self, *args, host: str, operator_email: str, prompt: bool, **options):
+    def handle(self, *args, host: str, operator_email: str, prompt: bool, show_secret: bool = False, **options):
         if not host or not operator_email:
             raise CommandError(
                 "Give --host and --operator-email (or set TENDER_RADAR_PUBLIC_HOST and TENDER_RADAR_OPERATOR_EMAIL)."
@@ -39,11 +63,12 @@ class Command(ApplicationCommand):
         self.stdout.write(
             f"Operator {result.operator_email}: " + ("created." if result.operator_created else "already there.")
         )
-        if result.operator_needs_password:
-            self._password(result, prompt=prompt)
+        # Schedules first: a password step that fails (no mail) must not leave the platform without them.
         call_command("setup_schedules", stdout=self.stdout)
+        if result.operator_needs_password:
+            self._password(result, prompt=prompt, show_secret=show_secret)
 
-    def _password(self, result, *, prompt: bool) -> None:
+    def _password(self, result, *, prompt: bool, show_secret: bool) -> None:
         if prompt:
             if not sys.stdin.isatty():
                 raise CommandError("--prompt needs a terminal (docker compose run --rm web python manage.py …).")
@@ -60,17 +85,22 @@ class Command(ApplicationCommand):
                 self.stdout.write(self.style.SUCCESS("Password set."))
                 return
             raise CommandError("No password set.")
+        if show_secret:
+            link = operator_password_link(operator_email=result.operator_email, host=result.host)
+            self.stdout.write(f"One-time link for {result.operator_email} (shown because of --show-secret): {link}")
+            return
+        if settings.EMAIL_BACKEND in PRINTING_MAIL_BACKENDS:
+            raise CommandError(
+                f"EMAIL_BACKEND {settings.EMAIL_BACKEND} writes mails to this output, so the one-time link "
+                f"for {result.operator_email} was not sent. " + NO_LINK_HELP
+            )
         try:
             operator_password_link_send(operator_email=result.operator_email, host=result.host)
         except Exception as exc:  # mail not configured yet: say how to go on, never print the link
-            self.stderr.write(
-                self.style.WARNING(
-                    f"Could not mail the one-time password link to {result.operator_email} ({type(exc).__name__}). "
-                    "Set the password on a terminal instead: "
-                    "docker compose run --rm web python manage.py platform_init --prompt"
-                )
-            )
-            return
+            raise CommandError(
+                f"Could not mail the one-time password link to {result.operator_email} ({type(exc).__name__}). "
+                + NO_LINK_HELP
+            ) from exc
         self.stdout.write(
             f"A one-time link to choose the password was mailed to {result.operator_email} "
             "(the link is not shown here)."
