@@ -171,7 +171,7 @@ def tender_admin_search(*, queryset: QuerySet[Tender], term: str) -> QuerySet[Te
     term = term.strip()
     if not term:
         return queryset
-    if term.lstrip("#").isdigit() and len(term) < 19:
+    if term.lstrip("#").isascii() and term.lstrip("#").isdigit() and len(term) < 19:
         return queryset.filter(pk=int(term.lstrip("#")))
     # Ids are indexed on the sources (every tender's OCID / procedure id is one of its sources').
     by_id = TenderSource.objects.filter(Q(ocid=term) | Q(procedure_id=term)).values("tender_id")

@@ -33,7 +33,7 @@ def read_limited(
     """Read at most ``limit`` bytes: raise :class:`TooLarge` (or keep the first ``limit`` bytes if
     ``truncate``, as RFC 9309 allows for robots.txt); raise ``httpx.ReadTimeout`` after ``deadline``."""
     declared = response.headers.get("content-length", "")
-    if not truncate and declared.isdigit() and int(declared) > limit:
+    if not truncate and declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise TooLarge(url, limit=limit, declared=int(declared))
     chunks: list[bytes] = []
     size = 0

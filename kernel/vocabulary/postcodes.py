@@ -31,7 +31,7 @@ def _ranges() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
 def bundesland_for_postcode(postal_code: str | None) -> str:
     """The Bundesland of a five-digit German postcode, or ""."""
     code = (postal_code or "").strip()
-    if len(code) != 5 or not code.isdigit():
+    if len(code) != 5 or not (code.isascii() and code.isdigit()):
         return ""
     starts, ends, lands = _ranges()
     index = bisect_right(starts, code) - 1

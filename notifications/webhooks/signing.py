@@ -43,7 +43,7 @@ def parse_signature_header(header: str) -> tuple[int | None, list[str]]:
         key, sep, value = part.strip().partition("=")
         if not sep:
             continue
-        if key == "t" and value.isdigit():
+        if key == "t" and value.isascii() and value.isdigit():
             timestamp = int(value)
         elif key == "v1" and value:
             signatures.append(value.lower())

@@ -34,7 +34,8 @@ def _tender_counts(obj: dict) -> list[int | None]:
     values = _texts(obj.get("received-submissions-type-val"))
     if len(codes) != len(values):
         return []
-    return [int(v) if v.isdigit() else None for c, v in zip(codes, values, strict=True) if c.lower() == "tenders"]
+    pairs = zip(codes, values, strict=True)
+    return [int(v) if v.isascii() and v.isdigit() else None for c, v in pairs if c.lower() == "tenders"]
 
 
 def ted_awards(obj: dict, lot_ids: list[str]) -> tuple[Award, ...]:

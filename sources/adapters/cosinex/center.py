@@ -146,7 +146,7 @@ class CenterSearch:
             yields=(page_yield,),
             sample=sample if rejected else None,
         )
-        return batch, int(all_pages) if isinstance(all_pages, int | str) and str(all_pages).isdigit() else page
+        return batch, int(all_pages) if _whole_number(all_pages) else page
 
 
 def center_record(project: Any, *, source: str, base_url: str) -> tuple[NoticeRecord | None, str]:
@@ -192,3 +192,9 @@ def _date(value: Any, *, deadline: bool = False) -> datetime | None:
     text = str(value or "")
     default = END_OF_DAY if deadline else None
     return parse_german_datetime(text, default_time=default) or parse_iso_datetime(text, default_time=default)
+
+
+def _whole_number(value) -> bool:
+    # ASCII digits only: "²" is a digit to str.isdigit() but int() refuses it.
+    text = str(value) if isinstance(value, int | str) else ""
+    return text.isascii() and text.isdigit()

@@ -256,4 +256,4 @@ class _ListPages:
 
 def _page_number(url: str) -> int:
     value = dict(parse_qsl(urlsplit(url).query)).get(selectors.PAGE_PARAM, "1")
-    return int(value) if value.isdigit() else 1
+    return int(value) if value.isascii() and value.isdigit() else 1

@@ -199,4 +199,4 @@ class _CategoryPages:
 
 def _start_of(url: str) -> int:
     value = dict(parse_qsl(urlsplit(url).query)).get(selectors.START_PARAM, "0")
-    return int(value) if value.isdigit() else 0
+    return int(value) if value.isascii() and value.isdigit() else 0

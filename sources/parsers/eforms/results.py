@@ -76,7 +76,7 @@ def _tenders_received(lot_result: Element) -> int | None:
     for statistics in findall(lot_result, "efac:ReceivedSubmissionsStatistics"):
         if first(statistics, "efbc:StatisticsCode").lower() == "tenders":
             raw = first(statistics, "efbc:StatisticsNumeric")
-            return int(raw) if raw.isdigit() else None
+            return int(raw) if raw.isascii() and raw.isdigit() else None
     return None
 
 
@@ -163,7 +163,7 @@ def _legacy_awards(root: Element) -> tuple[tuple[Award, ...], tuple[str, ...]]:
                         supplier_country=first(party, "cac:PostalAddress/cac:Country/cbc:IdentificationCode").upper(),
                         value=value,
                         currency=currency,
-                        tenders_received=int(received) if received.isdigit() else None,
+                        tenders_received=int(received) if received.isascii() and received.isdigit() else None,
                         date=_date(first(tender_result, "cbc:AwardDate")),
                     )
                 )
