@@ -75,12 +75,7 @@ class TenantAdmin(admin.ModelAdmin):
             except ApplicationError as exc:
                 form.add_error(None, exc.text)
             else:
-                messages.success(
-                    request,
-                    f"Mandant {created.tenant.name} angelegt: https://{created.domain.domain}/ — "
-                    f"Administrator {created.admin_email}, Passwort {created.admin_password}",
-                )
-                return redirect("admin:accounts_tenant_changelist")
+                return self._created_page(request, created, generated=not form.cleaned_data.get("admin_password"))
         context = {
             **self.admin_site.each_context(request),
             "title": "Mandant anlegen",
@@ -88,6 +83,24 @@ class TenantAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
         }
         return render(request, "admin/accounts/tenant_create.html", context)
+
+    def _created_page(self, request, created, *, generated: bool):
+        """The new tenant's access, in this one answer only (rendered, not redirected).
+
+        Never a message: Django's messages travel in a cookie that is signed, not encrypted, so the
+        password would be readable in the browser, in proxies' logs of cookies and after sign-out.
+        A password the operator typed is not echoed; a generated one is shown once to hand over.
+        """
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Mandant angelegt",
+            "created": created,
+            "password": created.admin_password if generated else None,
+            "opts": self.model._meta,
+        }
+        response = render(request, "admin/accounts/tenant_created.html", context)
+        response["Cache-Control"] = "no-store"  # not kept in the browser's cache or the back button
+        return response
 
     def get_urls(self):
         lockouts = path(

@@ -93,6 +93,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 MIDDLEWARE = [
     "django_tenants.middleware.main.TenantMainMiddleware",
+    # Before anything stores a header (django-axes keeps the User-Agent and Accept of failed sign-ins).
+    "config.middleware.StoredHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -153,6 +155,9 @@ SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
+# The language cookie (set_language, Einstellungen) is read by the server only: no script needs it.
+LANGUAGE_COOKIE_HTTPONLY = True
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 # CSRF origins: Django's CsrfViewMiddleware trusts the request's own scheme and host, and
 # that host has already been matched to exactly one tenant's Domain row (TenantMainMiddleware
 # answers unknown hosts with 404 first). So each tenant host trusts itself and nothing else;

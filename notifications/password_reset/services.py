@@ -25,6 +25,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
 from config.enqueue import enqueue_on_commit
+from notifications.alerts.selectors import tenant_base_url
 from notifications.alerts.sending import MailTransport, mail_route
 from notifications.models import UserPreference
 
@@ -34,11 +35,13 @@ TASK_NAME = "notifications.password_reset_mail_send"
 RESEND_SECONDS = 300
 
 
-def password_reset_request(*, email: str, origin: str) -> None:
+def password_reset_request(*, email: str) -> None:
     """Queue the reset mail for the active account with this address, if there is one (silently otherwise).
 
-    ``origin`` is the scheme and host the request came to: TenantMainMiddleware matched that host to this
-    tenant, so a forged Host header cannot point the link elsewhere.
+    The link's address is the tenant's primary domain in ``PORTAL_URL_FORMAT`` (scheme and port from
+    the configuration), never the request's Host: TenantMainMiddleware matches the host name only, so
+    ``Host: alpha.example:8443`` (or a host name alias) would otherwise carry into the mail and send
+    the token to a port or a name the requester chose.
     """
     email = (email or "").strip().lower()
     user_id = (
@@ -52,11 +55,15 @@ def password_reset_request(*, email: str, origin: str) -> None:
     if not cache.add(f"password-reset:{user_id}", True, timeout=RESEND_SECONDS):
         return
     # Sent after commit so the worker sees the same state; the schema travels in the task headers.
-    enqueue_on_commit(TASK_NAME, kwargs={"user_id": user_id, "origin": origin}, schema=connection.schema_name)
+    enqueue_on_commit(
+        TASK_NAME, kwargs={"user_id": user_id, "origin": tenant_base_url()}, schema=connection.schema_name
+    )
 
 
 def password_reset_mail_send(*, user_id: int, origin: str) -> bool:
     """Mail a fresh reset link to this user now, through the tenant's route; False if the user is gone.
+
+    ``origin`` is the configured address ``password_reset_request`` put into the task, never a request's.
 
     Raises the route's SendError (German message) when the mail server refuses or cannot be reached.
     """

@@ -24,7 +24,8 @@ class PasswordResetRequestView(View):
         form = PasswordResetRequestForm(request.POST)
         if not form.is_valid():
             return render(request, self.template_name, {"form": form}, status=400)
-        password_reset_request(email=form.cleaned_data["email"], origin=f"{request.scheme}://{request.get_host()}")
+        # No address from the request: the link is built from the tenant's configured domain.
+        password_reset_request(email=form.cleaned_data["email"])
         return redirect("password_reset:sent")
 
 

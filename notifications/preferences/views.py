@@ -96,7 +96,17 @@ class PreferencesView(LoginRequiredMixin, View):
         messages.success(request, _("Einstellungen gespeichert."))
         response = redirect("settings:preferences")
         # The UI follows the saved language right away (LocaleMiddleware reads this cookie).
-        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, preference.language, samesite="Lax", httponly=True)
+        # Same attributes as Django's set_language (LANGUAGE_COOKIE_*; Secure under production settings).
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            preference.language,
+            max_age=settings.LANGUAGE_COOKIE_AGE,
+            path=settings.LANGUAGE_COOKIE_PATH,
+            domain=settings.LANGUAGE_COOKIE_DOMAIN,
+            secure=settings.LANGUAGE_COOKIE_SECURE,
+            httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+        )
         return response
 
 

@@ -90,15 +90,27 @@ def _webhooks_switch_off(webhooks: QuerySet[Webhook], *, reason: str) -> int:
     return len(ids)
 
 
-def webhook_set_active(*, webhook: Webhook, is_active: bool) -> Webhook:
+@dataclass(frozen=True)
+class WebhookSwitched:
+    webhook: Webhook
+    secret: str | None  # a new signing secret when switched back on: shown to that admin once, never again
+
+
+def webhook_set_active(*, webhook: Webhook, is_active: bool) -> WebhookSwitched:
     """Switch a webhook on or off. Switching off also drops its unsent events.
 
     A webhook acts for the person who connected it (like their API key), so one whose creator was
     deactivated cannot be switched on again: raises ``ApplicationError``; a current admin connects it anew.
+
+    Switching an inactive webhook on signs with a new secret: whoever knew the old one (a person who
+    left, was reactivated with no rights to it, or read it while it was off) must not be able to forge
+    or verify what is sent from now on. The admin who switches it on gets the new secret.
     """
     if not is_active:
         _webhooks_switch_off(Webhook.objects.filter(pk=webhook.pk), reason=SWITCHED_OFF_REASON)
-    elif Webhook.objects.filter(pk=webhook.pk, created_by__is_active=False).exists():
+        webhook.is_active = False
+        return WebhookSwitched(webhook=webhook, secret=None)
+    if Webhook.objects.filter(pk=webhook.pk, created_by__is_active=False).exists():
         raise ApplicationError(
             _(
                 "Dieser Webhook wurde von einer Person angelegt, die nicht mehr im Team aktiv ist. "
@@ -106,10 +118,17 @@ def webhook_set_active(*, webhook: Webhook, is_active: bool) -> Webhook:
             ),
             code="creator_inactive",
         )
-    else:
-        Webhook.objects.filter(pk=webhook.pk).update(is_active=True)
-    webhook.is_active = is_active
-    return webhook
+    secret = None
+    with transaction.atomic():
+        locked = Webhook.objects.select_for_update().get(pk=webhook.pk)
+        if not locked.is_active:  # already on: nothing changes, the receiver keeps its secret
+            secret = new_signing_secret()
+            locked.secret, locked.is_active = secret, True
+            locked.save(update_fields=["secret", "is_active"])
+    webhook.is_active = True
+    if secret is not None:
+        webhook.secret = secret
+    return WebhookSwitched(webhook=webhook, secret=secret)
 
 
 def webhooks_switch_off_created_by(*, user_id: int) -> int:

@@ -67,11 +67,25 @@ class WebhookActiveView(TenantAdminRequiredMixin, View):
         webhook = get_object_or_404(webhook_list(), pk=pk)
         is_active = request.POST.get("is_active") == "1"
         try:
-            webhook_set_active(webhook=webhook, is_active=is_active)
+            switched = webhook_set_active(webhook=webhook, is_active=is_active)
         except ApplicationError as exc:
             messages.error(request, exc.text)
-        else:
-            messages.success(request, _("Webhook aktiviert.") if is_active else _("Webhook deaktiviert."))
+            return redirect("settings:webhook-detail", pk=webhook.pk)
+        if switched.secret is not None:
+            # Switched back on with a new secret: shown in this answer only, like at creation.
+            response = render(
+                request,
+                "settings/webhook_created.html",
+                {
+                    "webhook": switched.webhook,
+                    "secret": switched.secret,
+                    "signature_header": SIGNATURE_HEADER,
+                    "reactivated": True,
+                },
+            )
+            response["Cache-Control"] = "no-store"
+            return response
+        messages.success(request, _("Webhook aktiviert.") if is_active else _("Webhook deaktiviert."))
         return redirect("settings:webhook-detail", pk=webhook.pk)
 
 
