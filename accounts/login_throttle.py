@@ -38,7 +38,8 @@ def attempt_username(request: HttpRequest, credentials: dict | None) -> str | No
         raw = getattr(request, "POST", {}).get("username")
     if raw is None:
         return None
-    return str(raw).strip().lower()[:255] or None
+    # Printable characters only: the name is stored, and PostgreSQL text cannot hold a NUL.
+    return "".join(ch for ch in str(raw) if ch.isprintable()).strip().lower()[:255] or None
 
 
 def client_ip(request: HttpRequest) -> str | None:

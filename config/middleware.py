@@ -28,3 +28,23 @@ class ApplicationErrorMiddleware:
         heading = _HEADINGS.get(exception.status, lambda: _("Das ging nicht."))()
         context = {"heading": heading, "messages_": exception.messages}
         return render(request, "application_error.html", context, status=exception.status)
+
+
+# Request headers that are stored as they came (sign-in attempts keep them for operators). PostgreSQL text
+# cannot hold NUL, and a control character in a stored header only ever misleads the reader of the log.
+_STORED_HEADERS = ("HTTP_USER_AGENT", "HTTP_ACCEPT")
+
+
+class StoredHeadersMiddleware:
+    """Drops control characters from the headers sign-in attempts store, so no client can turn a failed
+    sign-in into a 500 by sending a NUL in its User-Agent or Accept header."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        for name in _STORED_HEADERS:
+            value = request.META.get(name)
+            if isinstance(value, str) and not value.isprintable():
+                request.META[name] = "".join(ch for ch in value if ch.isprintable())
+        return self.get_response(request)

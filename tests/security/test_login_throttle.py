@@ -148,3 +148,15 @@ def test_operators_see_tenant_lockouts_and_can_lift_one(alpha, public_client):
 
 def test_tenant_users_cannot_reach_the_lockout_list(alpha, alpha_admin_client):
     assert alpha_admin_client.get("/admin/accounts/tenant/anmeldesperren/").status_code == 404
+
+
+def test_control_characters_in_stored_headers_or_the_name_never_make_a_failed_sign_in_a_500(alpha):
+    client = Client(HTTP_HOST=alpha.host, HTTP_USER_AGENT="Mozilla/5.0\x00evil", HTTP_ACCEPT="text/html\x00\x1b")
+    response = _portal_login(client, alpha.member_email, "falsch")
+    assert response.status_code == 200  # the form again, with its message
+    assert _portal_login(client, "anna\x00@alpha.example", "falsch").status_code == 200
+    with schema_context(alpha.schema_name):
+        from axes.models import AccessAttempt
+
+        attempts = list(AccessAttempt.objects.values_list("username", "user_agent", "http_accept"))
+    assert (alpha.member_email, "Mozilla/5.0evil", "text/html") in attempts
