@@ -21,6 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
+from django_tenants.utils import get_public_schema_name, schema_context
 
 # Read and written in the public schema only (the task is a public task, the view is on the public
 # host), so the schema prefix django-tenants adds to every key is always the same.
@@ -144,7 +145,10 @@ def health_snapshot_refresh(*, now: datetime | None = None) -> HealthReport:
     report = health_report(now=now)
     # Kept well past the staleness limit, so the view can say how old it is instead of "unknown".
     keep = max(3600, 10 * settings.HEALTH_SNAPSHOT_MAX_AGE_SECONDS)
-    cache.set(SNAPSHOT_CACHE_KEY, {"computed_at": now.isoformat(), "ok": report.ok, "checks": report.checks}, keep)
+    # Cache keys carry the schema (django_tenants.cache.make_key): the snapshot is the platform's, written and
+    # read under the public schema whichever schema the computing connection was last switched to.
+    with schema_context(get_public_schema_name()):
+        cache.set(SNAPSHOT_CACHE_KEY, {"computed_at": now.isoformat(), "ok": report.ok, "checks": report.checks}, keep)
     return report
 
 
@@ -153,7 +157,8 @@ def health_snapshot_read(*, now: datetime | None = None) -> HealthSnapshot:
     now = now or timezone.now()
     limit = settings.HEALTH_SNAPSHOT_MAX_AGE_SECONDS
     try:
-        stored = cache.get(SNAPSHOT_CACHE_KEY)
+        with schema_context(get_public_schema_name()):
+            stored = cache.get(SNAPSHOT_CACHE_KEY)
     except Exception:  # the cache's Redis is the broker's too: not ready, and the view must still answer
         stored = None
     if not stored:

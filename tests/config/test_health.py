@@ -143,7 +143,16 @@ def test_readiness_is_green_with_worker_and_beat_and_red_when_the_worker_is_gone
         health_snapshot_refresh()
         return _ready(client)
 
-    status, body = wait_for(lambda: (r := refreshed())[0] == 200 and r, what="green readiness", timeout=90)
+    last: list = []
+
+    def green():
+        last[:] = [refreshed()]
+        return last[0][0] == 200 and last[0]
+
+    try:
+        status, body = wait_for(green, what="green readiness", timeout=90)
+    except AssertionError as error:
+        raise AssertionError(f"{error}; last answer {last}") from None
     assert body["checks"]["workers"]["per_queue"] == {"ingest": 1, "match": 1, "notify": 1}
     assert body["checks"]["beat"]["ok"] and body["checks"]["broker"]["ok"]
 
