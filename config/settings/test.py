@@ -9,6 +9,8 @@ DATABASES = database_settings(allow_embedded=True)
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+# Per process, unless a test shares one with the worker processes it starts (TEST_CACHE_DIR): the health
+# snapshot a real worker computes is read by the test's own readiness request.
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
@@ -16,6 +18,11 @@ CACHES = {
         "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
     }
 }
+if env_str("TEST_CACHE_DIR", ""):
+    CACHES["default"] |= {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": env_str("TEST_CACHE_DIR", ""),
+    }
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

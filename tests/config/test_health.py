@@ -7,14 +7,16 @@ snapshot, red when a check is past its limit or when the snapshot itself is too 
 from __future__ import annotations
 
 import json
+import time
 from datetime import timedelta
 
 import pytest
 from django.db import IntegrityError, transaction
-from django.test import Client
+from django.test import Client, override_settings
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
+from config.enqueue import send_now
 from config.health_checks import health_snapshot_read, health_snapshot_refresh
 from notifications.models import MailboxSettings, SmtpSettings
 from tenders.models import TenderDelta
@@ -133,37 +135,48 @@ def test_the_snapshot_is_scheduled_every_minute_on_the_match_queue(settings):
 
 
 @pytest.mark.usefixtures("committed")
-def test_readiness_is_green_with_worker_and_beat_and_red_when_the_worker_is_gone(processes, committed_tenants):
-    worker = processes.worker(queues="ingest,match,notify")
-    processes.beat()
-    client = operator_sign_in(Client(HTTP_HOST=PUBLIC_HOST))
+def test_readiness_is_green_with_worker_and_beat_and_red_when_the_worker_is_gone(processes, committed_tenants, tmp_path):
+    # The production path: the worker computes the snapshot (the periodic task, sent by name) into the cache
+    # every process shares, and the readiness view of this process reads it.
+    shared_cache = tmp_path / "cache"
+    cache_settings = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(shared_cache),
+            "KEY_FUNCTION": "django_tenants.cache.make_key",
+            "REVERSE_KEY_FUNCTION": "django_tenants.cache.reverse_key",
+        }
+    }
+    with override_settings(CACHES=cache_settings):
+        worker = processes.worker(queues="ingest,match,notify", TEST_CACHE_DIR=str(shared_cache))
+        processes.beat(TEST_CACHE_DIR=str(shared_cache))
+        client = operator_sign_in(Client(HTTP_HOST=PUBLIC_HOST))
+        last: list = []
 
-    def refreshed() -> tuple[int, dict]:
-        # What the periodic task does; here in this process, whose cache the view reads.
+        def green():
+            send_now("config.health_snapshot")
+            time.sleep(1.0)
+            last[:] = [_ready(client)]
+            return last[0][0] == 200 and last[0]
+
+        try:
+            status, body = wait_for(green, what="green readiness", timeout=90)
+        except AssertionError as error:
+            raise AssertionError(f"{error}; last answer {last}") from None
+        assert body["checks"]["workers"]["per_queue"] == {"ingest": 1, "match": 1, "notify": 1}
+        assert body["checks"]["beat"]["ok"] and body["checks"]["broker"]["ok"]
+
+        # The worker gone: the next snapshot (computed here, as no worker is left to run the task) is red.
+        worker.kill()
         health_snapshot_refresh()
-        return _ready(client)
+        status, body = _ready(client)
+        assert status == 503
+        assert body["checks"]["workers"] == {"ok": False, "per_queue": {"ingest": 0, "match": 0, "notify": 0}}
 
-    last: list = []
-
-    def green():
-        last[:] = [refreshed()]
-        return last[0][0] == 200 and last[0]
-
-    try:
-        status, body = wait_for(green, what="green readiness", timeout=90)
-    except AssertionError as error:
-        raise AssertionError(f"{error}; last answer {last}") from None
-    assert body["checks"]["workers"]["per_queue"] == {"ingest": 1, "match": 1, "notify": 1}
-    assert body["checks"]["beat"]["ok"] and body["checks"]["broker"]["ok"]
-
-    worker.kill()
-    status, body = refreshed()
-    assert status == 503
-    assert body["checks"]["workers"] == {"ok": False, "per_queue": {"ingest": 0, "match": 0, "notify": 0}}
-
-    processes.broker.stop()
-    status, body = refreshed()
-    assert status == 503 and body["checks"]["broker"]["ok"] is False
+        processes.broker.stop()
+        health_snapshot_refresh()
+        status, body = _ready(client)
+        assert status == 503 and body["checks"]["broker"]["ok"] is False
 
 
 @pytest.mark.django_db
