@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from kernel.network import decode_bytes
 from sources.adapters.mail.forwarding import forwarder_domain_normalised, forwarder_domain_problem
 from sources.denylist import DENIED_PORTALS
-from sources.models import ApprovedForwarder, FetchRun, FetchRunStatus, InboundMail, Source
+from sources.models import ApprovedForwarder, FetchRun, FetchRunStatus, InboundMail, PortalPageRequest, Source
 from sources.registry import adapter_types
 from sources.schedules import schedules_sync
 from sources.selectors import portal_domains_current, run_yield, source_health_list
@@ -282,6 +282,25 @@ class InboundMailAdmin(admin.ModelAdmin):
     def raw_preview(self, obj):
         # Mail text is foreign input: shown as escaped text only, never rendered as HTML.
         return format_html("<pre class='raw-mail'>{}</pre>", bytes(obj.raw[:20000]).decode("utf-8", "replace"))
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(PortalPageRequest)
+class PortalPageRequestAdmin(admin.ModelAdmin):
+    """Portal pages alert mails pointed at: what is still pending, and why a page could not be read."""
+
+    list_display = ("requested_at", "source", "portal_reference", "status", "reason", "done_at", "run")
+    list_filter = ("status", "source")
+    search_fields = ("=portal_reference", "url")
+    show_full_result_count = False
+    paginator = EstimatedCountPaginator
+    list_select_related = ("source", "run")
+    readonly_fields = [f.name for f in PortalPageRequest._meta.fields]
 
     def has_add_permission(self, request):
         return False
