@@ -232,6 +232,8 @@ class MailboxSettings(models.Model):
     # at the next check (notifications.inbox.selectors.mailbox_trust reads only entries still approved).
     authserv_id = models.CharField(max_length=253, blank=True, default="")
     forwarders = models.JSONField(default=list, blank=True)
+    # The receiving server writes one Authentication-Results header per milter (OpenDKIM, OpenDMARC, SPF).
+    several_authentication_results = models.BooleanField(default=False)
     last_checked_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)

@@ -61,6 +61,7 @@ def mailbox_trust(*, mailbox: MailboxSettings) -> MailTrust:
     approved = ApprovedForwarder.objects.order_by("family", "sender_domain") if picked else ()
     return MailTrust(
         authserv_id=mailbox.authserv_id.strip(),
+        several_headers=mailbox.several_authentication_results,
         forwarders=tuple(
             ApprovedSender(family=entry.family, domain=entry.sender_domain) for entry in approved if entry.key in picked
         ),

@@ -87,6 +87,14 @@ class MailboxSettingsForm(forms.Form):
             "werden übernommen."
         ),
     )
+    several_authentication_results = forms.BooleanField(
+        label=_("Mein Mailserver schreibt mehrere Kopfzeilen „Authentication-Results“"),
+        required=False,
+        help_text=_(
+            "Zum Beispiel je eine von OpenDKIM, OpenDMARC und der SPF-Prüfung. Sonst gilt eine Meldung mit mehr "
+            "als einer solchen Kopfzeile Ihres Servers als gefälscht."
+        ),
+    )
     forwarders = forms.MultipleChoiceField(
         label=_("Weiterleitungsregeln"),
         required=False,

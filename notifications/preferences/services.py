@@ -143,6 +143,7 @@ def mailbox_settings_save(
     is_active: bool,
     authserv_id: str = "",
     forwarders: Iterable[str] = (),
+    several_authentication_results: bool = False,
 ) -> MailboxSettings:
     """Create or update the IMAP mailbox for portal alert e-mails. ``password`` empty keeps the stored one.
 
@@ -167,6 +168,7 @@ def mailbox_settings_save(
         row.host, row.port, row.use_ssl = host, port, use_ssl
         row.username, row.folder, row.is_active = username.strip(), folder.strip() or "INBOX", is_active
         row.authserv_id, row.forwarders = authserv_id.strip(), picked
+        row.several_authentication_results = several_authentication_results
         if password:
             row.password = password
             row.last_error = ""  # the old error was about the old credentials

@@ -211,6 +211,7 @@ class MailboxSettingsView(TenantAdminRequiredMixin, View):
                 "is_active": current.is_active,
                 "authserv_id": current.authserv_id,
                 "forwarders": current.forwarders,
+                "several_authentication_results": current.several_authentication_results,
             }
         form = MailboxSettingsForm(
             initial=initial,

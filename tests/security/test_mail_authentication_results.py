@@ -87,7 +87,7 @@ def test_a_forged_pass_below_the_received_field_is_refused(claim):
     assert "below a Received: field" in verdict.detail
 
 
-def test_two_headers_of_the_servers_id_that_contradict_each_other_are_refused_even_above_the_received_field():
+def test_two_headers_of_the_servers_id_are_refused_even_above_the_received_field():
     raw = (
         f"Authentication-Results: {RECEIVING_SERVER}; dkim=pass header.d=tender24.de\r\n".encode()
         + SERVER_SAYS_FAIL.encode()
@@ -95,29 +95,46 @@ def test_two_headers_of_the_servers_id_that_contradict_each_other_are_refused_ev
     )
     verdict = _verdict(raw)
     assert (verdict.verified, verdict.reason) == (False, AUTHENTICATION_FORGED)
-    assert "2 Authentication-Results headers" in verdict.detail and "contradict each other on dkim" in verdict.detail
+    assert "2 Authentication-Results headers" in verdict.detail
+    # Also where the tenant said its server writes several: these two contradict each other.
+    several = _verdict(raw, MailTrust(authserv_id=RECEIVING_SERVER, several_headers=True))
+    assert (several.verified, several.reason) == (False, AUTHENTICATION_FORGED)
+    assert "contradict each other on dkim" in several.detail
 
 
 # What a Postfix with OpenDKIM and OpenDMARC milters writes, delivered by Dovecot LMTP (which adds its own
 # Received: on top by default, lmtp_add_received_header): constructed from those programs' documented formats.
 LMTP_HOP = f"Received: from {RECEIVING_SERVER} by imap.alpha-bau.example with LMTPS id 7Hq2; Tue, 15 Sep 2026 06:00:14 +0200\r\n"
-MILTER_HEADERS = (
-    f"Authentication-Results: {RECEIVING_SERVER}; dmarc=pass (p=reject dis=none) header.from=tender24.de\r\n"
+DMARC_HEADER = f"Authentication-Results: {RECEIVING_SERVER}; dmarc=pass (p=reject dis=none) header.from=tender24.de\r\n"
+DKIM_HEADER = (
     f"Authentication-Results: {RECEIVING_SERVER};\r\n\tdkim=pass (2048-bit key) header.d=tender24.de header.i=@tender24.de\r\n"
 )
+MILTER_HEADERS = DMARC_HEADER + DKIM_HEADER
 POSTFIX_HOP = (
     f"Received: from mail.tender24.de (mail.tender24.de [198.51.100.4]) by {RECEIVING_SERVER} (Postfix)\r\n"
     "\twith ESMTPS id 4Xy1; Tue, 15 Sep 2026 06:00:13 +0200\r\n"
 )
 
 
-def test_a_genuine_mail_through_milters_and_lmtp_delivery_verifies():
-    """Several headers of the server's id that agree are read together; the LMTP delivery hop is the server's own."""
+def test_the_lmtp_delivery_hop_is_the_receiving_servers_own():
+    raw = (LMTP_HOP + DMARC_HEADER + POSTFIX_HOP).encode() + _alert(
+        sender="noreply@tender24.de", host="www.tender24.de", message_id="<lmtp@tender24.de>"
+    )
+    verdict = _verdict(raw)
+    assert (verdict.verified, verdict.via) == (True, "dmarc")
+
+
+def test_several_headers_of_the_servers_id_are_refused_unless_the_mailbox_says_its_server_writes_several():
+    """OpenDKIM and OpenDMARC each write a header of the id: by default one of two is taken as someone else's."""
     raw = (LMTP_HOP + MILTER_HEADERS + POSTFIX_HOP).encode() + _alert(
         sender="noreply@tender24.de", host="www.tender24.de", message_id="<milters@tender24.de>"
     )
-    verdict = _verdict(raw)
-    assert verdict.verified and verdict.via in {"dkim", "dmarc"}
+    strict = _verdict(raw)
+    assert (strict.verified, strict.reason) == (False, AUTHENTICATION_FORGED)
+    assert "2 Authentication-Results headers" in strict.detail and "several headers" in strict.detail
+
+    several = _verdict(raw, MailTrust(authserv_id=RECEIVING_SERVER, several_headers=True))
+    assert several.verified and several.via in {"dkim", "dmarc"}
 
 
 def test_a_forged_lmtp_hop_inside_the_mail_does_not_lift_a_forged_pass_above_the_receiving_server():

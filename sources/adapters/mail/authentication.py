@@ -14,10 +14,11 @@ else's. Two exceptions keep genuine mail from being refused, because the sender 
 neither: a ``Received:`` at the very top that records the local delivery by LMTP (``with
 LMTP``/``LMTPS``/``LMTPA``/``LMTPSA``, RFC 3848 - Dovecot's LMTP server adds one by default,
 ``lmtp_add_received_header``) belongs to the receiving side and does not end the block; and
-several headers of the tenant's id in the block (OpenDKIM, OpenDMARC and an SPF policy daemon
-each write their own) are read together - unless they contradict each other on a method (one
-says ``pass``, another a different result), which only a confused or subverted receiving side
-writes, so the mail is refused with that reason.
+a tenant whose server writes several headers of its id in the block (OpenDKIM, OpenDMARC and
+an SPF policy daemon each write their own) says so in the mailbox settings; then they are read
+together - unless they contradict each other on a method (one says ``pass``, another a different
+result), which only a confused or subverted receiving side writes. Without that setting a mail
+with more than one header of the tenant's id is refused: one of them is then someone else's.
 
 Parsing follows the RFC 8601 grammar through ``authres`` (the parser of the dkimpy /
 authheaders family): it reads the authserv-id without the optional version (``mx.id 1;``)
@@ -72,8 +73,13 @@ class ReceivingServerVerdict:
     refusal: str = ""  # set when a header claiming the id is misplaced or contradicts another (English detail)
 
 
-def receiving_server_verdict(fields: Iterable[tuple[str, str]], *, authserv_id: str) -> ReceivingServerVerdict:
-    """``fields``: (lower-case name, value) of the Received / Authentication-Results fields in header order."""
+def receiving_server_verdict(
+    fields: Iterable[tuple[str, str]], *, authserv_id: str, several_headers: bool = False
+) -> ReceivingServerVerdict:
+    """``fields``: (lower-case name, value) of the Received / Authentication-Results fields in header order.
+
+    ``several_headers``: the tenant's receiving server writes more than one header of its id (one per milter).
+    """
     wanted = _normalised_id(authserv_id)
     if not wanted:
         return ReceivingServerVerdict()
@@ -95,6 +101,12 @@ def receiving_server_verdict(fields: Iterable[tuple[str, str]], *, authserv_id: 
             headers=len(claims),
             refusal=f"{below} Authentication-Results header(s) claiming {wanted!r} below a Received: field "
             "(added before the mail reached the receiving server: forged)",
+        )
+    if len(claims) > 1 and not several_headers:
+        return ReceivingServerVerdict(
+            headers=len(claims),
+            refusal=f"{len(claims)} Authentication-Results headers claim {wanted!r}; the receiving server is set to "
+            "write one (mailbox settings: several headers)",
         )
     headers = [header for _above, header in claims]
     contradicted = _contradicted_methods(headers)

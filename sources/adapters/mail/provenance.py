@@ -63,6 +63,7 @@ class MailTrust:
 
     authserv_id: str = ""
     forwarders: tuple[ApprovedSender, ...] = ()
+    several_headers: bool = False  # the receiving server writes one Authentication-Results header per milter
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,9 @@ def mail_provenance(
     """The verdict for a parsed mail: forged results first, then the sender checks (a, b), then the links (c)."""
     sender_domain = parse.sender_address.rpartition("@")[2].strip().rstrip(".").lower()
     family = _family_of(sender_domain, portal_domains, trust.forwarders)
-    server = receiving_server_verdict(parse.trace_fields, authserv_id=trust.authserv_id)
+    server = receiving_server_verdict(
+        parse.trace_fields, authserv_id=trust.authserv_id, several_headers=trust.several_headers
+    )
     if server.refusal:
         return Provenance(verified=False, reason=AUTHENTICATION_FORGED, family=family, detail=server.refusal)
     if not family:
