@@ -67,15 +67,18 @@ def bundesland_for_place(
     country: str,
     buyer_nuts: str = "",
     buyer_postal_code: str = "",
+    buyer_country: str = "",
 ) -> str:
     """The Bundesland of the place of performance.
 
-    The postcode decides when it is known (a wrong NUTS code is the commoner error: buyers copy
-    their own region); else the NUTS code. A place abroad has none, and only a place stated with
-    neither postcode nor NUTS falls back to the buyer's seat.
+    The country is checked first: a place abroad has none, and a place that names no country is
+    where its buyer is (an Italian buyer's "21027" is Ispra, not Hamburg). Then the postcode decides
+    when it is known (a wrong NUTS code is the commoner error: buyers copy their own region); else
+    the NUTS code. Only a place stated with neither postcode nor NUTS falls back to the buyer's seat.
     """
     german_nuts = [code for code in nuts_codes if code.upper().startswith("DE")]
-    if country.upper() not in _GERMANY or (nuts_codes and not german_nuts):
+    place_country = (country or buyer_country).upper()
+    if place_country not in _GERMANY or (nuts_codes and not german_nuts):
         return ""
     by_postcode = bundesland_for_postcode(postal_code)
     if by_postcode or postal_code:

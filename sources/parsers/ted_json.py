@@ -281,6 +281,7 @@ def parse_ted_notice(obj: dict) -> NoticeRecord:
             postal_code=postal_code,
             country=_first(obj.get("place-of-performance-country-lot")),
             buyer_postal_code=normalise_postal_code(_first(obj.get("buyer-post-code"))),
+            buyer_country=_first(obj.get("buyer-country")),
         ),
         postal_code=postal_code,
         town=pick_language(obj.get("place-of-performance-city-lot")),

@@ -127,6 +127,7 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
             country=country,
             buyer_nuts=buyer.nuts,
             buyer_postal_code=buyer.postal_code,
+            buyer_country=buyer.country,
         ),
         postal_code=postal_code,
         town=town,

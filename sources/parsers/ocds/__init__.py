@@ -191,6 +191,7 @@ def _release_record(
             country=place_country,
             buyer_nuts=buyer.region,
             buyer_postal_code=buyer.postal_code,
+            buyer_country=buyer.country,
         ),
         postal_code=postal_code,
         town=town,
