@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 from decimal import Decimal
 
 # "1 EUR" (and 0) is what forms get when the buyer will not state a value.
@@ -12,6 +13,15 @@ _PLACEHOLDER_TEXT = re.compile(
     r"standort de[rs] (?:beauftragten|auftragnehmer).*|ort der leistung.*|beim auftragnehmer.*|xxx+)$",
     re.IGNORECASE,
 )
+
+
+# TED fills the mandatory root ``TenderResult/AwardDate`` of eForms notices with 2000-01-01 (it stands in the
+# eForms SDK's own examples); no award of a notice in these exports is that old, so any earlier date says nothing.
+PLACEHOLDER_DATES_BEFORE = date(2000, 1, 2)
+
+
+def placeholder_date(value: date | None) -> bool:
+    return value is not None and value < PLACEHOLDER_DATES_BEFORE
 
 
 def placeholder_amount(value: Decimal | None) -> bool:

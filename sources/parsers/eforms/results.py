@@ -27,6 +27,7 @@ from datetime import date
 from decimal import Decimal
 
 from kernel.normalise import clean_text, parse_decimal, parse_iso_datetime
+from kernel.placeholders import placeholder_date
 from kernel.records import Award, AwardStatus
 from kernel.vocabulary.statuses import TenderStatus
 
@@ -69,7 +70,8 @@ def _amount(el: Element | None, path: str) -> tuple[Decimal | None, str]:
 
 def _date(raw: str) -> date | None:
     value = parse_iso_datetime(raw or None)
-    return value.date() if value else None
+    day = value.date() if value else None
+    return None if placeholder_date(day) else day
 
 
 def _tenders_received(lot_result: Element) -> int | None:

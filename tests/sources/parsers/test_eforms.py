@@ -582,3 +582,11 @@ def test_encoding_comes_from_the_xml_prolog():
     latin1 = latin1.decode().replace('encoding="UTF-8"', 'encoding="ISO-8859-1"').encode("latin-1")
 
     assert parse_eforms(latin1, source="ted").title == "Straßenbau Süd"
+
+
+def test_teds_placeholder_award_date_is_no_date():
+    # The eForms SDK's own example carries TED's dummy 2000-01-01 in the root TenderResult/AwardDate.
+    raw = (DATA / "ted" / "eforms-sdk_E4_minimal.xml").read_bytes()
+    assert b"<cbc:AwardDate>2000-01-01Z</cbc:AwardDate>" in raw
+    record = parse_eforms(raw, source="ted")
+    assert record.awards and all(award.date is None for award in record.awards)
