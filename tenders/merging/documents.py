@@ -227,8 +227,29 @@ def _implausible_buyer_id(value: str) -> bool:
     return not plausible_buyer_id(value)
 
 
-def _placeholder_award(award: Award) -> bool:
+def _placeholder_value(award: Award) -> bool:
     return award.value is not None and (placeholder_amount(award.value) or plausible_value(award.value) is None)
+
+
+def _placeholder_award(award: Award) -> bool:
+    return _placeholder_value(award) or bool(award.supplier_id and _implausible_buyer_id(award.supplier_id))
+
+
+def _without_placeholders(award: Award) -> Award:
+    changes: dict = {}
+    if _placeholder_value(award):
+        changes.update(value=None, currency="")
+    if award.supplier_id and _implausible_buyer_id(award.supplier_id):
+        changes["supplier_id"] = ""  # "--", "-", "n/a": an identifier has digits
+    return dataclasses.replace(award, **changes)
+
+
+def _with_stray_full_stop(town: str) -> bool:
+    """ "Berlin." from a free-text line, but not "Frankfurt a. M." nor "Halle a.d.S.": the last word's own dot."""
+    if not town.endswith("."):
+        return False
+    last = town.rsplit(" ", 1)[-1]
+    return len(last) > 3 and "." not in last[:-1]
 
 
 def _fitted(record: NoticeRecord) -> NoticeRecord:
@@ -246,8 +267,11 @@ def _fitted(record: NoticeRecord) -> NoticeRecord:
             changes[name] = fit_identifier(value, limit)
     # Links that are not http(s) with a host never reach a template (adapter runs record them as problems).
     for name in LINK_FIELDS:
-        if (value := getattr(record, name)) and not safe_link(value):
-            changes[name] = ""
+        if value := getattr(record, name):
+            if "&amp;" in value:  # escaped twice at the source ("&amp;amp;" in the XML): a broken link as it stands
+                value = changes[name] = value.replace("&amp;", "&")
+            if not safe_link(value):
+                changes[name] = ""
     if record.estimated_value is not None and (
         plausible_value(record.estimated_value) is None or placeholder_amount(record.estimated_value)
     ):
@@ -268,13 +292,14 @@ def _placeholders_dropped(record: NoticeRecord, changes: dict) -> None:
         value = getattr(record, name)
         if value and (_placeholder(value) or (name == "buyer_phone" and not value.strip("0 "))):
             changes[name] = ""
+        elif name != "buyer_phone" and value and _with_stray_full_stop(value):
+            changes[name] = value[:-1].rstrip()
     if record.buyer_id and _implausible_buyer_id(record.buyer_id):
         changes["buyer_id"] = ""
     # The tuples are rebuilt only when one entry changes (rarely): a clean record keeps its own.
     if any(map(_placeholder_award, record.awards)):
         changes["awards"] = tuple(
-            dataclasses.replace(award, value=None, currency="") if _placeholder_award(award) else award
-            for award in record.awards
+            _without_placeholders(award) if _placeholder_award(award) else award for award in record.awards
         )
     if any(lot.town and _placeholder(lot.town) for lot in record.lots):
         changes["lots"] = tuple(

@@ -172,3 +172,23 @@ def test_long_texts_are_judged_like_short_ones_but_not_remembered():
     stored, _ = record_storable(NoticeRecordFactory(town=town, buyer_id=buyer_id, buyer_town="Seeburg " * 30))
     assert (stored.town, stored.buyer_id, stored.buyer_town) == ("", "", "Seeburg " * 30)
     assert (_placeholder.cache_info().currsize, _implausible_buyer_id.cache_info().currsize) == before
+
+
+def test_stray_full_stops_double_escaped_links_and_placeholder_supplier_ids_are_tidied():
+    # Seen in the field audit of real notices (issue 28): "Leipzig." read from a free-text line, a document
+    # link escaped twice at the source ("&amp;amp;" in the XML), a supplier id "--".
+    record = NoticeRecordFactory(
+        town="Leipzig.",
+        buyer_town="Frankfurt a. M.",
+        documents_url="https://www.evergabe.de/unterlagen?id=123&amp;view=all",
+        awards=(
+            Award(lot_id="LOT-1", supplier_name="Muster GmbH", supplier_id="--", value=Decimal("5000"), currency="EUR"),
+            Award(lot_id="LOT-2", supplier_name="Beispiel AG", supplier_id="DE123456789", currency="EUR"),
+        ),
+    )
+    stored, digest = record_storable(record)
+    assert stored.town == "Leipzig" and stored.buyer_town == "Frankfurt a. M."
+    assert stored.documents_url == "https://www.evergabe.de/unterlagen?id=123&view=all"
+    assert [award.supplier_id for award in stored.awards] == ["", "DE123456789"]
+    assert stored.awards[0].value == Decimal("5000")
+    assert digest == content_hash(stored)
