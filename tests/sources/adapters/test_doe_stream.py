@@ -52,9 +52,12 @@ def test_parallel_parsing_gives_exactly_the_records_of_the_in_process_path() -> 
     _same_batches(parallel, sequential)
 
 
-def test_archives_held_in_memory_give_the_records_of_archives_on_disk(monkeypatch) -> None:
+def test_archives_held_in_memory_give_the_records_of_archives_on_disk(monkeypatch, tmp_path) -> None:
     """A fetched day's ZIPs are bytes: spooled to a temporary file, the workers read them as they read ``--file``."""
     import tempfile
+
+    # This test's own temporary folder: other test processes spool DÖE days at the same time.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
     from sources.adapters.doe import reading
 
