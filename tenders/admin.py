@@ -24,7 +24,7 @@ from kernel.vocabulary.regions import BUNDESLAENDER
 from kernel.vocabulary.synonyms import SynonymEntry
 from tenders.models import SynonymGroup, Tender, TenderSource, TenderVersion
 from tenders.pagination import EstimatedCountPaginator
-from tenders.selectors import synonym_group_admin_search, tender_admin_search, tender_source_keys
+from tenders.selectors import synonym_group_admin_search, tender_admin_search, tender_source_keys, version_order
 from tenders.services import tender_split_source
 from tenders.services.synonyms import synonym_group_problems, synonym_group_save, synonym_groups_lock
 from tenders.templatetags.external_links import external_link_html
@@ -189,7 +189,7 @@ class TenderAdmin(admin.ModelAdmin):
                 return redirect(back)
             self.message_user(request, f"{source} ist jetzt Ausschreibung #{new_tender.pk}.", messages.SUCCESS)
             return redirect("admin:tenders_tender_change", new_tender.pk)
-        versions = source.versions.defer("record").order_by("published_at", "id")
+        versions = source.versions.defer("record").order_by(*version_order())
         context = {
             **self.admin_site.each_context(request),
             "title": "Quelle als eigene Ausschreibung abtrennen",

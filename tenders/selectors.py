@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import F, Func, Prefetch, Q, QuerySet, TextField, Value
+from django.db.models import Case, F, Func, Prefetch, Q, QuerySet, TextField, Value, When
 
+from kernel.records import NoticeKind
 from kernel.vocabulary.deadlines import DeadlineKind, deadline_label
 from kernel.vocabulary.legal_basis import legal_basis_label
 from kernel.vocabulary.procedures import procedure_type_label
@@ -134,6 +135,19 @@ def _tender_deadline(tender: Tender) -> str | None:
     return _iso(min(map(datetime.fromisoformat, found))) if found else None
 
 
+# Within one publication time, a notice comes before what refers to it: prior information, the contract notice,
+# its changes, the award, the cancellation (TED often stamps a notice and its correction with the same second).
+_KIND_ORDER = Case(
+    *(When(kind=kind.value, then=Value(rank)) for rank, kind in enumerate(NoticeKind)),
+    default=Value(len(NoticeKind)),
+)
+
+
+def version_order() -> tuple:
+    """The order of a tender's versions in its history (``order_by(*version_order())``)."""
+    return ("published_at", _KIND_ORDER, "id")
+
+
 def tender_history_prefetches(prefix: str = "") -> tuple[Prefetch, Prefetch]:
     """Sources and versions (without the parsed record) for ``tender_representation``: two queries per page.
 
@@ -141,7 +155,7 @@ def tender_history_prefetches(prefix: str = "") -> tuple[Prefetch, Prefetch]:
     """
     return (
         Prefetch(f"{prefix}sources", queryset=TenderSource.objects.order_by("first_seen_at", "id")),
-        Prefetch(f"{prefix}versions", queryset=TenderVersion.objects.order_by("published_at", "id").defer("record")),
+        Prefetch(f"{prefix}versions", queryset=TenderVersion.objects.order_by(*version_order()).defer("record")),
     )
 
 
