@@ -65,11 +65,10 @@ def awards(release: dict) -> tuple[Award, ...]:
     """One ``Award`` per lot and supplier of every award; an award without a winner keeps its lot's outcome."""
     contracts = {as_str(c.get("awardID")): c for c in as_dicts(release.get("contracts"))}
     # DÖE writes the contract id into awardID ("CON-0001" for award "LOT-0000"): its items name the lot.
-    contracts_by_lot = {
-        as_str(item.get("relatedLot")): c
+    lots_of_contract = [
+        (c, frozenset(as_str(item.get("relatedLot")) for item in as_dicts(c.get("items")) if item.get("relatedLot")))
         for c in as_dicts(release.get("contracts"))
-        for item in as_dicts(c.get("items"))
-    }
+    ]
     parties = {as_str(p.get("id")): p for p in as_dicts(release.get("parties"))}
     received = _tenders_received(
         release,
@@ -84,11 +83,10 @@ def awards(release: dict) -> tuple[Award, ...]:
     for award in as_dicts(release.get("awards")):
         status = _AWARD_STATUS.get(as_str(award.get("status")).lower(), AwardStatus.AWARDED)
         lots = as_strs(award.get("relatedLots")) or [as_str(award.get("id"))]
-        contract = contracts.get(as_str(award.get("id"))) or next(
-            (contracts_by_lot[lot] for lot in lots if lot in contracts_by_lot), {}
-        )
+        contract, covers_only_these_lots = _contract_of(award, lots, contracts, lots_of_contract)
         value, currency = amount(award.get("value"))
-        if value is None:
+        if value is None and covers_only_these_lots:
+            # A contract that also covers other lots states their value too: it is no value of these lots.
             value, currency = amount(contract.get("value"))
         award_date = _date(as_str(contract.get("dateSigned"))) or _date(as_str(award.get("date")))
         suppliers = as_dicts(award.get("suppliers"))
@@ -124,3 +122,24 @@ def awards(release: dict) -> tuple[Award, ...]:
                     )
                 )
     return tuple(found)
+
+
+def _contract_of(award: dict, lots: list[str], by_award_id: dict, lots_of_contract: list) -> tuple[dict, bool]:
+    """The contract signed on ``award`` and whether it covers only the award's lots.
+
+    By ``awardID`` first; else by the lots its items name - the contract over exactly these lots, or the
+    only one naming any of them. Never "the last contract that lists the lot": with two contracts naming
+    a lot, which one is its own cannot be told, and none is taken.
+    """
+    wanted = frozenset(lots)
+    contract = by_award_id.get(as_str(award.get("id")))
+    if contract is not None:
+        covered = next((covered for c, covered in lots_of_contract if c is contract), frozenset())
+        return contract, not covered or covered <= wanted
+    naming = [(c, covered) for c, covered in lots_of_contract if covered & wanted]
+    exact = [(c, covered) for c, covered in naming if covered == wanted]
+    chosen = exact if len(exact) == 1 else naming if len(naming) == 1 else []
+    if not chosen:
+        return {}, False
+    contract, covered = chosen[0]
+    return contract, covered <= wanted

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from datetime import date
+from decimal import Decimal
 from pathlib import Path
 
 from kernel.records import Award, AwardStatus, NoticeKind
 from kernel.vocabulary.statuses import TenderStatus
 from sources.parsers.ocds import parse_ocds_package
+from sources.parsers.ocds.awards import awards
 
 DOE = Path(__file__).resolve().parents[2] / "data" / "doe"
 AWARD = DOE / "ocds_release-package_award_single-supplier_contract_00725bdd-1ad2-4de5-b6c2-ab6113dabd5f.json"
@@ -68,3 +70,56 @@ def test_award_value_and_bid_count():
     release["bids"] = {"statistics": [{"id": "1", "measure": "bids", "value": 5, "relatedLot": "LOT-0000"}]}
     (record,) = parse_ocds_package(json.dumps(package).encode())
     assert (record.awards[0].value, record.awards[0].currency, record.awards[0].tenders_received) == (250000, "EUR", 5)
+
+
+def _two_lot_release(contracts: list[dict]) -> dict:
+    """Two awards of a DÖE-style release without values of their own; the values are on the contracts,
+    whose awardID names the contract (DÖE's quirk), so the items' relatedLot links them. Constructed."""
+    return {
+        "awards": [
+            {"id": lot, "status": "active", "relatedLots": [lot], "suppliers": [{"name": f"Firma {lot}"}]}
+            for lot in ("LOT-0001", "LOT-0002")
+        ],
+        "contracts": contracts,
+    }
+
+
+def _values(release: dict) -> dict[str, Decimal | None]:
+    return {award.lot_id: award.value for award in awards(release)}
+
+
+def test_two_contracts_on_two_lots_each_give_their_own_lot_its_value():
+    release = _two_lot_release(
+        [
+            {"id": "CON-1", "awardID": "CON-1", "value": {"amount": 100, "currency": "EUR"}, "items": [{"relatedLot": "LOT-0001"}]},
+            {"id": "CON-2", "awardID": "CON-2", "value": {"amount": 200, "currency": "EUR"}, "items": [{"relatedLot": "LOT-0002"}]},
+        ]
+    )
+    assert _values(release) == {"LOT-0001": Decimal(100), "LOT-0002": Decimal(200)}
+
+
+def test_the_last_contract_naming_a_lot_does_not_win_it():
+    # The second contract's items name both lots: LOT-0001 keeps its own contract's value, and LOT-0002's
+    # only contract also covers LOT-0001, so its value is no value of LOT-0002 alone.
+    release = _two_lot_release(
+        [
+            {"id": "CON-1", "awardID": "CON-1", "value": {"amount": 100, "currency": "EUR"}, "items": [{"relatedLot": "LOT-0001"}]},
+            {
+                "id": "CON-2",
+                "awardID": "CON-2",
+                "value": {"amount": 300, "currency": "EUR"},
+                "items": [{"relatedLot": "LOT-0001"}, {"relatedLot": "LOT-0002"}],
+            },
+        ]
+    )
+    assert _values(release) == {"LOT-0001": Decimal(100), "LOT-0002": None}
+
+
+def test_two_contracts_naming_the_same_lot_alone_leave_its_value_open():
+    release = _two_lot_release(
+        [
+            {"id": "CON-1", "awardID": "CON-1", "value": {"amount": 100, "currency": "EUR"}, "items": [{"relatedLot": "LOT-0001"}]},
+            {"id": "CON-3", "awardID": "CON-3", "value": {"amount": 999, "currency": "EUR"}, "items": [{"relatedLot": "LOT-0001"}]},
+        ]
+    )
+    assert _values(release)["LOT-0001"] is None
