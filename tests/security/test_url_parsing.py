@@ -8,7 +8,6 @@ refuse IPv6 addresses that carry a non-public IPv4 (6to4, NAT64, mapped, Teredo,
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -26,6 +25,7 @@ from sources.adapters.mail.portals import DEFAULT_HOST_SOURCES, PORTAL_DOMAINS, 
 from sources.adapters.mail.provenance import MailTrust
 from sources.adapters.mail.verdict import PARSED, mail_judge
 from tests.fixtures.mail import RECEIVING_SERVER, as_received
+from tests.fixtures.network import loopback_resolver
 
 OID = "54321-Tender-1a09ee5f4b7-72f9ab694e623ec2"
 F4 = f"https://evil.example\\@www.tender24.de/NetServer/TenderingProcedureDetails?function=_Details&TenderOID={OID}"
@@ -134,12 +134,6 @@ def test_a_portal_page_link_is_resolved_to_the_host_browsers_go_to():
 # --- fetching: targets and redirect hops --------------------------------------------------------------
 
 
-def _resolver(host: str, port: int) -> Iterable[str]:
-    if host == "localhost":
-        return ["127.0.0.1"]
-    raise OSError(f"test resolver: unknown host {host}")
-
-
 def _fetcher(**overrides: object) -> Fetcher:
     values: dict[str, object] = {
         "allowed_hosts": frozenset({"localhost", "127.0.0.1"}),
@@ -151,7 +145,7 @@ def _fetcher(**overrides: object) -> Fetcher:
         "backoff": BackoffPolicy(base_seconds=0.0, cap_seconds=0.0, max_attempts=1),
     }
     values.update(overrides)
-    return Fetcher(FetchPolicy(**values), sleep=lambda seconds: None, resolver=_resolver)  # type: ignore[arg-type]
+    return Fetcher(FetchPolicy(**values), sleep=lambda seconds: None, resolver=loopback_resolver)  # type: ignore[arg-type]
 
 
 class _RawRedirect(Response):

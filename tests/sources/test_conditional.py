@@ -24,7 +24,7 @@ from sources.conditional import (
 )
 from sources.conditional_store import RETENTION_DAYS, conditional_cache_load, conditional_cache_save
 from sources.models import ConditionalCacheEntry, Source
-from tests.sources.adapters.test_netserver import loopback_resolver
+from tests.fixtures.network import loopback_resolver
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ Anyone can send mail to a tenant's alert mailbox. A mail counts as a verified po
     service.bund.de, DTAD-style; ``PORTAL_DOMAINS`` plus the hosts of the installation's
     NetServer/cosinex Sources and the operator-approved forwarding senders of the family).
     Exact: no real alert mail is documented (tests/data/portals/README.md, "Portal alert
-    e-mails"; /work/shared/fixtures/portals/README.md names no sender address either), so only
+    e-mails"; ../shared/fixtures/portals/README.md names no sender address either), so only
     hosts the family is known to serve count - a subdomain of a portal or of a shared-hosting
     domain (``<name>.vmstart.de``) is a different host and is not assumed to be the portal's;
 (b) the tenant's own receiving server vouches for exactly that domain: a DKIM, SPF or DMARC

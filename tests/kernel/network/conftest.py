@@ -14,6 +14,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from kernel.network import BackoffPolicy, Fetcher, FetchPolicy
+from tests.fixtures.network import loopback_resolver
 
 
 class FakeClock:
@@ -34,13 +35,6 @@ class MaxRandom(random.Random):
 
     def uniform(self, a: float, b: float) -> float:
         return b
-
-
-def loopback_resolver(host: str, port: int) -> Iterable[str]:
-    """Resolve only the names the tests use, without DNS."""
-    if host == "localhost":
-        return ["127.0.0.1"]
-    raise OSError(f"test resolver: unknown host {host}")
 
 
 def _policy(**overrides: object) -> FetchPolicy:

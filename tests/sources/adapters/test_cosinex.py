@@ -25,7 +25,8 @@ from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
 from sources.adapters.cosinex import CosinexAdapter, notice_kind
 from sources.conditional import ConditionalCache, ConditionalFetcher
 from sources.registry import get_adapter, validate_source_settings
-from tests.sources.adapters.test_netserver import loopback_resolver, page_response
+from tests.fixtures.network import loopback_resolver
+from tests.sources.adapters.test_netserver import page_response
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "portals" / "cosinex"
 LIST_PAGES = {"1": "list_page1_cp1252.html", "2": "list_page2_utf8.html"}

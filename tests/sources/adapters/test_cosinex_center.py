@@ -26,7 +26,7 @@ from sources.services import source_poll
 from tenders.models import MergeRule, TenderSource
 from tenders.services import notices_ingest
 from tests.factories.records import LEGACY_EFORMS, eforms_record
-from tests.sources.adapters.test_netserver import loopback_resolver
+from tests.fixtures.network import loopback_resolver
 
 CENTER = Path(__file__).resolve().parents[2] / "data" / "portals" / "cosinex" / "center"
 HUMBOLDT = "CXP4Y9PRGS5"

@@ -29,7 +29,8 @@ from sources.services import source_poll
 from tenders.models import MergeRule, Tender, TenderSource
 from tenders.services import notices_ingest
 from tests.factories.records import LEGACY_EFORMS, eforms_record
-from tests.sources.adapters.test_netserver import loopback_resolver, page_response
+from tests.fixtures.network import loopback_resolver
+from tests.sources.adapters.test_netserver import page_response
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "portals" / "cosinex" / "satellite"
 CX = {"73001": "CXP4Y9PRGS5", "73002": "CXUA7B2C3D4E", "73003": "CXUB8C3D4E5F", "73004": "CXUC9D4E5F6G"}

@@ -12,7 +12,7 @@ import io
 import shutil
 import struct
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
@@ -29,6 +29,7 @@ from sources.adapters.doe import DoeAdapter, ZipLimits, days_to_fetch, join_doe_
 from sources.parsers.eforms import parse_eforms
 from sources.parsers.ocds import parse_ocds_package
 from sources.registry import get_adapter, validate_source_settings
+from tests.fixtures.network import loopback_resolver
 
 DOE = Path(__file__).resolve().parents[2] / "data" / "doe"
 OCDS_AWARD = DOE / "ocds_release-package_award_single-supplier_contract_00725bdd-1ad2-4de5-b6c2-ab6113dabd5f.json"
@@ -53,12 +54,6 @@ MIB = 1024 * 1024
 
 
 # -- helpers ----------------------------------------------------------------------------------
-
-
-def loopback_resolver(host: str, port: int) -> Iterable[str]:
-    if host == "localhost":
-        return ["127.0.0.1"]
-    raise OSError(f"test resolver: unknown host {host}")
 
 
 @pytest.fixture

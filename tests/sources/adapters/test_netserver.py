@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -28,6 +28,7 @@ from sources.adapters.base import FetchedBatch, SourceConfig
 from sources.adapters.netserver import KNOWN_HOSTS, NetServerAdapter
 from sources.adapters.yields import LayoutChanged
 from sources.registry import get_adapter, validate_source_settings
+from tests.fixtures.network import loopback_resolver
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "portals" / "netserver"
 RESULT_PAGES = {"0": "results_start0_cp1252.html", "2": "results_start2_utf8.html", "4": "results_start4_latin1.html"}
@@ -107,12 +108,6 @@ class NetServerSite:
         if not path.is_file():
             return Response("not found", status=404)
         return page_response(request, path.read_bytes(), etag=self.etag)
-
-
-def loopback_resolver(host: str, port: int) -> Iterable[str]:
-    if host == "localhost":
-        return ["127.0.0.1"]
-    raise OSError(f"test resolver: unknown host {host}")
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from sources.adapters.base import FetchedBatch, SourceConfig
 from sources.adapters.netserver import NetServerAdapter
 from sources.adapters.netserver.parse import split_type_text
 from sources.adapters.yields import LayoutChanged
-from tests.sources.adapters.test_netserver import loopback_resolver
+from tests.fixtures.network import loopback_resolver
 
 VARIANTS = Path(__file__).resolve().parents[2] / "data" / "portals" / "netserver" / "variants"
 NO_RESULTS = VARIANTS.parent / "no_results.html"
