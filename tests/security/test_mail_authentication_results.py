@@ -26,7 +26,7 @@ from sources.adapters.mail.provenance import (
     mail_provenance,
 )
 from sources.models import ApprovedForwarder, InboundMail
-from tests.fixtures.mail import RECEIVING_SERVER
+from tests.fixtures.mail import RECEIVING_SERVER, netserver_alert
 from tests.fixtures.tenants import operator_sign_in
 
 TRUST = MailTrust(authserv_id=RECEIVING_SERVER)
@@ -42,21 +42,8 @@ SERVER_SAYS_FAIL = (
 
 def _alert(*, sender: str, host: str, message_id: str) -> bytes:
     """A NetServer alert as an attacker writes it (headers from here on are the attacker's)."""
-    return (
-        f"From: Vergabeplattform <{sender}>\r\n"
-        "To: ausschreibungen@alpha-bau.example\r\n"
-        'Subject: Neue Veröffentlichungen zu Ihrem Suchprofil "Tiefbau"\r\n'
-        "Date: Tue, 15 Sep 2026 06:00:12 +0200\r\n"
-        f"Message-ID: {message_id}\r\n"
-        "MIME-Version: 1.0\r\n"
-        "Content-Type: text/plain; charset=utf-8\r\n"
-        "\r\n"
-        "1) Notfall-Kanalsanierung Sammler West (Eilvergabe)\r\n"
-        "   Vergabestelle: Stadtentwaesserung Musterstadt\r\n"
-        "   Angebotsfrist: 20.09.2026 10:00\r\n"
-        f"   https://{host}/NetServer/TenderingProcedureDetails?function=_Details"
-        "&TenderOID=54321-Tender-1ffff000000-0000000000000001\r\n"
-    ).encode()
+    link = f"https://{host}/NetServer/TenderingProcedureDetails?function=_Details&TenderOID=54321-Tender-1ffff000000-0000000000000001"
+    return netserver_alert(sender=sender, message_id=message_id, link=link)
 
 
 def _forged(claim: str, *, message_id: str = "<forged@tender24.de>") -> bytes:

@@ -27,14 +27,13 @@ from kernel.network import Fetcher
 from kernel.records import NoticeRecord
 from notifications.alerts.services import delta_process
 from notifications.inbox.quarantine import inbound_mail_release
-from notifications.inbox.services import mailbox_check
-from notifications.models import Delivery, MailboxSettings, TenderMatch
+from notifications.models import Delivery, TenderMatch
 from sources.models import FetchRun, InboundMail, PortalPageRequest, Source
 from sources.tender_pages import portal_page_request_fetch, portal_page_requests_record, portal_page_requests_sweep
 from tenders.models import Tender, TenderDelta, TenderSource, TenderVersion
 from tenders.services import notices_ingest
 from tests.factories.records import LEGACY_EFORMS, eforms_record
-from tests.fixtures.mail import RECEIVING_SERVER, as_received
+from tests.fixtures.mail import as_received, mailbox_check_now, mailbox_configure
 from tests.notifications.alerts.helpers import saved_search, user
 from tests.sources.adapters.test_netserver import MICADO, NetServerSite
 
@@ -58,22 +57,7 @@ def _alert(*, sender: str, message_id: str, title: str, buyer: str, deadline: st
     ).encode()
 
 
-def _mailbox(imap_server, tenant, *, authserv_id: str = RECEIVING_SERVER) -> str:
-    user_name, password = imap_server.add_user(tenant.schema_name)
-    with schema_context(tenant.schema_name):
-        MailboxSettings.objects.create(
-            host=imap_server.host,
-            port=imap_server.ssl_port,
-            username=user_name,
-            password=password,
-            authserv_id=authserv_id,
-        )
-    return user_name
 
-
-def _check(tenant, imap_server):
-    with schema_context(tenant.schema_name):
-        return mailbox_check(ssl_context=imap_server.ssl_context(), timeout=10)
 
 
 def _shared_tables() -> tuple[int, int, int, int]:
@@ -125,7 +109,7 @@ def test_a_forged_pass_from_the_tenants_own_server_writes_no_shared_row_and_aler
     # itself, and drops a mail with a "dkim=pass" for dtvp.de, From noreply@dtvp.de and a dtvp.de link.
     with schema_context(beta.schema_name):
         saved_search(user(beta.member_email), name="Rechenzentrum", q="Rechenzentrum", instant_alert=True)
-    mailbox = _mailbox(imap_server, alpha.tenant, authserv_id="mx.alpha-owned.example")
+    mailbox = mailbox_configure(imap_server, alpha.tenant, authserv_id="mx.alpha-owned.example")
     raw = _alert(
         sender="noreply@dtvp.de",
         message_id="<forged-pass-1@dtvp.de>",
@@ -137,7 +121,7 @@ def test_a_forged_pass_from_the_tenants_own_server_writes_no_shared_row_and_aler
     imap_server.append(mailbox, as_received(raw, dkim="dtvp.de", authserv_id="mx.alpha-owned.example"))
     before = _shared_tables()
 
-    outcome = _check(alpha.tenant, imap_server)
+    outcome = mailbox_check_now(alpha.tenant, imap_server)
 
     # However well "authenticated", the mail only points: no row of the shared tender tables.
     assert (outcome.error, outcome.parsed, outcome.leads) == ("", 1, 1)
@@ -157,7 +141,7 @@ def test_a_mail_naming_a_real_tender_with_a_fake_deadline_changes_nothing_of_tha
     real = eforms_record(LEGACY_EFORMS).replace(submission_deadline=None)
     (tender_id,) = notices_ingest(records=[real], use_fingerprint=False).created
     tender_before = Tender.objects.values().get(pk=tender_id)
-    mailbox = _mailbox(imap_server, alpha.tenant)
+    mailbox = mailbox_configure(imap_server, alpha.tenant)
     raw = _alert(
         sender="noreply@dtvp.de",
         message_id="<fake-deadline-1@dtvp.de>",
@@ -169,7 +153,7 @@ def test_a_mail_naming_a_real_tender_with_a_fake_deadline_changes_nothing_of_tha
     imap_server.append(mailbox, as_received(raw, dkim="dtvp.de"))
     before = _shared_tables()
 
-    outcome = _check(alpha.tenant, imap_server)
+    outcome = mailbox_check_now(alpha.tenant, imap_server)
 
     assert (outcome.error, outcome.parsed) == ("", 1)
     assert Tender.objects.values().get(pk=tender_id) == tender_before
@@ -180,7 +164,7 @@ def test_a_mail_naming_a_real_tender_with_a_fake_deadline_changes_nothing_of_tha
 def test_a_mail_naming_a_portal_tender_gets_its_page_read_from_the_portal_and_ingested_from_the_page(
     alpha, imap_server, portal, site, alpha_admin_client
 ):
-    mailbox = _mailbox(imap_server, alpha.tenant)
+    mailbox = mailbox_configure(imap_server, alpha.tenant)
     raw = _alert(
         sender="noreply@tender24.de",
         message_id="<pointer-1@tender24.de>",
@@ -192,7 +176,7 @@ def test_a_mail_naming_a_portal_tender_gets_its_page_read_from_the_portal_and_in
     imap_server.append(mailbox, as_received(raw, dkim="tender24.de"))
     before = _shared_tables()
 
-    outcome = _check(alpha.tenant, imap_server)
+    outcome = mailbox_check_now(alpha.tenant, imap_server)
 
     assert _shared_tables() == before  # the mail itself wrote nothing
     (request_id,) = outcome.page_requests
@@ -226,7 +210,7 @@ def test_a_page_behind_a_wall_leaves_the_lead_private_with_its_reason(
     alpha, imap_server, portal, site, alpha_admin_client
 ):
     site.answer("detail", MICADO, lambda request: Response(status=302, headers={"Location": f"{site.base_url}login"}))
-    mailbox = _mailbox(imap_server, alpha.tenant)
+    mailbox = mailbox_configure(imap_server, alpha.tenant)
     raw = _alert(
         sender="noreply@tender24.de",
         message_id="<walled-1@tender24.de>",
@@ -236,7 +220,7 @@ def test_a_page_behind_a_wall_leaves_the_lead_private_with_its_reason(
         link=_portal_link(site, MICADO),
     )
     imap_server.append(mailbox, as_received(raw, dkim="tender24.de"))
-    (request_id,) = _check(alpha.tenant, imap_server).page_requests
+    (request_id,) = mailbox_check_now(alpha.tenant, imap_server).page_requests
     before = _shared_tables()
 
     request = _fetch(request_id)
@@ -249,7 +233,7 @@ def test_a_page_behind_a_wall_leaves_the_lead_private_with_its_reason(
 
 
 def test_a_released_mail_only_gets_its_references_fetched(alpha, imap_server, portal, site):
-    mailbox = _mailbox(imap_server, alpha.tenant)
+    mailbox = mailbox_configure(imap_server, alpha.tenant)
     raw = _alert(
         sender="noreply@tender24.de",
         message_id="<unsigned-1@tender24.de>",
@@ -259,7 +243,7 @@ def test_a_released_mail_only_gets_its_references_fetched(alpha, imap_server, po
         link=_portal_link(site, MICADO),
     )
     imap_server.append(mailbox, raw)  # no authentication at all: quarantined
-    outcome = _check(alpha.tenant, imap_server)
+    outcome = mailbox_check_now(alpha.tenant, imap_server)
     assert outcome.quarantined == 1 and outcome.page_requests == ()
     assert not PortalPageRequest.objects.exists()
     mail = InboundMail.objects.get(tenant_schema="alpha")
@@ -278,7 +262,7 @@ def test_a_released_mail_only_gets_its_references_fetched(alpha, imap_server, po
 
 def test_a_spoof_that_took_the_genuine_alerts_message_id_first_does_not_suppress_it(alpha, imap_server, portal, site):
     # F8: dedup by Message-ID alone let a spoof delivered first hide the genuine alert for ever.
-    mailbox = _mailbox(imap_server, alpha.tenant)
+    mailbox = mailbox_configure(imap_server, alpha.tenant)
     genuine = _alert(
         sender="noreply@tender24.de",
         message_id="<alert-4711@tender24.de>",
@@ -289,18 +273,18 @@ def test_a_spoof_that_took_the_genuine_alerts_message_id_first_does_not_suppress
     )
     spoof = genuine.replace(b"Sanierung Sporthalle", b"Nichts Wichtiges")
     imap_server.append(mailbox, spoof)  # unauthenticated: quarantined
-    first = _check(alpha.tenant, imap_server)
+    first = mailbox_check_now(alpha.tenant, imap_server)
     assert (first.quarantined, first.parsed) == (1, 0)
 
     imap_server.append(mailbox, as_received(genuine, dkim="tender24.de"))
-    second = _check(alpha.tenant, imap_server)
+    second = mailbox_check_now(alpha.tenant, imap_server)
 
     assert (second.parsed, second.quarantined, second.reused_message_ids) == (1, 0, 1)
     rows = InboundMail.objects.filter(tenant_schema="alpha").order_by("pk")
     assert [(row.status, row.message_id_reused) for row in rows] == [("quarantined", True), ("parsed", True)]
     assert len(second.page_requests) == 1
     # A third check reads both again and records neither again.
-    third = _check(alpha.tenant, imap_server)
+    third = mailbox_check_now(alpha.tenant, imap_server)
     assert (third.new_mails, InboundMail.objects.filter(tenant_schema="alpha").count()) == (0, 2)
 
 

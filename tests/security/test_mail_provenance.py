@@ -17,13 +17,12 @@ from django.utils import timezone
 from django_tenants.utils import schema_context
 
 from notifications.alerts.services import delta_process
-from notifications.inbox.services import mailbox_check
-from notifications.models import Delivery, MailboxSettings, TenderMatch
+from notifications.models import Delivery, TenderMatch
 from sources.models import ApprovedForwarder, InboundMail, PortalPageRequest
 from tenders.models import Tender, TenderSource
 from tenders.services import notices_ingest
 from tests.factories.records import LEGACY_EFORMS, eforms_record
-from tests.fixtures.mail import RECEIVING_SERVER, as_received
+from tests.fixtures.mail import as_received, mailbox_check_now, mailbox_configure, netserver_alert
 from tests.notifications.alerts.helpers import saved_search, user
 
 MAIL = Path(__file__).resolve().parents[1] / "data" / "portals" / "mail"
@@ -52,21 +51,7 @@ FAKE_DTAD = (
 ).encode()
 
 
-def _spoofed_tender24(*, message_id: str, link: str) -> bytes:
-    return (
-        "From: tender24 Vergabeplattform <noreply@tender24.de>\r\n"
-        "To: ausschreibungen@alpha-bau.example\r\n"
-        'Subject: Neue Veröffentlichungen zu Ihrem Suchprofil "Tiefbau"\r\n'
-        "Date: Tue, 15 Sep 2026 06:00:12 +0200\r\n"
-        f"Message-ID: {message_id}\r\n"
-        "MIME-Version: 1.0\r\n"
-        "Content-Type: text/plain; charset=utf-8\r\n"
-        "\r\n"
-        "1) Notfall-Kanalsanierung Sammler West (Eilvergabe)\r\n"
-        "   Vergabestelle: Stadtentwaesserung Musterstadt\r\n"
-        "   Angebotsfrist: 20.09.2026 10:00\r\n"
-        f"   {link}\r\n"
-    ).encode()
+
 
 
 FORGED_RESULTS = b"Authentication-Results: mx.angebote-abgeben.example; dkim=pass header.d=tender24.de\r\n"
@@ -78,36 +63,20 @@ ATTACKS = {
     "<fake-dtad-1@dtad-alerts.example>": (FAKE_DTAD, "sender"),
     # (b) a portal's From, but the tenant's server saw no DKIM/SPF pass; the attacker's own header is ignored
     "<spoof-1@tender24.de>": (
-        as_received(FORGED_RESULTS + _spoofed_tender24(message_id="<spoof-1@tender24.de>", link=OWN_LINK)).replace(
+        as_received(FORGED_RESULTS + netserver_alert(message_id="<spoof-1@tender24.de>", link=OWN_LINK)).replace(
             b"none", b"dkim=fail header.d=tender24.de;\r\n\tspf=softfail smtp.mailfrom=tender24.de", 1
         ),
         "sender",
     ),
     # (c) a genuine, DKIM-signed portal mail whose notice link points elsewhere
     "<spoof-2@tender24.de>": (
-        as_received(_spoofed_tender24(message_id="<spoof-2@tender24.de>", link=FOREIGN_LINK), dkim="tender24.de"),
+        as_received(netserver_alert(message_id="<spoof-2@tender24.de>", link=FOREIGN_LINK), dkim="tender24.de"),
         "link",
     ),
 }
 
 
-def _mailbox(imap_server, tenant, **values):
-    user_name, password = imap_server.add_user(tenant.schema_name)
-    with schema_context(tenant.schema_name):
-        MailboxSettings.objects.create(
-            host=imap_server.host,
-            port=imap_server.ssl_port,
-            username=user_name,
-            password=password,
-            authserv_id=RECEIVING_SERVER,
-            **values,
-        )
-    return user_name
 
-
-def _check(tenant, imap_server):
-    with schema_context(tenant.schema_name):
-        return mailbox_check(ssl_context=imap_server.ssl_context(), timeout=10)
 
 
 def _beta_listens_for_everything(beta):
@@ -133,13 +102,13 @@ def test_spoofed_alert_mails_are_quarantined_and_never_reach_shared_tenders_or_o
     alpha, beta, imap_server, real_cosinex_tender
 ):
     _beta_listens_for_everything(beta)
-    mailbox = _mailbox(imap_server, alpha.tenant)
+    mailbox = mailbox_configure(imap_server, alpha.tenant)
     for raw, _reason in ATTACKS.values():
         imap_server.append(mailbox, raw)
     tenders_before, sources_before = Tender.objects.count(), TenderSource.objects.count()
     real_before = Tender.objects.values().get(pk=real_cosinex_tender.pk)
 
-    outcome = _check(alpha.tenant, imap_server)
+    outcome = mailbox_check_now(alpha.tenant, imap_server)
 
     assert (outcome.error, outcome.new_mails, outcome.quarantined, outcome.parsed) == ("", 3, 3, 0)
     assert (outcome.leads, outcome.page_requests) == (3, ())  # kept for alpha; quarantined mails point at nothing
@@ -157,10 +126,10 @@ def test_spoofed_alert_mails_are_quarantined_and_never_reach_shared_tenders_or_o
 
 
 def test_the_mailbox_page_shows_each_quarantined_mail_with_its_reason(alpha, imap_server, alpha_admin_client):
-    mailbox = _mailbox(imap_server, alpha.tenant)
+    mailbox = mailbox_configure(imap_server, alpha.tenant)
     for raw, _reason in ATTACKS.values():
         imap_server.append(mailbox, raw)
-    _check(alpha.tenant, imap_server)
+    mailbox_check_now(alpha.tenant, imap_server)
     html = alpha_admin_client.get(reverse("settings:mailbox")).content.decode()
     assert html.count('data-status="quarantined"') == 3
     assert html.count("Absender nicht verifiziert") == 2 and html.count("Link auf fremden Server") == 1
@@ -169,9 +138,9 @@ def test_the_mailbox_page_shows_each_quarantined_mail_with_its_reason(alpha, ima
 
 
 def test_a_properly_authenticated_alert_is_accepted_by_an_spf_pass_for_exactly_its_domain(alpha, imap_server):
-    mailbox = _mailbox(imap_server, alpha.tenant)
+    mailbox = mailbox_configure(imap_server, alpha.tenant)
     imap_server.append(mailbox, as_received(TENDER24.read_bytes(), spf="tender24.de"))
-    outcome = _check(alpha.tenant, imap_server)
+    outcome = mailbox_check_now(alpha.tenant, imap_server)
     assert (outcome.parsed, outcome.quarantined, outcome.leads, len(outcome.page_requests)) == (1, 0, 3, 3)
     mail = InboundMail.objects.get(tenant_schema="alpha")
     assert mail.status == "parsed" and mail.reason.startswith("verified netserver sender (spf)")
@@ -184,18 +153,18 @@ def test_an_approved_forwarding_sender_accepts_its_domain_without_authentication
     ApprovedForwarder.objects.create(
         family="netserver", sender_domain="tender24.de", approved_by="operator@example.org", approved_at=timezone.now()
     )
-    mailbox = _mailbox(imap_server, alpha.tenant, forwarders=["netserver:tender24.de"])
+    mailbox = mailbox_configure(imap_server, alpha.tenant, forwarders=["netserver:tender24.de"])
     imap_server.append(mailbox, TENDER24.read_bytes())  # forwarded: no authentication survived the hop
     imap_server.append(mailbox, FAKE_DTAD)  # the rule covers tender24.de only
-    outcome = _check(alpha.tenant, imap_server)
+    outcome = mailbox_check_now(alpha.tenant, imap_server)
     assert (outcome.parsed, outcome.quarantined) == (1, 1)
 
 
 def test_release_holds_for_that_tenant_only(alpha, beta, imap_server, alpha_admin_client, beta_admin_client):
     _beta_listens_for_everything(beta)
-    mailbox = _mailbox(imap_server, alpha.tenant)
+    mailbox = mailbox_configure(imap_server, alpha.tenant)
     imap_server.append(mailbox, FAKE_DTAD)
-    _check(alpha.tenant, imap_server)
+    mailbox_check_now(alpha.tenant, imap_server)
     mail = InboundMail.objects.get(tenant_schema="alpha")
     release = reverse("settings:mailbox-release", args=[mail.pk])
     tenders_before = Tender.objects.count()
@@ -224,9 +193,9 @@ def test_release_holds_for_that_tenant_only(alpha, beta, imap_server, alpha_admi
 
 
 def test_members_cannot_release(alpha, imap_server, alpha_client):
-    mailbox = _mailbox(imap_server, alpha.tenant)
+    mailbox = mailbox_configure(imap_server, alpha.tenant)
     imap_server.append(mailbox, FAKE_DTAD)
-    _check(alpha.tenant, imap_server)
+    mailbox_check_now(alpha.tenant, imap_server)
     mail = InboundMail.objects.get(tenant_schema="alpha")
     assert alpha_client.post(reverse("settings:mailbox-release", args=[mail.pk])).status_code == 403
     mail.refresh_from_db()
