@@ -84,7 +84,7 @@ class MailboxSettingsForm(forms.Form):
         help_text=_(
             "Der Name, mit dem Ihr eingehender Mailserver seine Kopfzeilen „Authentication-Results“ beginnt "
             "(z. B. mx.ihre-firma.de). Nur Meldungen, deren Absender dieser Server per DKIM oder SPF bestätigt, "
-            "werden übernommen."
+            "führen zum Abruf beim Portal."
         ),
     )
     several_authentication_results = forms.BooleanField(
@@ -110,6 +110,11 @@ class MailboxSettingsForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.has_password = has_password
         self.fields["forwarders"].choices = list(forwarder_choices)
+        if not self.fields["forwarders"].choices:
+            self.fields["forwarders"].help_text = _(
+                "Derzeit hat der Betreiber keinen Weiterleitungsabsender freigegeben; Meldungen brauchen daher die "
+                "Absenderbestätigung Ihres Mailservers."
+            )
         if not has_password:
             self.fields["password"].help_text = ""
 

@@ -394,3 +394,9 @@ def test_only_the_local_settings_allow_a_loopback_mail_server():
 
     assert base.MAIL_ALLOW_LOOPBACK is False
     assert local.MAIL_ALLOW_LOOPBACK is True
+
+
+def test_the_mailbox_page_says_when_no_forwarding_sender_is_approved(alpha_admin_client):
+    body = alpha_admin_client.get("/einstellungen/postfach/").content.decode()
+    assert "keinen Weiterleitungsabsender freigegeben" in body
+    assert "ruft die genannten Ausschreibungen beim Portal ab" in body
