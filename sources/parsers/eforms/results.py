@@ -3,10 +3,16 @@
 eForms (``efac:NoticeResult``): a ``efac:LotResult`` names its lot (``efac:TenderLot``), its outcome
 (``cbc:TenderResultCode``: ``selec-w`` winner chosen, ``clos-nw`` closed without winner, ``open-nw``
 still open), the tender statistics (``efac:ReceivedSubmissionsStatistics``, code ``tenders``) and
-the tenders and contracts; a ``efac:LotTender`` carries the tender's value
-(``cac:LegalMonetaryTotal/cbc:PayableAmount``) and its ``efac:TenderingParty``, whose
+the tenders and contracts; a ``efac:LotTender`` carries its own lot, the tender's value (BT-720,
+``cac:LegalMonetaryTotal/cbc:PayableAmount``) and its ``efac:TenderingParty``, whose
 ``efac:Tenderer`` entries point at organisations. A ``efac:SettledContract`` names the tenders it
 was signed on and its date (``cbc:IssueDate``, else the decision date ``cbc:AwardDate``).
+
+A lot result lists every tender of its lot, losers included, and one contract may name the tenders
+of several lots: a winner is a tender of that lot that a contract names (``_Result.winners``), one
+row per lot and winner. Direct awards (VEAT) may have no lot result: each signed tender then counts
+for its own lot. The lot's framework maximum (BT-709) and lowest/highest tender (BT-710/711) are
+not a winner's value and are not used for it.
 
 Contract modification notices (subtype 38-40) restate the contract without a ``selec-w`` code:
 a lot result without any code but with contracts or tenders counts as awarded, so their winners
@@ -23,6 +29,7 @@ every member's name still goes to the notice's supplier names.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
@@ -75,11 +82,19 @@ def _date(raw: str) -> date | None:
 
 
 def _tenders_received(lot_result: Element) -> int | None:
-    for statistics in findall(lot_result, "efac:ReceivedSubmissionsStatistics"):
-        if first(statistics, "efbc:StatisticsCode").lower() == "tenders":
-            raw = first(statistics, "efbc:StatisticsNumeric")
-            return int(raw) if raw.isascii() and raw.isdigit() else None
+    """BT-759 of the type (BT-760) ``tenders``. A lone count without any type is that count too:
+    TED publishes eForms SDK 1.8 notices so (2024-OJS065-00191534), and the form asks for it first."""
+    statistics = findall(lot_result, "efac:ReceivedSubmissionsStatistics")
+    for entry in statistics:
+        if first(entry, "efbc:StatisticsCode").lower() == "tenders":
+            return _count(first(entry, "efbc:StatisticsNumeric"))
+    if len(statistics) == 1 and not first(statistics[0], "efbc:StatisticsCode"):
+        return _count(first(statistics[0], "efbc:StatisticsNumeric"))
     return None
+
+
+def _count(raw: str) -> int | None:
+    return int(raw) if raw.isascii() and raw.isdigit() else None
 
 
 def _supplier(org: Element | None) -> dict:
@@ -91,51 +106,135 @@ def _supplier(org: Element | None) -> dict:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class _Result:
+    """The cross-references of one ``efac:NoticeResult``, by technical id, in document order."""
+
+    contracts: dict[str, Element]
+    tenders: dict[str, Element]
+    parties: dict[str, Element]
+    lot_of: dict[str, str]  # tender -> its own lot (BT-13714)
+    signed_by: dict[str, list[str]]  # tender -> the contracts naming it (BT-3202)
+
+    @classmethod
+    def of(cls, result: Element) -> _Result:
+        contracts = {first(c, "cbc:ID"): c for c in findall(result, "efac:SettledContract")}
+        tenders = {first(t, "cbc:ID"): t for t in findall(result, "efac:LotTender")}
+        signed_by: dict[str, list[str]] = {}
+        for contract_id, contract in contracts.items():
+            for tender_id in texts(contract, "efac:LotTender/cbc:ID"):
+                signed_by.setdefault(tender_id, []).append(contract_id)
+        return cls(
+            contracts=contracts,
+            tenders=tenders,
+            parties={first(p, "cbc:ID"): p for p in findall(result, "efac:TenderingParty")},
+            lot_of={tender_id: first(t, "efac:TenderLot/cbc:ID") for tender_id, t in tenders.items()},
+            signed_by=signed_by,
+        )
+
+    def signed(self, contract_ids: list[str]) -> list[str]:
+        return list(
+            dict.fromkeys(t for c in contract_ids for t in texts(self.contracts.get(c), "efac:LotTender/cbc:ID"))
+        )
+
+    def winners(self, lot_id: str, lot_result: Element) -> list[str]:
+        """The lot's winning tenders: a tender counts for its own lot only, and only if a contract names it.
+
+        A lot result lists every tender of the lot, losers included, and a contract may name the tenders
+        of several lots; so a winner is a tender of this lot that a contract signs - first one the lot
+        result lists, else any (TED notices do list the wrong contract or swap the tender references
+        between lots, see 2024-OJS065-00191534). Without such a contract: the contracts the lot result
+        lists, whatever lot their tenders name (a contract can cover a lot its only tender was not filed
+        under); else the lot's only tender, else its tenders ranked first (BT-171); else none.
+        """
+        listed = texts(lot_result, "efac:SettledContract/cbc:ID")
+        listed_tenders = texts(lot_result, "efac:LotTender/cbc:ID")
+
+        def own(tender_id: str) -> bool:
+            lot = self.lot_of.get(tender_id, "")
+            return lot == lot_id or (not lot and tender_id in listed_tenders)
+
+        if lot_id:
+            found = [t for t in self.signed(listed) if own(t)]
+            found = found or [t for t in self.tenders if self.lot_of[t] == lot_id and t in self.signed_by]
+        else:  # no lot link: each signed tender counts for the lot it names
+            found = self.signed(listed) or [t for t in listed_tenders if t in self.signed_by]
+        if found:
+            return found
+        if found := self.signed(listed):
+            return found
+        candidates = list(
+            dict.fromkeys([*listed_tenders, *(t for t in self.tenders if lot_id and self.lot_of[t] == lot_id)])
+        )
+        if len(candidates) == 1:
+            return candidates
+        return [t for t in candidates if first(self.tenders.get(t), "cbc:RankCode") == "1"]
+
+    def contract(self, tender_id: str, preferred: list[str]) -> Element | None:
+        named = self.signed_by.get(tender_id, [])
+        chosen = next((c for c in preferred if c in named), None) or next(iter(named), "")
+        return self.contracts.get(chosen)
+
+
 def _eforms_awards(
     result: Element, root: Element, orgs: dict[str, Element]
 ) -> tuple[tuple[Award, ...], tuple[str, ...]]:
-    contracts = {first(c, "cbc:ID"): c for c in findall(result, "efac:SettledContract")}
-    tenders = {first(t, "cbc:ID"): t for t in findall(result, "efac:LotTender")}
-    parties = {first(p, "cbc:ID"): p for p in findall(result, "efac:TenderingParty")}
+    index = _Result.of(result)
     fallback_date = _date(first(root, "cac:TenderResult/cbc:AwardDate"))
-    awards: list[Award] = []
+    rows: dict[tuple[str, str], Award] = {}
     names: list[str] = []
-    for lot_result in findall(result, "efac:LotResult"):
+    covered: set[str] = set()
+
+    def add_winner(lot_id: str, tender_id: str, received: int | None, preferred: list[str]) -> None:
+        tender = index.tenders.get(tender_id)
+        own_lot = index.lot_of.get(tender_id, "")
+        lot_id = lot_id or own_lot
+        covered.add(lot_id)
+        party = index.parties.get(first(tender, "efac:TenderingParty/cbc:ID"))
+        members = findall(party, "efac:Tenderer")
+        lead = next((m for m in members if first(m, "efbc:GroupLeadIndicator").lower() == "true"), None)
+        lead_id = first(lead if lead is not None else next(iter(members), None), "cbc:ID")
+        key = (lot_id, lead_id or first(party, "cbc:ID") or tender_id)
+        if key in rows:  # one row per lot and winner, however many of its tenders were signed
+            return
+        names.extend(
+            n for n in (localised(orgs.get(first(m, "cbc:ID")), "cac:PartyName/cbc:Name") for m in members) if n
+        )
+        # A tender filed under another lot is that lot's value, not this one's.
+        value, currency = (
+            _amount(tender, "cac:LegalMonetaryTotal/cbc:PayableAmount") if own_lot in (lot_id, "") else (None, "")
+        )
+        contract = index.contract(tender_id, preferred)
+        rows[key] = Award(
+            lot_id=lot_id,
+            status=AwardStatus.AWARDED,
+            value=value,
+            currency=currency,
+            tenders_received=received,
+            date=_date(first(contract, "cbc:IssueDate")) or _date(first(contract, "cbc:AwardDate")) or fallback_date,
+            **_supplier(orgs.get(lead_id)),
+        )
+
+    for position, lot_result in enumerate(findall(result, "efac:LotResult")):
         lot_id = first(lot_result, "efac:TenderLot/cbc:ID")
         code = first(lot_result, "cbc:TenderResultCode").lower()
         received = _tenders_received(lot_result)
-        contract_ids = texts(lot_result, "efac:SettledContract/cbc:ID")
-        signed = [t for c in contract_ids for t in texts(contracts.get(c), "efac:LotTender/cbc:ID")]
-        tender_ids = signed or texts(lot_result, "efac:LotTender/cbc:ID")
-        status = _OUTCOMES.get(code) or (AwardStatus.AWARDED if not code and tender_ids else AwardStatus.OPEN)
-        if status is not AwardStatus.AWARDED or not tender_ids:
-            awards.append(Award(lot_id=lot_id, status=status, tenders_received=received))
-            continue
-        contract_of = {t: c for c in contract_ids for t in texts(contracts.get(c), "efac:LotTender/cbc:ID")}
-        for tender_id in dict.fromkeys(tender_ids):
-            tender = tenders.get(tender_id)
-            contract = contracts.get(contract_of.get(tender_id, ""))
-            value, currency = _amount(tender, "cac:LegalMonetaryTotal/cbc:PayableAmount")
-            party = parties.get(first(tender, "efac:TenderingParty/cbc:ID"))
-            members = findall(party, "efac:Tenderer")
-            lead = next((m for m in members if first(m, "efbc:GroupLeadIndicator").lower() == "true"), None)
-            member_orgs = [orgs.get(first(m, "cbc:ID")) for m in members]
-            names += [name for name in (localised(o, "cac:PartyName/cbc:Name") for o in member_orgs) if name]
-            lead_org = orgs.get(first(lead, "cbc:ID")) if lead is not None else next(iter(member_orgs), None)
-            awards.append(
-                Award(
-                    lot_id=lot_id or first(tender, "efac:TenderLot/cbc:ID"),
-                    status=AwardStatus.AWARDED,
-                    value=value,
-                    currency=currency,
-                    tenders_received=received,
-                    date=_date(first(contract, "cbc:IssueDate"))
-                    or _date(first(contract, "cbc:AwardDate"))
-                    or fallback_date,
-                    **_supplier(lead_org),
-                )
-            )
-    return tuple(awards), tuple(dict.fromkeys(clean_text(n) for n in names))
+        covered.add(lot_id)
+        status = _OUTCOMES.get(code)
+        # Losers are never winners: an unsuccessful or open lot keeps no tender.
+        winners = index.winners(lot_id, lot_result) if status in (None, AwardStatus.AWARDED) else []
+        status = status or (AwardStatus.AWARDED if winners else AwardStatus.OPEN)
+        if not winners:  # the lot's outcome alone; results without a lot link stay apart
+            key = (lot_id, "") if lot_id else ("", f"result {position}")
+            rows.setdefault(key, Award(lot_id=lot_id, status=status, tenders_received=received))
+        listed = texts(lot_result, "efac:SettledContract/cbc:ID")
+        for tender_id in winners:
+            add_winner(lot_id, tender_id, received, listed)
+    # Direct awards (VEAT, subtypes 25-28) and other notices may name the contract without any lot
+    # result for its lot: each signed tender then stands for its own lot.
+    for tender_id in [t for t in index.tenders if t in index.signed_by and index.lot_of[t] not in covered]:
+        add_winner("", tender_id, None, [])
+    return tuple(rows.values()), tuple(dict.fromkeys(clean_text(n) for n in names))
 
 
 def _legacy_awards(root: Element) -> tuple[tuple[Award, ...], tuple[str, ...]]:

@@ -276,3 +276,176 @@ def test_own_publication_number_is_read_without_leading_zeros():
         source="ted",
     )
     assert record.publication_number == "615938-2024"
+
+
+# --- per lot: winners are the signed tenders of that lot (tests/data/ted/awards/README.md) -------
+
+AWARDS = DATA / "ted" / "awards"
+
+
+def awards_of(name: str):
+    return parse_eforms((AWARDS / name).read_bytes(), source="ted")
+
+
+def won(lot_id: str, name: str, supplier_id: str, town: str, country: str, value: str | None, **rest) -> Award:
+    return Award(
+        lot_id=lot_id,
+        supplier_name=name,
+        supplier_id=supplier_id,
+        supplier_town=town,
+        supplier_country=country,
+        value=Decimal(value) if value is not None else None,
+        **rest,
+    )
+
+
+def test_losers_listed_in_a_lot_result_never_win_and_a_contract_counts_for_its_own_lots():
+    """TED 191534-2024 (real): every lot result lists the winning and the losing tender, one contract
+    names four lots' tenders plus the lot-2 winner, the results of lots 3 and 5 list each other's tenders.
+    Exactly one row per lot (22 before), each with that lot's winner, tender value and tender count."""
+    record = awards_of("ted_2024-OJS065-00191534_can-standard_5-lots_losers-listed.xml")
+    belgo = ("Belgo Facility Services", "0832584553", "Neder-Over-Heembeek", "BEL")
+    signed = {"currency": "EUR", "date": date(2024, 3, 4)}
+    assert record.awards == (
+        won("LOT-0001", *belgo, "8819.09", tenders_received=6, **signed),
+        won("LOT-0002", "M&G CLEANING", "0879639451", "Zaventem", "BEL", "13768.11", tenders_received=5, **signed),
+        won("LOT-0003", *belgo, "11016.45", tenders_received=4, **signed),
+        won("LOT-0004", *belgo, "11807.88", tenders_received=4, **signed),
+        won("LOT-0005", *belgo, "9317.85", tenders_received=5, **signed),
+    )
+    assert record.suppliers == ("Belgo Facility Services", "M&G CLEANING")
+    assert record.status is TenderStatus.AWARDED
+
+
+def test_one_contract_over_six_lots_gives_one_row_per_lot_with_that_lots_tender_value():
+    """TED 215550-2024 (real): one contract names the six winning tenders, one per lot (36 rows before)."""
+    record = awards_of("ted_2024-OJS072-00215550_can-standard_6-lots_one-contract.xml")
+    values = ("5797.2", "2144443.98", "4165928", "4993456", "172447.8", "3061342.5")
+    assert record.awards == tuple(
+        won(
+            f"LOT-000{n}",
+            "Astrazeneca Kft.",
+            "PL5263446902",
+            "Budapest",
+            "HUN",
+            value,
+            currency="PLN",
+            date=date(2024, 1, 30),
+        )
+        for n, value in enumerate(values, start=1)
+    )
+    assert record.suppliers == ("Astrazeneca Kft.",)
+
+
+def test_two_contracts_over_five_lots_and_a_lot_closed_without_winner():
+    """TED 611835-2024 (real): CON-0001 (DVIT) lots 1, 4, 6; CON-0002 (3D-ICT) lots 2, 3; lot 5 clos-nw."""
+    record = awards_of("ted_2024-OJS198-00611835_can-standard_6-lots_two-contracts.xml")
+    dvit = ("DVIT", "0461145522", "9420 - Erpe-Mere", "BEL")
+    ict = ("3D-ICT", "0898973234", "2000 - Antwerpen", "BEL")
+    signed = {"currency": "EUR", "date": date(2024, 10, 7)}
+    assert record.awards == (
+        won("LOT-0001", *dvit, "4535.88", tenders_received=3, **signed),
+        won("LOT-0002", *ict, "447.97", tenders_received=4, **signed),
+        won("LOT-0003", *ict, "1209", tenders_received=3, **signed),
+        won("LOT-0004", *dvit, "714", tenders_received=2, **signed),
+        Award(lot_id="LOT-0005", status=AwardStatus.NOT_AWARDED, tenders_received=2),
+        won("LOT-0006", *dvit, "767.3", tenders_received=3, **signed),
+    )
+
+
+def test_several_winners_of_one_lot_each_get_their_row():
+    """eForms SDK example can_23_contracts (based on TED 125030-2020): one lot, two contracts, two winners."""
+    record = awards_of("eforms-sdk_can_23_contracts.xml")
+    on = {"currency": "GBP", "tenders_received": 5, "date": date(2020, 2, 19)}
+    assert record.awards == (
+        won("LOT-0000", "Jacobs", "222 222 222", "Birkenhead", "GBR", "2000000", **on),
+        won("LOT-0000", "Phoenix commercial collections", "333 333 333", "Bolton", "GBR", "1000000", **on),
+    )
+
+
+def test_veat_without_lot_result_reads_the_winner_from_the_contract():
+    """eForms SDK example veat_23 (subtype 28, based on TED 20684-2023): no LotResult at all; the decision
+    date of the contract, not the placeholder 2000-01-01 of the root TenderResult."""
+    record = awards_of("eforms-sdk_veat_23.xml")
+    assert record.awards == (
+        won("LOT-0000", "Stadtwerke Neckargemünd GmbH", "", "Neckargemünd", "DEU", None, date=date(2022, 10, 25)),
+    )
+    assert record.status is TenderStatus.AWARDED
+
+
+def test_veat_lot_result_without_outcome_code_keeps_the_group_lead():
+    """eForms SDK example veat_24 (subtype 25, based on TED 192449-2020)."""
+    record = awards_of("eforms-sdk_veat_24.xml")
+    assert record.awards == (won("LOT-0000", "Invacare Ltd", "", "Bridgend", "GBR", None, date=date(2020, 4, 15)),)
+    assert record.suppliers == ("Direct Healthcare Services Ltd", "Harvest Healthcare Ltd", "Invacare Ltd")
+
+
+def test_contract_covering_a_lot_its_tender_was_not_filed_under():
+    """eForms SDK example veat_81 (subtype 27): both lot results name CON-0001, its only tender names LOT-0001."""
+    record = awards_of("eforms-sdk_veat_81.xml")
+    assert record.awards == (
+        won("LOT-0001", "New Org", "", "Patra", "GRC", None),
+        won("LOT-0002", "New Org", "", "Patra", "GRC", None),
+    )
+
+
+def _unsigned(*tenders: tuple[str, str, str]) -> str:
+    """CONSTRUCTED: a selec-w lot result listing ``tenders`` (id, rank, party) without any contract."""
+    listed = "".join(f"<efac:LotTender><cbc:ID>{t}</cbc:ID></efac:LotTender>" for t, _, _ in tenders)
+    lot_tenders = "".join(
+        f"<efac:LotTender><cbc:ID>{t}</cbc:ID>{f'<cbc:RankCode>{rank}</cbc:RankCode>' if rank else ''}"
+        f"<efac:TenderingParty><cbc:ID>{party}</cbc:ID></efac:TenderingParty>"
+        "<efac:TenderLot><cbc:ID>LOT-0001</cbc:ID></efac:TenderLot></efac:LotTender>"
+        for t, rank, party in tenders
+    )
+    parties = "".join(
+        f"<efac:TenderingParty><cbc:ID>{party}</cbc:ID><efac:Tenderer><cbc:ID>ORG-{party}</cbc:ID></efac:Tenderer>"
+        f"</efac:TenderingParty>"
+        for _, _, party in tenders
+    )
+    orgs = "".join(
+        f"<efac:Organization><efac:Company><cac:PartyIdentification><cbc:ID>ORG-{party}</cbc:ID>"
+        f"</cac:PartyIdentification><cac:PartyName><cbc:Name>{party} GmbH</cbc:Name></cac:PartyName>"
+        "</efac:Company></efac:Organization>"
+        for _, _, party in tenders
+    )
+    return (
+        "<efac:NoticeResult><efac:LotResult><cbc:TenderResultCode>selec-w</cbc:TenderResultCode>"
+        f"{listed}<efac:TenderLot><cbc:ID>LOT-0001</cbc:ID></efac:TenderLot></efac:LotResult>"
+        f"{lot_tenders}{parties}</efac:NoticeResult><efac:Organizations>{orgs}</efac:Organizations>"
+    )
+
+
+def test_without_contract_the_tender_ranked_first_wins_and_unranked_tenders_never_do():
+    """CONSTRUCTED from the eForms SDK structure: BT-171 Tender Rank (cbc:RankCode) when no contract is named."""
+    ranked = parse_eforms(
+        notice("", extension=_unsigned(("TEN-1", "2", "Zweiter"), ("TEN-2", "1", "Erster"))), source="ted"
+    )
+    assert [(a.lot_id, a.supplier_name) for a in ranked.awards] == [("LOT-0001", "Erster GmbH")]
+    assert ranked.suppliers == ("Erster GmbH",)
+
+    unranked = parse_eforms(notice("", extension=_unsigned(("TEN-1", "", "Eins"), ("TEN-2", "", "Zwei"))), source="ted")
+    assert unranked.awards == (Award(lot_id="LOT-0001"),)  # awarded, to whom the notice does not say
+    assert unranked.suppliers == ()
+
+    only = parse_eforms(
+        notice(
+            "",
+            extension=_unsigned(
+                ("TEN-1", "", "Einzig"),
+            ),
+        ),
+        source="ted",
+    )
+    assert [a.supplier_name for a in only.awards] == ["Einzig GmbH"]
+
+
+def test_one_row_per_lot_and_winner_however_many_of_its_tenders_are_signed():
+    """CONSTRUCTED: one party's two tenders for one lot (a variant too) under one contract stay one row."""
+    result = _unsigned(("TEN-1", "", "Bau"), ("TEN-2", "", "Bau")).replace(
+        "</efac:NoticeResult>",
+        "<efac:SettledContract><cbc:ID>CON-1</cbc:ID><efac:LotTender><cbc:ID>TEN-1</cbc:ID></efac:LotTender>"
+        "<efac:LotTender><cbc:ID>TEN-2</cbc:ID></efac:LotTender></efac:SettledContract></efac:NoticeResult>",
+    )
+    record = parse_eforms(notice("", extension=result), source="ted")
+    assert [(a.lot_id, a.supplier_name) for a in record.awards] == [("LOT-0001", "Bau GmbH")]
