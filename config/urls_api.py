@@ -29,6 +29,8 @@ def api_root(request):
                 "tenders": link(reverse("api-tender-list")),
                 "saved_searches": link(reverse("api-saved-search-list")),
                 "matches": link(reverse("api-match-list")),
+                "market_buyer": link(reverse("api-market-buyer")),
+                "market_supplier": link(reverse("api-market-supplier")),
             },
         },
         json_dumps_params={"ensure_ascii": False, "indent": 2},

@@ -2,9 +2,12 @@
 
 Each read starts from an index (``tender_supplier_keys_gin``, ``tender_buyer_published_idx``,
 ``tender_awarded_similar_idx``). Counts per year cover every tender of the buyer or supplier (one
-aggregate over the index); the detailed figures (CPV mix, typical values, partners, lead time) are
+aggregate over the index); the detailed figures (CPV mix, values, partners, lead time) are
 computed in Python over the newest ``limit`` rows and the page says so, so a buyer with 20,000
 tenders costs the same as one with 200. Measured at 1M tenders by ``python bench/run.py market``.
+
+Money is counted by ``tenders.market_figures``: per (lot, winner) once, per currency, origin kept.
+``market_summary`` is the one read the page, its CSV and the partner API render.
 """
 
 from __future__ import annotations
@@ -20,12 +23,24 @@ from django.db.models.functions import ExtractYear, Substr
 
 from kernel.vocabulary.statuses import TenderStatus
 from kernel.vocabulary.time_zone import BERLIN
+from tenders.market_figures import (
+    ESTIMATE,
+    Amount,
+    AwardLine,
+    MarketTotal,
+    award_lines,
+    market_totals,
+    row_amounts,
+)
 from tenders.merging.compiling import supplier_key
 from tenders.models import Tender
 
 # As the indexes sort: DESC NULLS LAST (a plain "-published_at" would sort NULLS FIRST and miss them).
 NEWEST_FIRST = F("published_at").desc(nulls_last=True)
 MARKET_ROWS = 200  # the newest tenders a buyer or supplier page summarises in detail
+BUYER = "buyer"
+SUPPLIER = "supplier"
+ROLES = (BUYER, SUPPLIER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,25 +75,42 @@ def _market_tenders(queryset) -> list[MarketTender]:
     return [MarketTender(*values) for values in queryset.values_list(*_COLUMNS)]
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class MarketRow:
-    """One tender as a market page lists it: its winners (each once) and the awarded value that counts here."""
+    """One tender as a market page lists it: the lots that count here, each (lot, winner) once, and its amounts
+    (one per currency; award values, or the estimate standing in, marked as such)."""
 
     tender: MarketTender
-    winners: list[str]
-    value: Decimal | None  # the sum over the lots that count (a supplier page: only the lots it won)
-    currency: str
-    estimated: bool = False  # no award value stated: the tender's estimate stands in
+    awards: tuple[AwardLine, ...]  # a supplier page: only the lots that supplier won
+    amounts: tuple[Amount, ...]
+
+    @property
+    def winners(self) -> list[str]:
+        return list(dict.fromkeys(line.supplier_name for line in self.awards))
+
+    @property
+    def value(self) -> Decimal | None:
+        """The one amount of a single-currency row (a one-cell display); None when there are several."""
+        return self.amounts[0].value if len(self.amounts) == 1 else None
+
+    @property
+    def currency(self) -> str:
+        return self.amounts[0].currency if len(self.amounts) == 1 else ""
+
+    @property
+    def estimated(self) -> bool:
+        return any(amount.origin == ESTIMATE for amount in self.amounts)
 
 
 @dataclass
 class MarketSummary:
     name: str
+    role: str = BUYER
     rows: list[MarketRow] = field(default_factory=list)
     total: int = 0  # every tender of the buyer / won by the supplier, not only the rows shown
     by_year: list[tuple[int, int]] = field(default_factory=list)  # over every tender, by publication year
     cpv_mix: list[tuple[str, int]] = field(default_factory=list)
-    median_value: Decimal | None = None
+    totals: list[MarketTotal] = field(default_factory=list)  # over the rows, per (origin, currency)
     partners: list[tuple[str, int]] = field(default_factory=list)  # suppliers of a buyer, buyers of a supplier
     median_lead_days: int | None = None
     places: list[tuple[str, int]] = field(default_factory=list)
@@ -91,6 +123,10 @@ class MarketSummary:
     def partial(self) -> bool:
         return self.total > len(self.rows)
 
+    @property
+    def without_value(self) -> int:
+        return sum(1 for row in self.rows if not row.amounts)
+
 
 def awards_shown(awards: list[dict]) -> tuple[list[dict], list[dict]]:
     """(lots with a winner, lots ended without one or still open) for the tender page's "Zuschlag", with the
@@ -102,21 +138,15 @@ def awards_shown(awards: list[dict]) -> tuple[list[dict], list[dict]]:
     return won, unawarded
 
 
-def _won(award: dict, key: str) -> bool:
-    return bool(award.get("supplier_name")) and (not key or supplier_key(award["supplier_name"]) == key)
-
-
 def market_row(tender: MarketTender, *, only_supplier: str = "") -> MarketRow:
-    """Winners in notice order, each once; the awarded value summed when every counted lot is in one currency."""
-    counted = [a for a in tender.awards if _won(a, only_supplier)]
-    winners = list(dict.fromkeys(a["supplier_name"] for a in counted))
-    valued = [a for a in counted if a.get("value")]
-    currencies = {a.get("currency") or "EUR" for a in valued}
-    if valued and len(currencies) == 1:
-        return MarketRow(tender, winners, sum(Decimal(a["value"]) for a in valued), currencies.pop())
-    if not valued and not only_supplier and tender.estimated_value:
-        return MarketRow(tender, winners, tender.estimated_value, tender.currency or "EUR", estimated=True)
-    return MarketRow(tender, winners, None, "")
+    """The lots that count (a supplier key: only that supplier's) and their values per currency.
+
+    Without any award value the tender's estimate stands in, marked, but never on a supplier page: it is
+    the value of every lot together, not of the lots one supplier won.
+    """
+    lines = award_lines(tender.awards, supplier=only_supplier)
+    estimate = None if only_supplier else tender.estimated_value
+    return MarketRow(tender, lines, row_amounts(lines, estimate=estimate, estimate_currency=tender.currency))
 
 
 def _per_year(queryset) -> tuple[int, list[tuple[int, int]]]:
@@ -143,15 +173,14 @@ def _summary(name: str, queryset, *, limit: int, only_supplier: str = "") -> Mar
         years = sorted(Counter(t.published_at.astimezone(BERLIN).year for t in tenders if t.published_at).items())
     else:
         total, years = _per_year(queryset)
-    values = [row.value for row in rows if row.value is not None and not row.estimated]
-    values = values or [row.value for row in rows if row.value is not None]
     return MarketSummary(
         name=name,
+        role=SUPPLIER if only_supplier else BUYER,
         rows=rows,
         total=total,
         by_year=years,
         cpv_mix=_cpv_mix(tenders),
-        median_value=median(values) if values else None,
+        totals=market_totals(row.amounts for row in rows),
     )
 
 
@@ -194,7 +223,7 @@ def supplier_market(*, name: str, limit: int = MARKET_ROWS) -> MarketSummary:
     """A supplier's contracts won: where, for whom, for how much (only the lots it won)."""
     key = supplier_key(name)
     if not key:
-        return MarketSummary(name=name)
+        return MarketSummary(name=name, role=SUPPLIER)
     summary = _summary(name, _supplier_tenders(key), limit=limit, only_supplier=key)
     summary.name = next((winner for row in summary.rows for winner in row.winners), name)
     summary.partners = Counter(t.buyer_name for t in summary.tenders if t.buyer_name).most_common(10)
@@ -214,3 +243,12 @@ def similar_awarded(*, tender: Tender, limit: int = 10) -> list[MarketRow]:
         .order_by(NEWEST_FIRST)[:limit]
     )
     return [market_row(other) for other in others]
+
+
+def market_summary(*, role: str, name: str, limit: int = MARKET_ROWS) -> MarketSummary:
+    """The one read behind a market page, its CSV and the API: they show the same figures because they
+    render the same summary."""
+    if role not in ROLES:
+        raise ValueError(f"unknown market role {role!r}")
+    read = buyer_market if role == BUYER else supplier_market
+    return read(name=name, limit=limit)

@@ -109,7 +109,7 @@ def _walk(page, *, base: str, ids: dict[str, int]) -> None:
     assert partners == [f"{STRUBE} (1)", "AWD-Gebäudedienste (1)"]  # tenders won, not lots
     [row] = _rows(page, "[data-testid=market-tenders]")
     assert row.startswith(f"29.04.2026 {WORMS_TITLE[:40]}")
-    assert row.endswith(f"Worms {STRUBE}, AWD-Gebäudedienste 537.287,72 €")
+    assert row.endswith(f"Worms {STRUBE}, AWD-Gebäudedienste 537.287,72 € Zuschlagswert")  # value and its origin
     _fits_the_screen(page)
 
     # The winner: contracts won, where, for whom, for how much.
@@ -121,7 +121,7 @@ def _walk(page, *, base: str, ids: dict[str, int]) -> None:
     assert "Bundesländer Rheinland-Pfalz: 1" in facts
     assert page.locator("[data-testid=market-partners] li").all_inner_texts() == [f"{WORMS_BUYER} (1)"]
     [row] = _rows(page, "[data-testid=market-tenders]")
-    assert row.endswith(f"Worms {WORMS_BUYER} 531.437,72 €")
+    assert row.endswith(f"Worms {WORMS_BUYER} 531.437,72 € Zuschlagswert")
     _fits_the_screen(page)
 
     # Back to the tender, then to a similar awarded contract: same CPV class, same Land, winner and price.
