@@ -74,7 +74,8 @@ def bundesland_for_place(
     The country is checked first: a place abroad has none, and a place that names no country is
     where its buyer is (an Italian buyer's "21027" is Ispra, not Hamburg). Then the postcode decides
     when it is known (a wrong NUTS code is the commoner error: buyers copy their own region); else
-    the NUTS code. Only a place stated with neither postcode nor NUTS falls back to the buyer's seat.
+    the NUTS code. Only a place stated with neither postcode nor NUTS falls back to the buyer's seat,
+    and only to a seat in Germany.
     """
     german_nuts = [code for code in nuts_codes if code.upper().startswith("DE")]
     place_country = (country or buyer_country).upper()
@@ -85,4 +86,8 @@ def bundesland_for_place(
         return by_postcode or bundesland_for_nuts(german_nuts)
     if german_nuts:
         return bundesland_for_nuts(german_nuts)
+    # A place in Germany whose buyer sits abroad: the seat's postcode is a foreign one ("75015" is
+    # Paris, not Bretten), so it names no Land.
+    if (buyer_country or "").upper() not in _GERMANY:
+        return ""
     return bundesland_for_postcode(buyer_postal_code) or bundesland_for_nuts([buyer_nuts])

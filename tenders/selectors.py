@@ -11,6 +11,7 @@ from django.db.models import Case, F, Func, Prefetch, Q, QuerySet, TextField, Va
 from kernel.records import NoticeKind
 from kernel.vocabulary.deadlines import DeadlineKind, deadline_label
 from kernel.vocabulary.legal_basis import legal_basis_label
+from kernel.vocabulary.nuts import nuts_labelled
 from kernel.vocabulary.procedures import procedure_type_label
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.fulltext import keyword_query_build
@@ -39,6 +40,8 @@ def tender_representation(tender: Tender) -> dict:
         "cpv_codes": list(tender.cpv_codes),
         "cpv_divisions": list(tender.cpv_divisions),
         "nuts": list(tender.nuts_codes),
+        # Names in German like the other labels, so a webhook payload does not depend on who asked.
+        "nuts_regions": nuts_labelled(tender.nuts_codes),
         "bundesland": tender.bundesland,
         "postal_code": tender.postal_code,
         "town": tender.town,

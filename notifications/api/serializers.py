@@ -40,6 +40,14 @@ class LotSerializer(serializers.Serializer):
     estimated_value = serializers.CharField(allow_null=True, help_text="Dezimalzahl als Text")
 
 
+class NutsRegionSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="NUTS-Code, z. B. DE212")
+    name = serializers.CharField(
+        help_text="Amtlicher Name, z. B. München, Kreisfreie Stadt; bei ausländischen Regionen der Staat; "
+        "leer, wenn unbekannt"
+    )
+
+
 class TenderSourceSerializer(serializers.Serializer):
     portal = serializers.CharField(help_text="Schlüssel der Quelle, z. B. doe, ted")
     notice_id = serializers.CharField()
@@ -107,6 +115,7 @@ class TenderSerializer(serializers.Serializer):
     cpv_codes = serializers.ListField(child=serializers.CharField())
     cpv_divisions = serializers.ListField(child=serializers.CharField())
     nuts = serializers.ListField(child=serializers.CharField())
+    nuts_regions = NutsRegionSerializer(many=True, help_text="Die NUTS-Codes aus nuts, je mit Namen")
     bundesland = serializers.CharField()
     postal_code = serializers.CharField()
     town = serializers.CharField()

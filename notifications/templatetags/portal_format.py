@@ -11,6 +11,7 @@ from django.utils.formats import date_format, number_format
 from django.utils.html import format_html
 from django.utils.translation import get_language
 
+from kernel.vocabulary.nuts import nuts_name
 from notifications.models import TriageStatus
 from notifications.portal.formatting import deadline_distance
 from sources.selectors import source_names
@@ -52,6 +53,13 @@ def when(value) -> str:
 def source_name(key) -> str:
     """A source's name for people ("TED (Tenders Electronic Daily)"), not its key ("ted")."""
     return source_names().get(str(key), str(key))
+
+
+@register.filter
+def nuts_named(code) -> str:
+    """The code with its name in the active language ("DE212 – München, Kreisfreie Stadt"), else the code alone."""
+    name = nuts_name(code, get_language())
+    return f"{code} – {name}" if name else str(code)
 
 
 @register.filter

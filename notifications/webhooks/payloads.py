@@ -31,6 +31,7 @@ TENDER_FIELDS = (
     "status",
     "cpv_codes",
     "nuts",
+    "nuts_regions",
     "bundesland",
     "postal_code",
     "town",

@@ -1,3 +1,5 @@
+import pytest
+
 from kernel.addresses import bundesland_for_place, name_without_contact_block, split_town, town_in_text
 from kernel.identifiers import canonical_publication_number
 from kernel.placeholders import placeholder_amount, plausible_buyer_id, without_placeholder
@@ -41,6 +43,34 @@ def test_a_foreign_buyers_postcode_is_no_german_place():
     assert bundesland_for_place(nuts_codes=(), postal_code="21027", country="", buyer_country="ITA") == ""
     assert bundesland_for_place(nuts_codes=(), postal_code="", country="", buyer_postal_code="21027", buyer_country="DEU") == "Hamburg"
     assert bundesland_for_place(nuts_codes=(), postal_code="21027", country="DEU", buyer_country="ITA") == "Hamburg"
+
+
+def test_a_foreign_buyers_seat_names_no_land_even_for_a_place_in_germany():
+    # A French buyer's work in Germany with no postcode or NUTS code: Paris 75015 is also Bretten's postcode.
+    place = {"nuts_codes": (), "postal_code": "", "country": "DEU"}
+    assert bundesland_for_place(**place, buyer_postal_code="75015", buyer_country="FRA") == ""
+    assert bundesland_for_place(**place, buyer_postal_code="75015", buyer_country="DEU") == "Baden-Württemberg"
+    assert bundesland_for_place(**place, buyer_nuts="FR101", buyer_country="FRA") == ""
+
+
+@pytest.mark.parametrize(
+    ("nuts_codes", "postal_code", "country"),
+    [
+        (("AT130",), "", ""),  # a place abroad by its NUTS code
+        (("FR101",), "75015", ""),  # a foreign postcode beside a foreign NUTS code
+        (("CH031",), "", "DEU"),  # only foreign NUTS codes: the country field is the buyer's
+        ((), "75015", "FRA"),
+        (("DE212",), "80331", "AUT"),  # a stated foreign country wins over German-looking codes
+    ],
+)
+def test_no_land_for_a_place_abroad(nuts_codes, postal_code, country):
+    place = {"nuts_codes": nuts_codes, "postal_code": postal_code, "country": country}
+    assert bundesland_for_place(**place, buyer_nuts="DE212", buyer_postal_code="80331") == ""
+
+
+def test_a_german_nuts_code_names_its_land_by_level_one():
+    assert bundesland_for_place(nuts_codes=("AT130", "DEA23"), postal_code="", country="DEU") == "Nordrhein-Westfalen"
+    assert bundesland_for_place(nuts_codes=("DEG0N",), postal_code="", country="") == "Thüringen"
 
 
 def test_publication_numbers():

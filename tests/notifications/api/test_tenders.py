@@ -181,3 +181,15 @@ def test_the_api_searches_with_the_thesaurus_like_the_portal(alpha_api, tenders)
     assert _ids(alpha_api.get("/api/v1/tenders/", {"q": "Instandsetzung Dach"})) == [tenders["roof"]]
     assert _ids(alpha_api.get("/api/v1/tenders/", {"q": "Programmierung"})) == [tenders["it"]]
     assert _ids(alpha_api.get("/api/v1/tenders/", {"q": "Programmierung -Softwareentwicklung"})) == []
+
+
+def test_nuts_codes_come_with_their_names_beside_the_codes(alpha_api, db):
+    (tender_id,) = ingest(NoticeRecordFactory(nuts_codes=("DE212", "AT130", "DE2X9")))
+    for language in ("de", "en"):  # the names do not follow the caller's language: webhooks store them
+        body = alpha_api.get(f"/api/v1/tenders/{tender_id}/", HTTP_ACCEPT_LANGUAGE=language).json()
+        assert body["nuts"] == ["DE212", "AT130", "DE2X9"]
+        assert body["nuts_regions"] == [
+            {"code": "DE212", "name": "München, Kreisfreie Stadt"},
+            {"code": "AT130", "name": "Österreich"},
+            {"code": "DE2X9", "name": ""},
+        ]

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
 from django_tenants.utils import schema_context
 
 from kernel.records import Lot, NoticeKind
@@ -203,3 +203,22 @@ def test_empty_pipeline_says_what_to_do(alpha_client, db):
 def test_anonymous_cannot_triage(alpha, merged):
     response = Client(HTTP_HOST=alpha.host).post(f"/ausschreibung/{merged}/bewertung/", {"status": "neu"})
     assert response.status_code == 302
+
+
+def test_nuts_codes_are_shown_with_their_names(alpha_client, db):
+    record = NoticeRecordFactory(source_notice_id="nuts-1", nuts_codes=("DE212", "DEA23", "AT130", "DE2X9"))
+    notices_ingest(records=[record], now=timezone.now(), use_fingerprint=False)
+    tender_id = TenderSource.objects.get(source_notice_id="nuts-1").tender_id
+    html = alpha_client.get(f"/ausschreibung/{tender_id}/").content.decode()
+    cell = re.search(r'<dd data-testid="nuts">(.*?)</dd>', html).group(1)
+    assert cell.split("<br>") == [
+        "DE212 – München, Kreisfreie Stadt",
+        "DEA23 – Köln, Kreisfreie Stadt",
+        "AT130 – Österreich",
+        "DE2X9",  # no such Kreis: the code alone, not a guessed region
+    ]
+    with translation.override("de"):  # the English request must not leave English active for later tests
+        alpha_client.post("/sprache/", {"language": "en", "next": "/"})
+        html = alpha_client.get(f"/ausschreibung/{tender_id}/").content.decode()
+    cell = re.search(r'<dd data-testid="nuts">(.*?)</dd>', html).group(1)
+    assert "DE212 – München, Kreisfreie Stadt" in cell and "AT130 – Austria" in cell
