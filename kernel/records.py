@@ -162,6 +162,9 @@ class NoticeRecord:
     contract_end: date | None = None
     contract_duration: str = ""  # ISO 8601 duration as stated ("P24M", "P4Y"), when no end date is given
     framework_agreement: bool | None = None
+    # How much the record's word counts when sources disagree (kernel.vocabulary.provenance.Origin):
+    # stated by the parser or adapter that made it; empty on records stored before it existed.
+    origin: str = ""
     payload: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property

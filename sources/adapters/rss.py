@@ -55,6 +55,7 @@ from kernel.normalise import clean_text
 from kernel.records import NoticeRecord
 from kernel.urls import UrlRefused, parse_url
 from kernel.vocabulary.procedures import procedure_type_code
+from kernel.vocabulary.provenance import Origin
 from sources.adapters.base import (
     Adapter,
     AdapterError,
@@ -195,6 +196,7 @@ def _record(entry: Mapping[str, Any], *, source: str, base_url: str) -> tuple[No
     return (
         NoticeRecord(
             source=source,
+            origin=Origin.FEED,
             source_notice_id=notice_id,
             kind=kind_from_text(procedure_text),
             title=title or clean_text(fields.get("title"), limit=1000),

@@ -55,6 +55,7 @@ from kernel.vocabulary.contract_nature import contract_nature_code
 from kernel.vocabulary.cpv import unique_cpv
 from kernel.vocabulary.deadlines import DeadlineKind
 from kernel.vocabulary.procedures import procedure_type_code
+from kernel.vocabulary.provenance import Origin
 from kernel.vocabulary.regions import nuts_codes_from
 from kernel.vocabulary.statuses import TenderStatus
 from sources.parsers.ted_results import ted_awards
@@ -263,6 +264,7 @@ def parse_ted_notice(obj: dict) -> NoticeRecord:
     natures = {contract_nature_code(n) for n in _texts(obj.get("contract-nature"))} - {""}
     return NoticeRecord(
         source="ted",
+        origin=Origin.OFFICIAL,
         source_notice_id=number,
         version="01",
         kind=kind,

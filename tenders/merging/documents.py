@@ -120,7 +120,9 @@ def json_default(value):
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-_record_content = attrgetter(*_RECORD_FIELDS)
+# The origin says which adapter read the notice, not what the notice says: it stays out of the hash,
+# so stating it does not make every stored version look changed.
+_record_content = attrgetter(*(name for name in _RECORD_FIELDS if name != "origin"))
 
 
 def record_json(record: NoticeRecord) -> str:

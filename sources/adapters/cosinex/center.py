@@ -21,6 +21,7 @@ from kernel.network import Blocked, Fetcher, HttpStatusError
 from kernel.normalise import END_OF_DAY, parse_german_datetime, parse_iso_datetime
 from kernel.records import NoticeRecord
 from kernel.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
+from kernel.vocabulary.provenance import Origin
 from kernel.vocabulary.statuses import TenderStatus
 from sources.adapters.base import FetchedBatch
 from sources.adapters.html import absolute_url, parse_html, text_of
@@ -170,6 +171,7 @@ def center_record(project: Any, *, source: str, base_url: str) -> tuple[NoticeRe
     return (
         NoticeRecord(
             source=source,
+            origin=Origin.PORTAL_LIST,
             source_notice_id=project_id,
             kind=kind,
             status=TenderStatus.AWARDED if kind == "award" else TenderStatus.ACTIVE,

@@ -16,6 +16,7 @@ from bs4 import Tag
 from kernel.records import NoticeKind, NoticeRecord
 from kernel.vocabulary.legal_basis import legal_basis_in_text
 from kernel.vocabulary.procedures import procedure_type_code
+from kernel.vocabulary.provenance import Origin
 from kernel.vocabulary.regions import bundesland_for_nuts
 from kernel.vocabulary.statuses import TenderStatus
 from sources.adapters.html import (
@@ -293,6 +294,7 @@ def notice_record(
     status = {NoticeKind.AWARD: TenderStatus.AWARDED, NoticeKind.CANCELLATION: TenderStatus.CANCELLED}
     return NoticeRecord(
         source=source,
+        origin=Origin.PORTAL_DETAIL if project is not None else Origin.PORTAL_LIST,
         source_notice_id=project_id,
         kind=kind,
         status=status.get(kind, TenderStatus.ACTIVE),

@@ -42,6 +42,7 @@ import re
 from kernel.memo import short_text_memo
 from kernel.normalise import EMPTY_VALUES, MEMO_MAX_CHARS, MEMO_SIZE, first_nonempty
 from kernel.records import NoticeRecord
+from kernel.vocabulary.provenance import Origin
 from sources.parsers.eforms import EformsParseError, parse_eforms
 from sources.parsers.ocds import DOE_NOTICE_URL, OcdsParseError, parse_ocds_package, resolve_buyer_id
 
@@ -135,6 +136,7 @@ def join_doe_records(ocds: NoticeRecord | None, eforms: NoticeRecord | None) -> 
     payload = {"format": "doe", **({"eforms": e.payload} if e else {}), **({"ocds": o.payload} if o else {})}
     return NoticeRecord(
         source=SOURCE,
+        origin=Origin.OFFICIAL,
         source_notice_id=notice_id,
         version=main.version,
         kind=main.kind,

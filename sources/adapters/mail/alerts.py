@@ -32,7 +32,7 @@ from datetime import datetime
 from kernel.normalise import clean_text
 from kernel.records import NoticeRecord
 from kernel.vocabulary.procedures import procedure_type_code
-from kernel.vocabulary.provenance import MAIL_VERSION
+from kernel.vocabulary.provenance import MAIL_VERSION, Origin
 from sources.adapters.mail.extract import AlertEntry, extract_entries
 from sources.adapters.mail.fields import bundesland_named, kind_from_text, parse_field_date, split_place
 from sources.adapters.mail.mime import MailContent, read_message
@@ -151,6 +151,7 @@ def _record(entry: AlertEntry, content: MailContent, host_sources: Mapping[str, 
     references = tuple(dict.fromkeys(ref for ref in (link.reference, *entry.references) if ref))
     record = NoticeRecord(
         source=source,
+        origin=Origin.MAIL,
         source_notice_id=notice_id[:MAX_NOTICE_ID],
         version=MAIL_VERSION,
         kind=kind_from_text(fields.get("stage") or fields.get("procedure")),

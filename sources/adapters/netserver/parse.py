@@ -20,6 +20,7 @@ from kernel.normalise import parse_german_datetime
 from kernel.records import NoticeKind, NoticeRecord
 from kernel.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
 from kernel.vocabulary.procedures import procedure_type_code
+from kernel.vocabulary.provenance import Origin
 from kernel.vocabulary.regions import bundesland_for_nuts
 from kernel.vocabulary.statuses import TenderStatus
 from sources.adapters.html import (
@@ -475,6 +476,7 @@ def notice_record(
     )
     return NoticeRecord(
         source=source,
+        origin=Origin.PORTAL_DETAIL if detail is not None else Origin.PORTAL_LIST,
         source_notice_id=oid,
         kind=kind,
         status=TenderStatus.AWARDED if kind is NoticeKind.AWARD else TenderStatus.ACTIVE,

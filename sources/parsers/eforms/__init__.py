@@ -64,6 +64,7 @@ from kernel.identifiers import canonical_publication_number
 from kernel.records import NoticeKind, NoticeRecord
 from kernel.vocabulary.deadlines import DeadlineKind
 from kernel.vocabulary.procedures import procedure_type_code
+from kernel.vocabulary.provenance import Origin
 from kernel.vocabulary.statuses import TenderStatus
 
 from . import parties, procedure, results, terms
@@ -107,6 +108,7 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
     contract_start, contract_end, duration = terms.contract_period(project, lot_projects)
     return NoticeRecord(
         source=source,
+        origin=Origin.OFFICIAL,
         source_notice_id=notice_id,
         version=procedure.version(first(root, "cbc:VersionID")),
         kind=kind,

@@ -45,6 +45,7 @@ from kernel.vocabulary.cpv import unique_cpv
 from kernel.vocabulary.deadlines import DeadlineKind
 from kernel.vocabulary.legal_basis import above_eu_threshold, legal_basis_code
 from kernel.vocabulary.procedures import procedure_type_code
+from kernel.vocabulary.provenance import Origin
 from kernel.vocabulary.statuses import TenderStatus
 
 from . import places
@@ -170,6 +171,7 @@ def _release_record(
     cpv_codes = unique_cpv(_cpv_ids(tender))
     return NoticeRecord(
         source=source,
+        origin=Origin.OFFICIAL,
         source_notice_id=release_id,
         version=version,
         kind=kind,
