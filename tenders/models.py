@@ -121,6 +121,12 @@ class Tender(models.Model):
     contract_end = models.DateField(null=True, blank=True, verbose_name=_("Vertragsende"))
     contract_duration = models.CharField(max_length=20, blank=True, default="", verbose_name=_("Vertragslaufzeit"))
     framework_agreement = models.BooleanField(null=True, blank=True, verbose_name=_("Rahmenvereinbarung"))
+    # Where each shown value came from: {"refs": [notice versions], "fields": {field: index into refs}}
+    # (tenders.merging.precedence). Written with the tender; shown on its page and in the API.
+    field_sources = models.JSONField(default=dict, blank=True, verbose_name=_("Herkunft der Angaben"))
+    # A weaker source stating something else for a field a bidder acts on: [{field, value, ref, chosen,
+    # chosen_ref}]. Open while the sources disagree; the console lists them (tender_conflicts_idx).
+    conflicts = models.JSONField(default=list, blank=True, verbose_name=_("abweichende Angaben"))
     content_hash = models.CharField(max_length=64, verbose_name=_("Inhalts-Hash"))
     fingerprint = models.CharField(max_length=64, null=True, blank=True, verbose_name=_("Fingerabdruck"))
     first_seen_at = models.DateTimeField(verbose_name=_("erstmals gesehen"))
@@ -181,6 +187,8 @@ class Tender(models.Model):
                 condition=Q(status="awarded"),
             ),
             GinIndex(fields=["publication_numbers"], name="tender_publication_nos_gin", fastupdate=False),  # see above
+            # The console's open conflicts, newest change first: few tenders have any, so the index stays small.
+            models.Index(F("changed_at").desc(), name="tender_conflicts_idx", condition=~Q(conflicts=[])),
             # No index on ocid / procedure_id here: the merge rules and the admin look them up on TenderSource
             # (every tender's ids are its sources' ids), and each index costs every ingested row a btree insert.
         ]
@@ -348,3 +356,12 @@ class SynonymGroup(models.Model):
 
     def __str__(self) -> str:
         return ", ".join(self.words)
+
+
+class TenderConflict(Tender):
+    """Tenders whose sources disagree on a field a bidder acts on: the operator console's list of open conflicts."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("abweichende Angabe")
+        verbose_name_plural = _("abweichende Angaben")

@@ -12,21 +12,12 @@ from operator import attrgetter
 from kernel.records import Award, NoticeKind, NoticeRecord
 from kernel.vocabulary.cpv import cpv_labels_for
 from kernel.vocabulary.deadlines import DeadlineKind
-from kernel.vocabulary.provenance import is_mail_derived
+from kernel.vocabulary.provenance import is_mail_derived, origin_rank
 from kernel.vocabulary.search_words import label_compound_parts, text_compound_parts
 from kernel.vocabulary.statuses import TenderStatus
-from kernel.vocabulary.time_zone import BERLIN
 from tenders.merging.documents import sha256_json, str_or_none
-from tenders.merging.identity import fingerprint, latest_versions, normalise_name, own_portal_references, version_key
-
-_KIND_RANK = {
-    NoticeKind.PRIOR_INFORMATION: 0,
-    NoticeKind.CONTRACT_NOTICE: 1,
-    NoticeKind.CHANGE: 2,
-    NoticeKind.AWARD: 3,
-    NoticeKind.CANCELLATION: 4,
-}
-_EPOCH = datetime(1970, 1, 1, tzinfo=BERLIN)
+from tenders.merging.identity import fingerprint, latest_versions, normalise_name, own_portal_references
+from tenders.merging.precedence import CONFLICT_FIELDS, Lineage, conflicts, notice_order, stated, strength
 
 
 @dataclass(frozen=True)
@@ -82,6 +73,10 @@ class TenderState:
     contract_end: date | None
     contract_duration: str
     framework_agreement: bool | None
+    # {"refs": [notice versions], "fields": {field: index into refs}}: where each value came from.
+    field_sources: dict
+    # Weaker sources stating something else for a field a bidder acts on (precedence.conflicts).
+    conflicts: tuple[dict, ...]
 
     def content_hash(self) -> str:
         return sha256_json(_state_content(self))
@@ -89,25 +84,6 @@ class TenderState:
 
 _STATE_FIELD_NAMES = tuple(f.name for f in fields(TenderState))
 _state_content = attrgetter(*_STATE_FIELD_NAMES)
-
-
-def _order(record: NoticeRecord) -> tuple:
-    # Change notices override the notice they change even when another portal republished
-    # the original later (TED lags DÖE by days); awards and cancellations come last.
-    return (_KIND_RANK[record.kind], record.published_at or _EPOCH, version_key(record.version), record.source)
-
-
-def _latest(records: Sequence[NoticeRecord], attr: str, default=""):
-    for record in reversed(records):
-        value = getattr(record, attr)
-        # Truthy first: most values are; Decimal("0") and False still count as stated.
-        if value or (value is not None and value != "" and value != ()):
-            return value
-    return default
-
-
-def _union(records: Sequence[NoticeRecord], attr: str) -> tuple:
-    return tuple(dict.fromkeys(item for record in records for item in getattr(record, attr)))
 
 
 def _status(records: Sequence[NoticeRecord], deadline: datetime | None, now: datetime) -> str:
@@ -154,41 +130,48 @@ def compound_columns(*, title: str, description: str, lots: Iterable, cpv_labels
 def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderState:
     """Fold the newest version of every notice of one tender into its current state.
 
-    A field takes the value of the latest notice that states it (in notice order:
-    prior information < contract notice < change < award < cancellation, then
-    publication time, then version); lists are unions. Records from alert mails only
-    fill gaps (``mail_fills_gaps_only``). The result does not depend on the order in
-    which notices were processed.
+    Each field takes the value of the strongest record that states it (``precedence.strength``:
+    the source's rank - official notice, portal detail page, portal list row, feed item, alert
+    mail - then notice order: prior information < contract notice < change < award < cancellation,
+    then publication time, then version); lists are unions over the strongest rank that states any.
+    Records from alert mails only fill gaps (``mail_fills_gaps_only``). The result does not depend
+    on the order in which notices were processed. Where each value came from is kept
+    (``field_sources``), and where a weaker source disagrees on a field a bidder acts on, so is that
+    (``conflicts``).
     """
-    ordered = sorted(mail_fills_gaps_only(latest_versions(records)), key=_order)
-    if not ordered:
+    latest = mail_fills_gaps_only(latest_versions(records))
+    if not latest:
         raise ValueError("compile_tender needs at least one record")
+    ordered = sorted(latest, key=notice_order)  # the status follows the notices, whoever published them
+    strongest = sorted(latest, key=strength)
     # Award notices describe results; their titles/values are kept only where nothing else states them.
-    describing = [r for r in ordered if r.kind not in (NoticeKind.AWARD, NoticeKind.CANCELLATION)] or ordered
-    deadline = _latest(describing, "submission_deadline", None)
-    cpv_codes = _union(describing, "cpv_codes") or _union(ordered, "cpv_codes")
-    title = _latest(describing, "title") or _latest(ordered, "title")
-    buyer_name = _latest(describing, "buyer_name") or _latest(ordered, "buyer_name")
+    describing = [r for r in strongest if r.kind not in (NoticeKind.AWARD, NoticeKind.CANCELLATION)] or strongest
+    lineage = Lineage()
+    pick = lineage.pick
+    deadline = pick(describing, "submission_deadline", None)
+    cpv_codes = lineage.union(describing, "cpv_codes") or lineage.union(strongest, "cpv_codes")
+    title = pick(strongest, "title")
+    buyer_name = pick(strongest, "buyer_name")
     # An estimate stated only in an award notice still is the tender's estimate.
-    valued = describing if _latest(describing, "estimated_value", None) is not None else ordered
-    value = _latest(valued, "estimated_value", None)
-    currency = _latest(valued, "currency") if value is not None else ""
+    value = pick(strongest, "estimated_value", None)
+    currency = (lineage.chosen["estimated_value"].currency or "EUR") if value is not None else ""
     lots_record = next((r for r in reversed(describing) if r.lots), None)
+    lineage.note("lots", lots_record)
     lots = lots_record.lots if lots_record else ()
-    description = _latest(describing, "description")
+    description = pick(describing, "description")
     cpv_labels = _cpv_labels(cpv_codes)
     title_parts, search_parts = compound_columns(
         title=title or "", description=description, lots=lots, cpv_labels=cpv_labels
     )
-    awards = _awards(ordered)
-    return TenderState(
-        ocid=_latest(ordered, "ocid", None),
-        procedure_id=_latest(ordered, "procedure_id", None),
+    awards = _awards(strongest, lineage)
+    state = dict(
+        ocid=pick(strongest, "ocid", None),
+        procedure_id=pick(strongest, "procedure_id", None),
         title=title or "(ohne Titel)",
         description=description,
         buyer_name=buyer_name,
-        buyer_id=_latest(describing, "buyer_id"),
-        procedure_type=_latest(describing, "procedure_type"),
+        buyer_id=pick(describing, "buyer_id"),
+        procedure_type=pick(describing, "procedure_type"),
         status=_status(ordered, deadline, now),
         cpv_codes=cpv_codes,
         cpv_divisions=tuple(dict.fromkeys(code[:2] for code in cpv_codes)),
@@ -196,16 +179,16 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
         cpv_labels=cpv_labels,
         title_parts=title_parts,
         search_parts=search_parts,
-        nuts_codes=_union(describing, "nuts_codes"),
-        bundesland=_latest(describing, "bundesland"),
-        postal_code=_latest(describing, "postal_code"),
-        town=_latest(describing, "town"),
-        country=_latest(describing, "country"),
+        nuts_codes=lineage.union(describing, "nuts_codes"),
+        bundesland=pick(describing, "bundesland"),
+        postal_code=pick(describing, "postal_code"),
+        town=pick(describing, "town"),
+        country=pick(describing, "country"),
         estimated_value=value,
-        currency=currency or ("EUR" if value is not None else ""),
-        published_at=min((r.published_at for r in ordered if r.published_at), default=None),
+        currency=currency,
+        published_at=_first_published(strongest),
         submission_deadline=deadline,
-        questions_deadline=_latest(describing, "questions_deadline", None),
+        questions_deadline=pick(describing, "questions_deadline", None),
         lots=tuple(
             {
                 "lot_id": lot.lot_id,
@@ -219,28 +202,42 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
             }
             for lot in lots
         ),
-        documents_url=_latest(describing, "documents_url") or _latest(ordered, "documents_url"),
+        documents_url=pick(strongest, "documents_url"),
+        # Identity, not content: every source's references and publication numbers are kept.
         portal_references=tuple(dict.fromkeys(ref for r in ordered for ref in own_portal_references(r))),
-        suppliers=_union(ordered, "suppliers"),
+        suppliers=lineage.union(strongest, "suppliers"),
         fingerprint=fingerprint(buyer_name=buyer_name, title=title),
         awards=awards,
         supplier_keys=tuple(dict.fromkeys(k for k in (supplier_key(a["supplier_name"]) for a in awards) if k)),
         buyer_key=supplier_key(buyer_name),
-        **{name: _latest(describing, name) or _latest(ordered, name) for name in _BUYER_FIELDS},
-        legal_basis=_latest(describing, "legal_basis") or _latest(ordered, "legal_basis"),
-        above_eu_threshold=_latest(describing, "above_eu_threshold", None),
-        contract_nature=_latest(describing, "contract_nature") or _latest(ordered, "contract_nature"),
-        main_cpv=_latest(describing, "main_cpv") or (cpv_codes[0] if cpv_codes else ""),
-        deadlines=_deadlines(describing),
-        ted_publication_number=_latest(describing, "publication_number") or _latest(ordered, "publication_number"),
+        **{name: pick(strongest, name) for name in _BUYER_FIELDS},
+        legal_basis=pick(strongest, "legal_basis"),
+        above_eu_threshold=pick(describing, "above_eu_threshold", None),
+        contract_nature=pick(strongest, "contract_nature"),
+        main_cpv=pick(describing, "main_cpv") or (cpv_codes[0] if cpv_codes else ""),
+        deadlines=_deadlines(describing, lineage),
+        ted_publication_number=pick(strongest, "publication_number", name="ted_publication_number"),
         publication_numbers=tuple(dict.fromkeys(r.publication_number for r in ordered if r.publication_number)),
-        contract_start=_latest(describing, "contract_start", None),
-        contract_end=_latest(describing, "contract_end", None),
-        contract_duration=_latest(describing, "contract_duration"),
-        framework_agreement=_latest(describing, "framework_agreement", None),
+        contract_start=pick(describing, "contract_start", None),
+        contract_end=pick(describing, "contract_end", None),
+        contract_duration=pick(describing, "contract_duration"),
+        framework_agreement=pick(describing, "framework_agreement", None),
     )
+    found = conflicts(lineage, {n: describing if n in _FROM_DESCRIBING else strongest for n in CONFLICT_FIELDS})
+    return TenderState(**state, field_sources=lineage.as_json(), conflicts=found)
 
 
+def _first_published(strongest: Sequence[NoticeRecord]) -> datetime | None:
+    """The first publication the strongest rank that states one knows of (a feed's earlier date does not count)."""
+    dated = [r for r in strongest if r.published_at]
+    if not dated:
+        return None
+    top = origin_rank(dated[-1])
+    return min(r.published_at for r in dated if origin_rank(r) == top)
+
+
+# Conflict fields compiled from the notices describing the tender only (as their values are).
+_FROM_DESCRIBING = frozenset({"submission_deadline", "postal_code", "town", "bundesland"})
 _BUYER_FIELDS = ("buyer_street", "buyer_postal_code", "buyer_town", "buyer_country", "buyer_email", "buyer_phone")
 
 
@@ -268,22 +265,32 @@ def _award_json(award: Award) -> dict:
     }
 
 
-def _awards(ordered: Sequence[NoticeRecord]) -> tuple[dict, ...]:
-    """Results lot by lot: the latest notice stating results for a lot decides that lot (a correction or a
-    later award notice replaces the earlier result; lots it does not mention keep theirs)."""
+def _awards(strongest: Sequence[NoticeRecord], lineage: Lineage) -> tuple[dict, ...]:
+    """Results lot by lot: the strongest notice stating results for a lot decides that lot (a correction or
+    a later award notice replaces the earlier result; lots it does not mention keep theirs; a weaker
+    source's results only fill lots no stronger one states). One row per (lot, winner)."""
     by_lot: dict[str, tuple[Award, ...]] = {}
-    for record in ordered:
+    for record in strongest:
         stated: dict[str, list[Award]] = {}
         for award in record.awards:
             stated.setdefault(award.lot_id, []).append(award)
         by_lot.update({lot: tuple(found) for lot, found in stated.items()})
-    return tuple(_award_json(award) for found in by_lot.values() for award in found)
+        if record.awards:
+            lineage.note("awards", record)
+    rows: dict[tuple[str, str], dict] = {}
+    for lot, found in by_lot.items():
+        for award in found:
+            winner = supplier_key(award.supplier_name) or award.supplier_id
+            rows.setdefault((lot, winner) if winner else (lot, f"#{len(rows)}"), _award_json(award))
+    return tuple(rows.values())
 
 
-def _deadlines(describing: Sequence[NoticeRecord]) -> tuple[dict, ...]:
-    """The deadlines of the latest notice stating any, with their kinds; a source without kinds states its
+def _deadlines(describing: Sequence[NoticeRecord], lineage: Lineage) -> tuple[dict, ...]:
+    """The deadlines of the strongest notice stating any, with their kinds; a source without kinds states its
     submission deadline as the Angebotsfrist and its questions deadline as the Fragenfrist."""
     for record in reversed(describing):
+        if record.deadlines or record.submission_deadline or record.questions_deadline:
+            lineage.note("deadlines", record)
         if record.deadlines:
             return tuple({"kind": str(d.kind), "at": d.at.isoformat(), "lot_id": d.lot_id} for d in record.deadlines)
         if record.submission_deadline or record.questions_deadline:
@@ -300,13 +307,10 @@ def _deadlines(describing: Sequence[NoticeRecord]) -> tuple[dict, ...]:
 _MAIL_GAP_FIELDS = tuple(
     f
     for f in fields(NoticeRecord)
-    if f.name not in ("source", "source_notice_id", "version", "kind", "status", "referenced_notice_ids", "url")
+    if f.name
+    not in ("source", "source_notice_id", "version", "kind", "status", "referenced_notice_ids", "url", "origin")
     and f.name != "payload"
 )
-
-
-def _stated(value) -> bool:
-    return bool(value) or (value is not None and value != "" and value != ())
 
 
 def mail_fills_gaps_only(records: Sequence[NoticeRecord]) -> list[NoticeRecord]:
@@ -321,7 +325,7 @@ def mail_fills_gaps_only(records: Sequence[NoticeRecord]) -> list[NoticeRecord]:
     if not platform or len(platform) == len(records):
         return list(records)
     emptied = {
-        f.name: f.default for f in _MAIL_GAP_FIELDS if any(_stated(getattr(record, f.name)) for record in platform)
+        f.name: f.default for f in _MAIL_GAP_FIELDS if any(stated(getattr(record, f.name)) for record in platform)
     }
     return [
         record

@@ -61,9 +61,11 @@ STATE_FIELDS = (
     "contract_end",
     "contract_duration",
     "framework_agreement",
+    "field_sources",
+    "conflicts",
     "content_hash",
 )
-JSON_STATE_FIELDS = ("lots", "awards", "deadlines")
+JSON_STATE_FIELDS = ("lots", "awards", "deadlines", "field_sources", "conflicts")
 
 
 def state_values(*, state: TenderState) -> list:
@@ -118,6 +120,8 @@ def state_values(*, state: TenderState) -> list:
         state.contract_end,
         state.contract_duration[:20],
         state.framework_agreement,
+        state.field_sources,
+        list(state.conflicts),
         state.content_hash(),
     ]
 
