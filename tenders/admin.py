@@ -22,6 +22,7 @@ from kernel.errors import ApplicationError
 from kernel.records import NoticeKind
 from kernel.vocabulary.regions import BUNDESLAENDER
 from kernel.vocabulary.synonyms import SynonymEntry
+from tenders.conflict_admin import conflicts_html, lineage_html
 from tenders.models import SynonymGroup, Tender, TenderSource, TenderVersion
 from tenders.pagination import EstimatedCountPaginator
 from tenders.selectors import synonym_group_admin_search, tender_admin_search, tender_source_keys, version_order
@@ -117,6 +118,10 @@ class TenderVersionInline(admin.TabularInline):
         return False
 
 
+# Columns shown through a display method instead of their raw value.
+_SHOWN_AS = {"documents_url": "documents_link", "field_sources": "lineage", "conflicts": "disagreements"}
+
+
 @admin.register(Tender)
 class TenderAdmin(admin.ModelAdmin):
     list_display = (
@@ -136,12 +141,16 @@ class TenderAdmin(admin.ModelAdmin):
     list_per_page = 50
     inlines = [TenderSourceInline, TenderVersionInline]
     # Links from foreign data are shown only through the safe-link helper (documents_link below).
-    readonly_fields = [
-        "documents_link" if f.name == "documents_url" else f.name
-        for f in Tender._meta.fields
-        if f.name != "search_vector"
-    ]
-    exclude = ("search_vector", "documents_url")
+    readonly_fields = [_SHOWN_AS.get(f.name, f.name) for f in Tender._meta.fields if f.name != "search_vector"]
+    exclude = ("search_vector", *_SHOWN_AS)
+
+    @admin.display(description="Herkunft der Angaben")
+    def lineage(self, obj):
+        return lineage_html(obj)
+
+    @admin.display(description="abweichende Angaben")
+    def disagreements(self, obj):
+        return conflicts_html(obj)
 
     @admin.display(description="Vergabeunterlagen")
     def documents_link(self, obj):
@@ -152,7 +161,9 @@ class TenderAdmin(admin.ModelAdmin):
         if not _is_changelist(request):
             return queryset
         sources = Prefetch("sources", queryset=TenderSource.objects.only("id", "tender_id", "source").order_by("id"))
-        return queryset.defer("description", "lots", "search_vector").prefetch_related(sources)
+        return queryset.defer("description", "lots", "search_vector", "field_sources", "conflicts").prefetch_related(
+            sources
+        )
 
     @admin.display(description="Titel")
     def title_short(self, obj):

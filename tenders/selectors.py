@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
@@ -99,6 +100,9 @@ def tender_representation(tender: Tender) -> dict:
             }
             for award in tender.awards
         ],
+        # Which notice version each value came from, and where a weaker source says otherwise.
+        "fields_source": _fields_source(tender.field_sources),
+        "conflicts": _conflicts(tender.field_sources, tender.conflicts),
         "first_seen_at": _iso(tender.first_seen_at),
         "last_seen_at": _iso(tender.last_seen_at),
         "sources": [
@@ -124,6 +128,103 @@ def tender_representation(tender: Tender) -> dict:
             for version in tender.versions.all()
         ],
     }
+
+
+def _notice_refs(field_sources: dict) -> list[dict]:
+    return [
+        {
+            "source": ref.get("source", ""),
+            "notice_id": ref.get("notice_id", ""),
+            "version": ref.get("version", ""),
+            "kind": ref.get("kind", ""),
+            "origin": ref.get("origin", ""),
+            "published_at": _iso_text(ref["published_at"]) if ref.get("published_at") else None,
+        }
+        for ref in (field_sources or {}).get("refs", [])
+    ]
+
+
+def _fields_source(field_sources: dict) -> dict[str, dict]:
+    refs = _notice_refs(field_sources)
+    return {name: refs[index] for name, index in (field_sources or {}).get("fields", {}).items() if index < len(refs)}
+
+
+def _conflicts(field_sources: dict, conflicts: list) -> list[dict]:
+    refs = _notice_refs(field_sources)
+    return [
+        {
+            "field": conflict["field"],
+            "value": conflict["value"],
+            "source": refs[conflict["ref"]],
+            "chosen_value": conflict["chosen"],
+            "chosen_source": refs[conflict["chosen_ref"]],
+        }
+        for conflict in conflicts or []
+        if max(conflict["ref"], conflict["chosen_ref"]) < len(refs)
+    ]
+
+
+CONFLICT_FIELD_LABELS = {
+    "title": "Titel",
+    "buyer_name": "Auftraggeber",
+    "submission_deadline": "Angebotsfrist",
+    "estimated_value": "Geschätzter Wert",
+    "postal_code": "PLZ",
+    "town": "Ort",
+    "bundesland": "Bundesland",
+}
+
+
+@dataclass(frozen=True)
+class ConflictLine:
+    label: str
+    chosen: str
+    chosen_source: str
+    value: str
+    source: str
+
+
+def _conflict_text(name: str, value) -> str:
+    if value is None:
+        return "–"
+    if name == "submission_deadline":
+        try:
+            return datetime.fromisoformat(str(value)).astimezone(BERLIN).strftime("%d.%m.%Y %H:%M")
+        except ValueError:
+            return str(value)
+    return str(value)
+
+
+def conflict_lines(*, field_sources: dict, conflicts: list) -> list[ConflictLine]:
+    """A tender's open conflicts as text lines for the console (field, both values, both sources)."""
+    refs = (field_sources or {}).get("refs", [])
+
+    def named(index) -> str:
+        if not isinstance(index, int) or index >= len(refs):
+            return "?"
+        ref = refs[index]
+        return f"{ref.get('source', '')} {ref.get('origin', '')} v{ref.get('version', '')}"
+
+    return [
+        ConflictLine(
+            label=CONFLICT_FIELD_LABELS.get(c.get("field"), str(c.get("field"))),
+            chosen=_conflict_text(c.get("field"), c.get("chosen")),
+            chosen_source=named(c.get("chosen_ref")),
+            value=_conflict_text(c.get("field"), c.get("value")),
+            source=named(c.get("ref")),
+        )
+        for c in conflicts or []
+    ]
+
+
+def tenders_with_conflicts(*, queryset: QuerySet | None = None) -> QuerySet:
+    """Tenders with open conflicts, newest change first (served by the partial index tender_conflicts_idx)."""
+    queryset = Tender.objects.all() if queryset is None else queryset
+    return (
+        queryset.exclude(conflicts=[])
+        .only("id", "title", "buyer_name", "changed_at", "conflicts", "field_sources")
+        .order_by(F("changed_at").desc())
+    )
 
 
 def _iso_text(value: str) -> str:

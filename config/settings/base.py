@@ -332,6 +332,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # "origin" names two choice sets: a notice's source rank here, a market figure's award/estimate there.
+    "ENUM_NAME_OVERRIDES": {
+        "NoticeOriginEnum": ["official", "portal_detail", "portal_list", "feed", "mail"],
+        "FigureOriginEnum": ["award", "estimate"],
+    },
 }
 
 # --- Product -----------------------------------------------------------------------

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from kernel.vocabulary.provenance import Origin
 from notifications.api.filter_schema import TenderFiltersSerializer
 from notifications.models import SavedSearch, TenderMatch
 from tenders.filter_fields import FILTER_NAMES
@@ -99,6 +100,28 @@ class AwardSerializer(serializers.Serializer):
     date = serializers.DateField(allow_null=True, help_text="Vertragsschluss oder Zuschlagsentscheidung")
 
 
+class NoticeRefSerializer(serializers.Serializer):
+    source = serializers.CharField(help_text="Schlüssel der Quelle, z. B. doe, ted, ein Portal oder ein Feed")
+    notice_id = serializers.CharField()
+    version = serializers.CharField()
+    kind = serializers.CharField(help_text="contract_notice, change, award, cancellation, prior_information")
+    origin = serializers.ChoiceField(
+        choices=[origin.value for origin in Origin],
+        help_text="Rang der Quelle: amtliche Bekanntmachung > Detailseite > Ergebnisliste > RSS-Feed > Mail",
+    )
+    published_at = serializers.DateTimeField(allow_null=True)
+
+
+class ConflictSerializer(serializers.Serializer):
+    field = serializers.ChoiceField(
+        choices=["title", "buyer_name", "submission_deadline", "estimated_value", "postal_code", "town", "bundesland"]
+    )
+    value = serializers.CharField(help_text="Was die schwächere Quelle angibt (Zeitpunkte ISO 8601, Werte als Text)")
+    source = NoticeRefSerializer()
+    chosen_value = serializers.CharField(help_text="Der angezeigte Wert")
+    chosen_source = NoticeRefSerializer()
+
+
 class TenderSerializer(serializers.Serializer):
     """Declares ``tender_representation`` for the schema; rendering is delegated to it."""
 
@@ -141,6 +164,11 @@ class TenderSerializer(serializers.Serializer):
     contract_duration = serializers.CharField(allow_null=True, help_text="ISO-8601-Dauer, z. B. P24M")
     framework_agreement = serializers.BooleanField(allow_null=True, help_text="Rahmenvereinbarung")
     awards = AwardSerializer(many=True)
+    fields_source = serializers.DictField(
+        child=NoticeRefSerializer(),
+        help_text="Feld -> Bekanntmachung (Quelle, Version), aus der der angezeigte Wert stammt",
+    )
+    conflicts = ConflictSerializer(many=True, help_text="Abweichende Angaben schwächerer Quellen")
     first_seen_at = serializers.DateTimeField()
     last_seen_at = serializers.DateTimeField()
     sources = TenderSourceSerializer(many=True)

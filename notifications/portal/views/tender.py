@@ -21,6 +21,7 @@ from kernel.vocabulary.deadlines import deadline_label
 from kernel.vocabulary.legal_basis import legal_basis_label
 from notifications.portal.formatting import change_lines, external_url, notice_kind_label, procedure_type_text
 from notifications.portal.forms import TriageForm
+from notifications.portal.provenance import provenance_of
 from notifications.portal.selectors import tender_view, triage_for
 from notifications.portal.services import triage_set
 from tenders.filter_fields import FILTER_FIELDS
@@ -75,6 +76,7 @@ def tender_page(request, tender_id: int):
             for d in tender.deadlines
         ],
         "documents_url": external_url(tender.documents_url),
+        "provenance": provenance_of(field_sources=tender.field_sources, conflicts=tender.conflicts),
         "triage": view.triage,
         "triage_form": TriageForm(
             initial={
