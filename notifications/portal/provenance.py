@@ -85,9 +85,18 @@ class Disagreement:
     ref: NoticeRef
 
 
+@dataclass(frozen=True)
+class SourceGroup:
+    """One notice version and the shown fields taken from it (the page lists sources, not 20 equal rows)."""
+
+    ref: NoticeRef
+    labels: list[str]
+
+
 @dataclass
 class Provenance:
     fields: list[FieldSource] = field(default_factory=list)
+    groups: list[SourceGroup] = field(default_factory=list)
     by_field: dict[str, FieldSource] = field(default_factory=dict)
     conflicts: dict[str, list[Disagreement]] = field(default_factory=dict)  # by page slot
 
@@ -139,6 +148,18 @@ def provenance_of(*, field_sources: dict, conflicts: list) -> Provenance:
             entry = FieldSource(name=name, label=str(label), ref=refs[index])
             result.fields.append(entry)
             result.by_field[name] = entry
+    grouped: dict[int, list[str]] = {}
+    for name, index in shown.items():
+        if name in FIELD_LABELS and isinstance(index, int) and 0 <= index < len(refs):
+            grouped.setdefault(index, [])
+    for entry in result.fields:
+        grouped[shown[entry.name]].append(entry.label)
+    # The strongest source first (official before portal, feed and mail), then in reference order.
+    rank = {origin: position for position, origin in enumerate(ORIGIN_LABELS)}
+    result.groups = [
+        SourceGroup(ref=refs[index], labels=labels)
+        for index, labels in sorted(grouped.items(), key=lambda item: (rank[Origin(refs[item[0]].origin)], item[0]))
+    ]
     for raw in conflicts or []:
         name, index = raw.get("field"), raw.get("ref")
         if name not in CONFLICT_SLOTS or not isinstance(index, int) or not 0 <= index < len(refs):

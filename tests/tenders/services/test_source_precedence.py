@@ -109,6 +109,10 @@ def test_the_tender_page_names_sources_and_shows_the_other_statement(alpha_clien
     assert 'data-testid="field-sources"' in html
     assert "amtliche Bekanntmachung" in html and "RSS-Feed" in html
     assert 'data-testid="source-submission_deadline"' in html
+    # One row per source version, the official one first, naming the fields taken from it.
+    rows = html.split('data-testid="field-sources"')[1].split("</table>")[0].split("<tr data-origin=")[1:]
+    assert [row.split('"')[1] for row in rows] == ["official", "feed"]
+    assert "Angebotsfrist" in rows[0] and "Geschätzter Wert" in rows[1] and "Angebotsfrist" not in rows[1]
 
 
 def test_the_api_says_where_each_value_came_from(alpha_api, merged):
