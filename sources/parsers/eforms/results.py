@@ -113,11 +113,12 @@ class _Result:
     contracts: dict[str, Element]
     tenders: dict[str, Element]
     parties: dict[str, Element]
-    lot_of: dict[str, str]  # tender -> its own lot (BT-13714)
+    lot_of: dict[str, str]  # tender -> its own lot or lots group (BT-13714)
     signed_by: dict[str, list[str]]  # tender -> the contracts naming it (BT-3202)
+    groups: dict[str, tuple[str, ...]]  # lots group (BT-330) -> its lots (BT-1375)
 
     @classmethod
-    def of(cls, result: Element) -> _Result:
+    def of(cls, result: Element, root: Element) -> _Result:
         contracts = {first(c, "cbc:ID"): c for c in findall(result, "efac:SettledContract")}
         tenders = {first(t, "cbc:ID"): t for t in findall(result, "efac:LotTender")}
         signed_by: dict[str, list[str]] = {}
@@ -130,7 +131,19 @@ class _Result:
             parties={first(p, "cbc:ID"): p for p in findall(result, "efac:TenderingParty")},
             lot_of={tender_id: first(t, "efac:TenderLot/cbc:ID") for tender_id, t in tenders.items()},
             signed_by=signed_by,
+            groups={
+                first(group, "cbc:LotsGroupID"): tuple(texts(group, "cac:ProcurementProjectLotReference/cbc:ID"))
+                for group in findall(root, "cac:TenderingTerms/cac:LotDistribution/cac:LotsGroup")
+            },
         )
+
+    def lots(self, lot_or_group: str) -> tuple[str, ...]:
+        """The lots an id stands for: a lot itself, a lots group ("GLO-…") its lots, an unknown group none."""
+        return self.groups.get(lot_or_group, ()) if lot_or_group.upper().startswith("GLO-") else (lot_or_group,)
+
+    def tendered_for(self, tender_id: str, lot_id: str) -> bool:
+        """Whether the tender was submitted for the lot: filed under it, or under a lots group holding it."""
+        return lot_id in self.lots(self.lot_of.get(tender_id, ""))
 
     def signed(self, contract_ids: list[str]) -> list[str]:
         return list(
@@ -152,19 +165,27 @@ class _Result:
 
         def own(tender_id: str) -> bool:
             lot = self.lot_of.get(tender_id, "")
-            return lot == lot_id or (not lot and tender_id in listed_tenders)
+            return self.tendered_for(tender_id, lot_id) or (not lot and tender_id in listed_tenders)
 
         if lot_id:
             found = [t for t in self.signed(listed) if own(t)]
-            found = found or [t for t in self.tenders if self.lot_of[t] == lot_id and t in self.signed_by]
+            found = found or [t for t in self.tenders if self.tendered_for(t, lot_id) and t in self.signed_by]
         else:  # no lot link: each signed tender counts for the lot it names
             found = self.signed(listed) or [t for t in listed_tenders if t in self.signed_by]
         if found:
             return found
         if found := self.signed(listed):
-            return found
+            # The contract names another lot's tender; the lot result's own tender of the same tendering
+            # party is that winner's tender for this lot (and carries its value).
+            parties = {first(self.tenders.get(t), "efac:TenderingParty/cbc:ID") for t in found} - {""}
+            same = [
+                t
+                for t in listed_tenders
+                if own(t) and first(self.tenders.get(t), "efac:TenderingParty/cbc:ID") in parties
+            ]
+            return same or found
         candidates = list(
-            dict.fromkeys([*listed_tenders, *(t for t in self.tenders if lot_id and self.lot_of[t] == lot_id)])
+            dict.fromkeys([*listed_tenders, *(t for t in self.tenders if lot_id and self.tendered_for(t, lot_id))])
         )
         if len(candidates) == 1:
             return candidates
@@ -172,38 +193,81 @@ class _Result:
 
     def contract(self, tender_id: str, preferred: list[str]) -> Element | None:
         named = self.signed_by.get(tender_id, [])
-        chosen = next((c for c in preferred if c in named), None) or next(iter(named), "")
+        chosen = next((c for c in preferred if c in named), None) or next(iter(named), "") or next(iter(preferred), "")
         return self.contracts.get(chosen)
 
 
 def _eforms_awards(
     result: Element, root: Element, orgs: dict[str, Element]
 ) -> tuple[tuple[Award, ...], tuple[str, ...]]:
-    index = _Result.of(result)
+    index = _Result.of(result, root)
     fallback_date = _date(first(root, "cac:TenderResult/cbc:AwardDate"))
     rows: dict[tuple[str, str], Award] = {}
     names: list[str] = []
+    # In document order: (lot, tender, tenders received, contracts the result lists, or the lot's outcome alone)
+    won: list[tuple[str, str, int | None, list[str], Award | None]] = []
     covered: set[str] = set()
 
-    def add_winner(lot_id: str, tender_id: str, received: int | None, preferred: list[str]) -> None:
+    lot_results = findall(result, "efac:LotResult")
+    own_result = {first(r, "efac:TenderLot/cbc:ID") for r in lot_results}
+    for position, lot_result in enumerate(lot_results):
+        result_lot = first(lot_result, "efac:TenderLot/cbc:ID")
+        code = first(lot_result, "cbc:TenderResultCode").lower()
+        received = _tenders_received(lot_result)
+        listed = texts(lot_result, "efac:SettledContract/cbc:ID")
+        # A result refers to a lot (BT-13713 is "LOT-…" only); one filed under a lots group stands for
+        # each of the group's lots that has no result of its own, never for a lot named "GLO-…".
+        lot_ids = (
+            [lot for lot in index.lots(result_lot) if lot not in own_result] or [""]
+            if result_lot.upper().startswith("GLO-")
+            else [result_lot]
+        )
+        for lot_id in lot_ids:
+            covered.add(lot_id)
+            status = _OUTCOMES.get(code)
+            # Losers are never winners: an unsuccessful or open lot keeps no tender.
+            winners = index.winners(lot_id, lot_result) if status in (None, AwardStatus.AWARDED) else []
+            status = status or (AwardStatus.AWARDED if winners else AwardStatus.OPEN)
+            if not winners:  # the lot's outcome alone; results without a lot link stay apart
+                outcome = Award(lot_id=lot_id, status=status, tenders_received=received)
+                won.append((lot_id, "" if lot_id else f"result {position}", received, [], outcome))
+            won.extend((lot_id or index.lot_of.get(t, ""), t, received, listed, None) for t in winners)
+    # Direct awards (VEAT, subtypes 25-28) and other notices may name the contract without any lot
+    # result for its lot: each signed tender not yet counted then stands for its own lot (a lots
+    # group's tender for each of the group's lots without a result). A contract counts once.
+    counted = {tender_id for _, tender_id, _, _, outcome in won if outcome is None}
+    for tender_id in [t for t in index.tenders if t in index.signed_by and t not in counted]:
+        own = index.lot_of[tender_id]
+        lots = [lot for lot in index.lots(own) if lot not in covered] if own.upper().startswith("GLO-") else [own]
+        if own not in covered:
+            won.extend((lot, tender_id, None, [], None) for lot in lots or [""])
+    lots_of_tender: dict[str, set[str]] = {}
+    for lot_id, tender_id, _, _, outcome in won:
+        if outcome is None:
+            lots_of_tender.setdefault(tender_id, set()).add(lot_id)
+
+    for lot_id, tender_id, received, preferred, outcome in won:
+        if outcome is not None:
+            rows.setdefault((lot_id, tender_id), outcome)
+            continue
         tender = index.tenders.get(tender_id)
         own_lot = index.lot_of.get(tender_id, "")
-        lot_id = lot_id or own_lot
-        covered.add(lot_id)
         party = index.parties.get(first(tender, "efac:TenderingParty/cbc:ID"))
         members = findall(party, "efac:Tenderer")
         lead = next((m for m in members if first(m, "efbc:GroupLeadIndicator").lower() == "true"), None)
         lead_id = first(lead if lead is not None else next(iter(members), None), "cbc:ID")
         key = (lot_id, lead_id or first(party, "cbc:ID") or tender_id)
         if key in rows:  # one row per lot and winner, however many of its tenders were signed
-            return
+            continue
         names.extend(
             n for n in (localised(orgs.get(first(m, "cbc:ID")), "cac:PartyName/cbc:Name") for m in members) if n
         )
-        # A tender filed under another lot is that lot's value, not this one's.
-        value, currency = (
-            _amount(tender, "cac:LegalMonetaryTotal/cbc:PayableAmount") if own_lot in (lot_id, "") else (None, "")
+        # A tender filed under another lot is that lot's value, not this one's; a lots group's tender
+        # is this lot's value only when it won no other lot (a contract's value counts once).
+        mine = own_lot in (lot_id, "") or (
+            index.tendered_for(tender_id, lot_id) and len(lots_of_tender[tender_id]) == 1
         )
+        value, currency = _amount(tender, "cac:LegalMonetaryTotal/cbc:PayableAmount") if mine else (None, "")
         contract = index.contract(tender_id, preferred)
         rows[key] = Award(
             lot_id=lot_id,
@@ -214,26 +278,6 @@ def _eforms_awards(
             date=_date(first(contract, "cbc:IssueDate")) or _date(first(contract, "cbc:AwardDate")) or fallback_date,
             **_supplier(orgs.get(lead_id)),
         )
-
-    for position, lot_result in enumerate(findall(result, "efac:LotResult")):
-        lot_id = first(lot_result, "efac:TenderLot/cbc:ID")
-        code = first(lot_result, "cbc:TenderResultCode").lower()
-        received = _tenders_received(lot_result)
-        covered.add(lot_id)
-        status = _OUTCOMES.get(code)
-        # Losers are never winners: an unsuccessful or open lot keeps no tender.
-        winners = index.winners(lot_id, lot_result) if status in (None, AwardStatus.AWARDED) else []
-        status = status or (AwardStatus.AWARDED if winners else AwardStatus.OPEN)
-        if not winners:  # the lot's outcome alone; results without a lot link stay apart
-            key = (lot_id, "") if lot_id else ("", f"result {position}")
-            rows.setdefault(key, Award(lot_id=lot_id, status=status, tenders_received=received))
-        listed = texts(lot_result, "efac:SettledContract/cbc:ID")
-        for tender_id in winners:
-            add_winner(lot_id, tender_id, received, listed)
-    # Direct awards (VEAT, subtypes 25-28) and other notices may name the contract without any lot
-    # result for its lot: each signed tender then stands for its own lot.
-    for tender_id in [t for t in index.tenders if t in index.signed_by and index.lot_of[t] not in covered]:
-        add_winner("", tender_id, None, [])
     return tuple(rows.values()), tuple(dict.fromkeys(clean_text(n) for n in names))
 
 

@@ -449,3 +449,91 @@ def test_one_row_per_lot_and_winner_however_many_of_its_tenders_are_signed():
     )
     record = parse_eforms(notice("", extension=result), source="ted")
     assert [(a.lot_id, a.supplier_name) for a in record.awards] == [("LOT-0001", "Bau GmbH")]
+
+
+def test_a_tender_counted_for_its_lot_result_is_not_counted_again_for_its_own_empty_lot():
+    """Doffin 2022-927623 (real, converted from TED XML to eForms): the one lot result (lot id "MISSING",
+    the converter's) names both contracts; the tenders name no lot. Two winners, two rows - not four."""
+    record = awards_of("doffin_2022-927623_can-social_one-lot-result-two-contracts.xml")
+    assert [(a.lot_id, a.supplier_name, a.value, a.tenders_received, a.date) for a in record.awards] == [
+        ("MISSING", "Avarn Security AS", Decimal("138000000.00"), 3, date(2022, 10, 14)),
+        ("MISSING", "Securitas AS", Decimal("3000000.00"), 3, date(2022, 10, 14)),
+    ]
+
+
+def test_a_lots_group_tender_wins_the_group_s_lot_not_a_lot_named_glo():
+    """eForms SDK can_24_maximal: TEN-0001 is filed under the lots group GLO-0001 (LOT-0001 + LOT-0002,
+    BT-13714 allows a group, BT-13713 of a lot result does not); LOT-0001's result lists it under CON-0001,
+    LOT-0002 closed without winner. The consortium (lead Gyro Soft SA) won LOT-0001 beside Competitor."""
+    record = awards_of("eforms-sdk_can_24_maximal_lots-group-tender.xml")
+    assert [(a.lot_id, a.status, a.supplier_name, a.value) for a in record.awards] == [
+        ("LOT-0001", AwardStatus.AWARDED, "Gyro Soft SA", Decimal("9999999.99")),
+        ("LOT-0001", AwardStatus.AWARDED, "Competitor", Decimal("9999999.99")),
+        ("LOT-0002", AwardStatus.NOT_AWARDED, "", None),
+    ]
+    assert all(not a.lot_id.startswith("GLO") for a in record.awards)
+
+
+def _grouped(result_lot: str, tender_lot: str) -> bytes:
+    """CONSTRUCTED: lots LOT-0001 and LOT-0002 in group GLO-0001; one signed tender of party ``Bau``."""
+    terms = (
+        "<cac:TenderingTerms><cac:LotDistribution><cac:LotsGroup><cbc:LotsGroupID>GLO-0001</cbc:LotsGroupID>"
+        "<cac:ProcurementProjectLotReference><cbc:ID>LOT-0001</cbc:ID></cac:ProcurementProjectLotReference>"
+        "<cac:ProcurementProjectLotReference><cbc:ID>LOT-0002</cbc:ID></cac:ProcurementProjectLotReference>"
+        "</cac:LotsGroup></cac:LotDistribution></cac:TenderingTerms>"
+    )
+    lot_result = (
+        "<efac:LotResult><cbc:TenderResultCode>selec-w</cbc:TenderResultCode>"
+        "<efac:LotTender><cbc:ID>TEN-1</cbc:ID></efac:LotTender><efac:SettledContract><cbc:ID>CON-1</cbc:ID>"
+        f"</efac:SettledContract><efac:TenderLot><cbc:ID>{result_lot}</cbc:ID></efac:TenderLot></efac:LotResult>"
+        if result_lot
+        else ""
+    )
+    result = (
+        f"<efac:NoticeResult>{lot_result}<efac:LotTender><cbc:ID>TEN-1</cbc:ID><cac:LegalMonetaryTotal>"
+        '<cbc:PayableAmount currencyID="EUR">1000</cbc:PayableAmount></cac:LegalMonetaryTotal>'
+        "<efac:TenderingParty><cbc:ID>TPA-1</cbc:ID></efac:TenderingParty>"
+        f"<efac:TenderLot><cbc:ID>{tender_lot}</cbc:ID></efac:TenderLot></efac:LotTender>"
+        "<efac:SettledContract><cbc:ID>CON-1</cbc:ID><cbc:IssueDate>2024-05-02</cbc:IssueDate>"
+        "<efac:LotTender><cbc:ID>TEN-1</cbc:ID></efac:LotTender></efac:SettledContract>"
+        "<efac:TenderingParty><cbc:ID>TPA-1</cbc:ID><efac:Tenderer><cbc:ID>ORG-1</cbc:ID></efac:Tenderer>"
+        "</efac:TenderingParty></efac:NoticeResult><efac:Organizations><efac:Organization><efac:Company>"
+        "<cac:PartyIdentification><cbc:ID>ORG-1</cbc:ID></cac:PartyIdentification><cac:PartyName>"
+        "<cbc:Name>Bau GmbH</cbc:Name></cac:PartyName></efac:Company></efac:Organization></efac:Organizations>"
+    )
+    return notice(terms, extension=result)
+
+
+def test_a_result_or_a_contract_under_a_lots_group_stands_for_the_group_s_lots():
+    """CONSTRUCTED: a lot result filed under GLO-0001 (invalid for BT-13713, seen in the wild) and a VEAT-like
+    signed group tender without any lot result both give the group's lots; the value counts once."""
+    for result_lot in ("GLO-0001", ""):
+        record = parse_eforms(_grouped(result_lot, "GLO-0001"), source="ted")
+        assert [(a.lot_id, a.supplier_name, a.value) for a in record.awards] == [
+            ("LOT-0001", "Bau GmbH", None),
+            ("LOT-0002", "Bau GmbH", None),
+        ], result_lot
+    # A group tender won for one lot only is that lot's value.
+    one = parse_eforms(_grouped("LOT-0002", "GLO-0001"), source="ted")
+    assert [(a.lot_id, a.value, a.date) for a in one.awards] == [("LOT-0002", Decimal("1000"), date(2024, 5, 2))]
+
+
+def test_a_contract_naming_another_lot_s_tender_takes_the_lot_s_own_tender_of_that_party():
+    """eForms SDK can-social_24: LOT-0001 clos-nw (its tender TEN-0001 lost); LOT-0002's result lists its own
+    tender TEN-0002 (Kapa, 100000 EUR) and CON-0001, which names TEN-0001 (Kapa's lot-1 tender); LOT-0003 open."""
+    record = awards_of("eforms-sdk_can-social_24.xml")
+    assert record.awards == (
+        Award(lot_id="LOT-0001", status=AwardStatus.NOT_AWARDED, tenders_received=3),
+        won("LOT-0002", "Kapa", "kap", "Luxembourg", "LUX", "100000", currency="EUR", tenders_received=2),
+        Award(lot_id="LOT-0003", status=AwardStatus.OPEN),
+    )
+    assert record.suppliers == ("Kapa",)
+
+
+def test_a_foreign_buyer_s_postcode_names_no_bundesland():
+    """Real TED notices whose buyer sits abroad and whose place of performance is not stated: the buyer's
+    postcode looks German (97110 Pointe-à-Pitre would be Bavarian, 21027 Ispra Hamburg's) and names no Land."""
+    guadeloupe = awards_of("ted_2024-OJS074-00219998_pin-cfc_foreign-buyer-postcode-97110.xml")
+    ispra = awards_of("ted_2023-OJS167-00524889_can-standard_foreign-buyer-postcode-21027.xml")
+    assert (guadeloupe.bundesland, guadeloupe.postal_code, guadeloupe.nuts_codes) == ("", "", ())
+    assert (ispra.bundesland, ispra.postal_code) == ("", "")
