@@ -56,6 +56,9 @@ class PageYield:
     rejected: Mapping[str, int] = field(default_factory=dict)  # reason -> rows
     # Parsed rows whose detail page the run's budget did not reach: not recorded yet, read on a later run.
     details_pending: int = 0
+    # Entries left out on purpose, reason -> entries (DTVP's blurred teasers for non-members): not in
+    # rows_seen, because they say nothing about drift, but shown so that no entry vanishes unreported.
+    skipped: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, *, page: str, layout: str, parsed: int, rejected_reasons: Iterable[str]) -> PageYield:
@@ -79,6 +82,7 @@ class PageYield:
             "parsed": self.parsed,
             "rejected": dict(self.rejected),
             **({"details_pending": self.details_pending} if self.details_pending else {}),
+            **({"skipped": dict(self.skipped)} if self.skipped else {}),
         }
 
 

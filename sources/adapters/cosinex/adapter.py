@@ -11,6 +11,7 @@ from kernel.network import Fetcher, raise_for_wall
 from kernel.records import NoticeRecord
 from sources.adapters.base import Adapter, AdapterError, FetchedBatch, SourceConfig, read_saved, scope_text, walk_files
 from sources.adapters.doe.archive import ZipLimits, read_members
+from sources.adapters.dtvp import DtvpPublicList, public_list_active
 from sources.adapters.html import parse_html, rows_with_pages
 from sources.conditional import ConditionalFetcher
 from sources.parsers.eforms import parse_eforms
@@ -35,7 +36,7 @@ class CosinexAdapter(Adapter):
     short_name: ClassVar[str] = "cosinex"
     known_hosts: ClassVar[tuple[str, ...]] = KNOWN_HOSTS
     settings_model: ClassVar[type[CosinexSettings]] = CosinexSettings
-    url_settings: ClassVar[tuple[str, ...]] = ("base_url", "opendata_url")
+    url_settings: ClassVar[tuple[str, ...]] = ("base_url", "opendata_url", "public_list_url")
     # The open-data export of a busy host is a ZIP of several thousand notices.
     max_body_bytes: ClassVar[int] = 200 * 2**20
     conditional_requests: ClassVar[bool] = True
@@ -45,6 +46,10 @@ class CosinexAdapter(Adapter):
         settings = self.settings_for(config)
         if settings.get("opendata_url"):
             yield self._opendata(config.key, settings["opendata_url"], fetcher)
+            return
+        if public_list_active(settings):
+            # DTVP: the public CPV pages, not the Center search reported unreliable (sources.adapters.dtvp).
+            yield from DtvpPublicList(source=config.key, settings=settings, fetcher=fetcher).run()
             return
         if is_center(settings["base_url"]) and not settings.get("cpv_codes"):
             # No server-rendered list on Center hosts: the JSON search, or the browser-only state.

@@ -9,13 +9,15 @@ from urllib.parse import urlencode
 from pydantic import BeforeValidator, Field
 
 from kernel.urls import url_host
-from sources.adapters.settings import AdapterSettings, TextDigits, Url, setting_problem
+from sources.adapters.dtvp.options import PublicListSettings
+from sources.adapters.settings import TextDigits, Url, setting_problem
 
 from . import selectors
 
 # cosinex hosts whose public announcement list is known (portal README, 2026).
 KNOWN_HOSTS: tuple[str, ...] = (
     "www.dtvp.de",
+    "dtvp.de",  # DTVP's public CPV list (WordPress), sources.adapters.dtvp
     "evergabe-online.de",
     "www.evergabe-online.de",
     "vergabe.niedersachsen.de",
@@ -66,13 +68,14 @@ OpendataUrl = Url(
 )
 
 
-class CosinexSettings(AdapterSettings):
+class CosinexSettings(PublicListSettings):
     """The cosinex settings; URLs must be on an allowed host.
 
     ``base_url`` is ``https://<host>/<Satellite|Center|VMPSatellite|VMPCenter>`` (no trailing
     slash, no query or fragment); ``opendata_url`` (optional) is the host's eForms export;
     ``cpv_codes`` (optional) lists ``NNNNNNNN-N`` categories read instead of the newest list;
     ``max_details`` caps the project pages read per run for rows without a CX id (0 = rows only).
+    ``list_source``, ``public_list_url``, ``public_categories``: DTVP's public list (:mod:`sources.adapters.dtvp`).
     """
 
     base_url: BaseUrl = None

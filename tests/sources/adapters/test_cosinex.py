@@ -131,8 +131,14 @@ def test_the_migrated_dtvp_source_validates_unchanged() -> None:
         "max_pages": 10,
         "max_bytes": 50 * 2**20,
         "max_details": 100,
+        # On DTVP the public CPV list is read by default (sources.adapters.dtvp, tests in test_dtvp.py).
+        "list_source": "auto",
+        "public_list_url": "https://dtvp.de/ausschreibungen/cpv",
+        "public_categories": settings["public_categories"],
     }
-    assert CosinexAdapter.allowed_hosts(SourceConfig("dtvp", "cosinex", settings)) == frozenset({"www.dtvp.de"})
+    assert CosinexAdapter.allowed_hosts(SourceConfig("dtvp", "cosinex", settings)) == frozenset(
+        {"www.dtvp.de", "dtvp.de"}
+    )
     assert get_adapter("cosinex") is CosinexAdapter
 
 
