@@ -7,7 +7,8 @@ only there. ONE adapter serves every host; a Source row names it by ``base_url``
 Flow (``fetch``), the first that applies:
 
 0. A Center host (``/Center``, ``/VMPCenter``) without ``cpv_codes``: the JSON search the page
-   itself uses, with the token the page carries (:mod:`.center`); without a token the run
+   itself uses, with the token the page carries (:mod:`.center`), for prior information
+   ("ExAnte", recorded as ``NoticeKind.PRIOR_INFORMATION``) and tenders; without a token the run
    ends "nicht unterstützt: Ergebnisliste nur im Browser" (blocked, reason "browser_only").
 1. ``opendata_url`` set: the host's open-data export (a ZIP of eForms-DE XML, licence
    DL-DE-Zero) is read with the hardened ZIP reader of the DÖE adapter and every member
@@ -24,7 +25,8 @@ onclick targets name; the pager has no ``href``) or ``max_pages`` (pages left ou
 ``missing``). One walk serves both (:mod:`.crawl`).
 
 List rows (``table.csx-new-table``: Veröffentlicht | Frist ``dd.mm.yyyy[ HH:MM]`` or ``nv`` |
-Kurzbezeichnung | Typ | Veröffentlicher | link) become ``NoticeRecord(source=<Source key>,
+Kurzbezeichnung | Typ | Veröffentlicher | link; rows of procedures that are over lack the Frist
+cell and are read when their Typ names an award or a cancellation) become ``NoticeRecord(source=<Source key>,
 source_notice_id=<CX project id>, url=<base>/notice/<CX>, portal_references=("cosinex:<CX>",))``,
 so a DÖE/TED notice linking the same project merges into the same tender. Rows that link only
 ``projectForwarding.do?pid=<n>`` (Satellite hosts) keep the pid as their id on every run; their
@@ -33,8 +35,10 @@ project page (div/``.control-group`` layout, ``h4.sub-headline`` sections), read
 link, CPV codes and the deadline ("nv": none). Rows beyond the budget wait for a later run
 and are counted as ``details_pending`` in the yield report (rules in :mod:`.crawl`). The "Typ"
 decides the kind: "Vergebener Auftrag"/"Vergabeergebnis"/ex-post are awards, "Aufhebung" a
-cancellation, "Vorinformation" prior information; a leading contracting rule (VOB/A, VgV,
-UVgO, …) is kept in the payload.
+cancellation, "Vorinformation"/"Beabsichtigte Ausschreibung" prior information; a leading
+contracting rule (VOB/A, VgV, UVgO, …) is kept in the payload. Every other row of the table is a
+known layout row (header, pager, spacer, "nothing found") or a rejected row whose reason is counted
+in the page's yield report and named in the run's problems: no row is dropped unseen.
 
 Walls and failures: a redirect to ``id.dtvp.de``/``openid-connect``/login, consent or error
 pages, or a page without the list table (and without a "nothing found" text), is ``Blocked``

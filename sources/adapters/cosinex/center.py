@@ -16,24 +16,26 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from bs4 import BeautifulSoup
+
 from kernel.links import portal_references_from_urls
-from kernel.network import Blocked, Fetcher, HttpStatusError
+from kernel.network import Blocked, Fetcher, HttpStatusError, detect_wall
 from kernel.normalise import END_OF_DAY, parse_german_datetime, parse_iso_datetime
-from kernel.records import NoticeRecord
+from kernel.records import NoticeKind, NoticeRecord
 from kernel.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
 from kernel.vocabulary.provenance import Origin
-from kernel.vocabulary.statuses import TenderStatus
 from sources.adapters.base import FetchedBatch
 from sources.adapters.html import absolute_url, parse_html, text_of
 from sources.adapters.yields import LayoutChanged, PageYield, SamplePage
 from sources.conditional import ConditionalFetcher
 
 from . import selectors
-from .parse import notice_kind
+from .parse import notice_kind, notice_status
 
 __all__ = ["BrowserOnly", "CenterSearch", "center_record", "is_center"]
 
 BROWSER_ONLY = "nicht unterstützt: Ergebnisliste nur im Browser"
+_WITHOUT_DEADLINE = frozenset({NoticeKind.AWARD, NoticeKind.PRIOR_INFORMATION, NoticeKind.CANCELLATION})
 
 
 class BrowserOnly(Blocked):
@@ -160,13 +162,12 @@ def center_record(project: Any, *, source: str, base_url: str) -> tuple[NoticeRe
         return None, "without projectId"
     if not title:
         return None, "without title"
-    links = project.get("links") if isinstance(project.get("links"), dict) else {}
-    url = absolute_url(base_url + "/", str(links.get("enterprojectroom") or "")) or (
+    url = _project_room(project.get("links"), base_url) or (
         f"{base_url}/{selectors.CENTER_FORWARD_PATH.format(project_id=project_id)}"
     )
-    publication_type = text_of(str(project.get("publicationType") or ""), limit=200)
-    rule = text_of(str(project.get("contractingRule") or ""), limit=200)
-    kind = notice_kind(f"{publication_type} {'ex-post' if publication_type.lower() == 'expost' else ''}")
+    publication_type = _plain(project.get("publicationType"))
+    rule = _plain(project.get("contractingRule"))
+    kind = notice_kind(publication_type)  # "ExAnte": prior information, "ExPost": award (selectors)
     refs = portal_references_from_urls([url, f"{base_url}/notice/{project_id}"])
     return (
         NoticeRecord(
@@ -174,18 +175,49 @@ def center_record(project: Any, *, source: str, base_url: str) -> tuple[NoticeRe
             origin=Origin.PORTAL_LIST,
             source_notice_id=project_id,
             kind=kind,
-            status=TenderStatus.AWARDED if kind == "award" else TenderStatus.ACTIVE,
+            status=notice_status(kind),
             portal_references=tuple(ref for ref in refs if ref.startswith("cosinex:")),
             title=title,
             buyer_name=text_of(str(project.get("organisationName") or ""), limit=500),
             legal_basis=legal_basis_in_text(rule) or legal_basis_code(rule),
             published_at=_date(project.get("publishingDate")),
-            submission_deadline=_date(project.get("relevantDate"), deadline=True) if kind != "award" else None,
+            # "relevantDate" is the submission deadline of a tender only: an award's procedure is over and
+            # prior information announces no deadline yet (a date there is not one bids are due by).
+            submission_deadline=(
+                _date(project.get("relevantDate"), deadline=True) if kind not in _WITHOUT_DEADLINE else None
+            ),
             url=url,
-            payload={"format": "cosinex-json", "publication_type": publication_type, "rule": rule},
+            payload={
+                "format": "cosinex-json",
+                "publication_type": publication_type,
+                "rule": rule,
+                "relevant_date": text_of(str(project.get("relevantDate") or ""), limit=40),
+            },
         ),
         "",
     )
+
+
+def _project_room(links: Any, base_url: str) -> str:
+    """The project's link: the key "ENTER_PROJECTROOM" first, then "enterprojectroom", then any key that
+    reads the same without case and "_"; a link into a login is no notice URL."""
+    if not isinstance(links, dict):
+        return ""
+    wanted = selectors.CENTER_LINK_KEYS[-1]
+    keys = [*selectors.CENTER_LINK_KEYS, *(k for k in links if str(k).replace("_", "").casefold() == wanted)]
+    for key in keys:
+        url = absolute_url(base_url + "/", str(links.get(key) or ""))
+        if url and detect_wall(requested_url=base_url, final_url=url, text="", expected_marker=None) != "login":
+            return url
+    return ""
+
+
+def _plain(value: Any) -> str:
+    """Text of a JSON string field; one client reads publicationType/contractingRule as HTML, so tags go."""
+    text = str(value or "")
+    if "<" in text:
+        text = BeautifulSoup(text, "html.parser").get_text(" ")
+    return text_of(text, limit=200)
 
 
 def _date(value: Any, *, deadline: bool = False) -> datetime | None:

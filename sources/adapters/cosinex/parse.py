@@ -40,11 +40,14 @@ __all__ = [
     "ProjectPage",
     "notice_kind",
     "notice_record",
+    "notice_status",
     "parse_list_page",
     "parse_project_page",
 ]
 
 _TITLE_LIMIT = 1000
+# What a four-cell row (no "Frist" cell: the procedure is over) may announce; see selectors.AWARD_COLUMNS.
+AWARD_ROW_KINDS = frozenset({NoticeKind.AWARD, NoticeKind.CANCELLATION})
 
 
 @dataclass(frozen=True)
@@ -74,21 +77,26 @@ class ListPage:
 
 
 def parse_list_page(page: HtmlPage, *, base_url: str, page_url: str, label: str) -> ListPage:
+    """Rows of an announcement list. Every row of the result table is a notice, a known layout row
+    (header, pager, spacer, "nothing found") or a rejected row with its reason: none is dropped unseen."""
     tables = page.soup.select(selectors.RESULT_TABLE)
     rows: list[ListRow] = []
     rejected: list[str] = []
     problems: list[str] = [page.problem] if page.problem else []
     for table in tables:
-        for number, tr in enumerate(table.find_all("tr"), start=1):
+        # Rows of a table nested in a cell belong to that cell (a nested result table is read on its own).
+        own_rows = [tr for tr in table.find_all("tr") if tr.find_parent("table") is table]
+        for number, tr in enumerate(own_rows, start=1):
             cells = tr.find_all("td", recursive=False)
-            if len(cells) < selectors.MIN_CELLS or tr.select_one(selectors.PAGER_IN_ROW) is not None:
-                continue  # header, pager or layout row
-            row, problem = _row(tr, cells, base_url=base_url, page_url=page_url)
-            if row is not None:
-                rows.append(row)
+            links = _project(_hrefs(tr, page_url))
+            if not links[0] and _is_layout_row(tr, cells):
+                continue
+            read = _row(tr, cells, links, base_url=base_url)
+            if isinstance(read, ListRow):
+                rows.append(read)
             else:
-                rejected.append(problem.split(": ", 1)[-1] if problem.startswith("project ") else problem)
-                problems.append(f"{label}: row {number}: {problem}; skipped")
+                rejected.append(read.reason)
+                problems.append(f"{label}: row {number}: {read.problem}; skipped")
     text = page.soup.get_text(" ")
     return ListPage(
         rows=tuple(rows),
@@ -98,6 +106,21 @@ def parse_list_page(page: HtmlPage, *, base_url: str, page_url: str, label: str)
         page_count=_page_count(page, text),
         rejected=tuple(rejected),
     )
+
+
+def _is_layout_row(tr: Tag, cells: list[Tag]) -> bool:
+    """A row without a project link that never carries a notice: header (no ``td``), pager, spacer, or a
+    single cell saying "nothing found" or "Seite X von Y". Any other row is read or rejected."""
+    if not cells or tr.select_one(selectors.PAGER_IN_ROW) is not None:
+        return True
+    text = text_of(tr)
+    return not text or (
+        len(cells) == 1 and bool(selectors.NO_RESULTS_TEXT.search(text) or selectors.PAGE_COUNT.search(text))
+    )
+
+
+def _hrefs(tr: Tag, page_url: str) -> list[str]:
+    return [absolute_url(page_url, a.get("href")) for a in tr.find_all("a", href=True)]
 
 
 def _page_count(page: HtmlPage, text: str) -> int | None:
@@ -113,28 +136,53 @@ def _page_count(page: HtmlPage, text: str) -> int | None:
     return max(targets) if targets else None
 
 
-def _row(tr: Tag, cells: list[Tag], *, base_url: str, page_url: str) -> tuple[ListRow | None, str]:
-    title = text_of(cells[selectors.CELL_TITLE], limit=_TITLE_LIMIT)
-    hrefs = [absolute_url(page_url, a.get("href")) for a in tr.find_all("a", href=True)]
-    project_id, is_cx, link = _project(hrefs)
+@dataclass(frozen=True)
+class _Rejected:
+    reason: str  # short, counted per reason in the page's yield report
+    problem: str  # the same with the row's particulars, for the run's problems
+
+
+def _row(tr: Tag, cells: list[Tag], links: tuple[str, bool, str], *, base_url: str) -> ListRow | _Rejected:
+    """A result row of either shape (:data:`selectors.COLUMNS`, :data:`selectors.AWARD_COLUMNS`)."""
+    project_id, is_cx, link = links
+    if len(cells) >= selectors.MIN_CELLS:
+        columns = selectors.COLUMNS
+    elif len(cells) == selectors.AWARD_ROW_CELLS:
+        columns = selectors.AWARD_COLUMNS
+    else:
+        reason = f"{len(cells)} cells: no known row shape"
+        return _Rejected(
+            reason, f"{f'project {project_id}: ' if project_id else ''}{reason} ({text_of(tr, limit=80)!r})"
+        )
+    title = text_of(cells[columns["title"]], limit=_TITLE_LIMIT)
     if not project_id:
-        return None, "no project link (/notice/CX… or projectForwarding.do?pid=…)"
+        reason = "no project link (/notice/CX… or projectForwarding.do?pid=…)"
+        return _Rejected(reason, reason)
     if not title:
-        return None, f"project {project_id}: empty title"
-    deadline_cell = cells[selectors.CELL_DEADLINE]
-    no_deadline = text_of(deadline_cell).casefold().startswith(selectors.NO_DEADLINE)
-    return (
-        ListRow(
-            project_id=project_id,
-            is_cx=is_cx,
-            title=title,
-            notice_type=text_of(cells[selectors.CELL_TYPE], limit=200),
-            buyer_name=text_of(cells[selectors.CELL_PUBLISHER], limit=500),
-            published_at=german_datetime(cells[selectors.CELL_PUBLISHED]),
-            submission_deadline=None if no_deadline else german_datetime(deadline_cell, end_of_day=True),
-            url=notice_url(base_url, project_id) if is_cx else link,
-        ),
-        "",
+        return _Rejected("empty title", f"project {project_id}: empty title")
+    notice_type = text_of(cells[columns["type"]], limit=200)
+    deadline = None
+    if "deadline" in columns:
+        deadline_cell = cells[columns["deadline"]]
+        deadline_text = text_of(deadline_cell)
+        says_none = not deadline_text or deadline_text.casefold().startswith(selectors.NO_DEADLINE)
+        deadline = None if says_none else german_datetime(deadline_cell, end_of_day=True)
+        if deadline is None and not says_none:
+            # Columns shifted (e.g. a closed procedure's row plus a link cell): never read into wrong fields.
+            reason = "Frist cell neither a date nor 'nv'"
+            return _Rejected(reason, f"project {project_id}: {reason} ({deadline_text[:60]!r})")
+    elif notice_kind(notice_type) not in AWARD_ROW_KINDS:
+        reason = f"{selectors.AWARD_ROW_CELLS} cells without an award type"
+        return _Rejected(reason, f"project {project_id}: {reason} (Typ {notice_type[:60]!r})")
+    return ListRow(
+        project_id=project_id,
+        is_cx=is_cx,
+        title=title,
+        notice_type=notice_type,
+        buyer_name=text_of(cells[columns["publisher"]], limit=500),
+        published_at=german_datetime(cells[columns["published"]]),
+        submission_deadline=deadline,
+        url=notice_url(base_url, project_id) if is_cx else link,
     )
 
 
@@ -164,6 +212,12 @@ def notice_kind(notice_type: str) -> NoticeKind:
         if any(marker in lowered for marker in markers):
             return kind
     return NoticeKind.CONTRACT_NOTICE
+
+
+def notice_status(kind: NoticeKind) -> TenderStatus:
+    return {NoticeKind.AWARD: TenderStatus.AWARDED, NoticeKind.CANCELLATION: TenderStatus.CANCELLED}.get(
+        kind, TenderStatus.ACTIVE
+    )
 
 
 def _rule_and_procedure(notice_type: str) -> tuple[str, str]:
@@ -291,13 +345,12 @@ def notice_record(
     rule, procedure = _rule_and_procedure(notice_type)
     if not procedure and facts.procedure:
         procedure = procedure_type_code(facts.procedure)
-    status = {NoticeKind.AWARD: TenderStatus.AWARDED, NoticeKind.CANCELLATION: TenderStatus.CANCELLED}
     return NoticeRecord(
         source=source,
         origin=Origin.PORTAL_DETAIL if project is not None else Origin.PORTAL_LIST,
         source_notice_id=project_id,
         kind=kind,
-        status=status.get(kind, TenderStatus.ACTIVE),
+        status=notice_status(kind),
         portal_references=(f"cosinex:{cx_id}",) if cx_id else (),
         title=(row.title if row else "") or facts.title,
         description=facts.description,

@@ -28,12 +28,17 @@ NOTICE_PATH = "notice/{project_id}"  # short link of a project
 
 RESULT_TABLE = "table.csx-new-table"
 PAGER_IN_ROW = "div.browsePages"
+# Result rows come in two shapes (role -> cell index); the link may sit in any cell.
+# Five or more cells: Veröffentlicht | Frist | Kurzbezeichnung | Typ | Veröffentlicher | link.
 MIN_CELLS = 5
-CELL_PUBLISHED = 0
-CELL_DEADLINE = 1
-CELL_TITLE = 2
-CELL_TYPE = 3
-CELL_PUBLISHER = 4
+COLUMNS = {"published": 0, "deadline": 1, "title": 2, "type": 3, "publisher": 4}
+# Four cells: a procedure that is over has no "Frist" cell. A GIZ-portal client (2026, read, not
+# copied) reads awarded/closed rows as Veröffentlicht | Kurzbezeichnung | Typ | Veröffentlicher with
+# the projectForwarding.do?pid= link in the row. Such a row is read only when its "Typ" names an
+# award or a cancellation (:data:`AWARD_ROW_KINDS`); any other four-cell row is rejected with its
+# reason, so a shift of the columns is counted, never read into the wrong fields.
+AWARD_ROW_CELLS = 4
+AWARD_COLUMNS = {"published": 0, "title": 1, "type": 2, "publisher": 3}
 PAGE_COUNT = re.compile(r"Seite:?\s*(\d+)\s*von\s*(\d+)", re.IGNORECASE)
 # The pager's links have no href: "javascript:void(0)" with onclick="setTargetAndSubmit('…
 # selectedTablePagePROJECT_RESULT=<n>')". Without a "Seite: X von Y" text, the highest page such a
@@ -50,10 +55,29 @@ FORWARD_PARAM = "pid"
 NO_DEADLINE = ("nv", "n.v.", "keine", "die frist ist bei diesem verfahren nicht vorhanden")
 
 # "Typ" cell -> what the notice announces (substrings, lower case, first match wins).
-AWARD_TYPES = ("vergebener auftrag", "vergebene aufträge", "vergabeergebnis", "ex-post", "ex post", "zuschlag")
+# "ExPost"/"ExAnte" are the publication types of the JSON search; public clients (2026: the VMP
+# Brandenburg/NRW client of KWB-R/kwb.tenders, and others) name their list labels: "ExAnte" =
+# "Beabsichtigte Ausschreibung" (also shown as "Geplante Ausschreibung"), "Tender" = "Ausschreibung",
+# "ExPost" = "Vergebener Auftrag".
+AWARD_TYPES = (
+    "vergebener auftrag",
+    "vergebene aufträge",
+    "vergabeergebnis",
+    "ex-post",
+    "ex post",
+    "expost",
+    "zuschlag",
+)
 CANCELLATION_TYPES = ("aufhebung", "aufgehoben")
 CHANGE_TYPES = ("berichtigung", "änderung")
-PRIOR_TYPES = ("vorinformation", "ex-ante", "ex ante")
+PRIOR_TYPES = (
+    "vorinformation",
+    "ex-ante",
+    "ex ante",
+    "exante",
+    "beabsichtigte ausschreibung",
+    "geplante ausschreibung",
+)
 # Contracting rules that prefix the "Typ" cell ("VOB/A Ausschreibung", "VgV Vergebener Auftrag").
 RULE_PREFIX = re.compile(r"^(VOB/A|VOB|VgV|UVgO|VOL/A|VOL|SektVO|VSVgV|KonzVgV|EU|national)\b[\s,:-]*", re.IGNORECASE)
 
@@ -136,19 +160,23 @@ DOCUMENTS_LINK = "a[href*='/documents']"
 #    within the same session, so the page is visited at most twice before another page is tried.
 # 2. POST ``{base}/api/v2/project/search`` with header ``X-JWT: <token>`` and a JSON body:
 #      {"pageNumber": 1, "pageSize": 100, "searchText": "",
-#       "publicationTypes": ["Tender"], "contractingRules": null, "cpvCodes": null, "location": null,
+#       "publicationTypes": ["ExAnte", "Tender"], "contractingRules": null, "cpvCodes": null, "location": null,
 #       "sort": {"order": [{"property": "PROJECT_PUBLICATION_DATE_LNG", "direction": "DESC"}]}}
 # 3. The answer: {"projects": [{"projectId", "title", "publishingDate", "relevantDate",
-#    "organisationName", "contractingRule", "publicationType", "links": {"enterprojectroom"}, …}],
+#    "organisationName", "contractingRule", "publicationType", "links": {"ENTER_PROJECTROOM" or
+#    "enterprojectroom"}, …}],
 #    "allPages": n, "countOfAllDataSets": m}. Dates were seen as "dd.mm.yyyy[ HH:MM]".
 #
 # Not independently verified (no live access when written). Without a token, or when the search
 # answers 401/403, the run ends in the state "nicht unterstützt: Ergebnisliste nur im Browser".
 # The constructed fixture ``tests/data/portals/cosinex/center/`` follows exactly this shape.
 CENTER_PATHS = ("/Center", "/VMPCenter")
+# Another client (raedmokdad/PVProjects, portals/cosinex.py @ d8ffe8ee, 2026) takes the token from
+# "categoryOverview.do?method=show" (after a visit of company/welcome.do in the same session).
 CENTER_TOKEN_PAGES = (
     "common/project/search.do?method=showExtendedSearch&fromExternal=true",
     "company/announcements/categoryOverview.do?method=showCategoryOverview",
+    "company/announcements/categoryOverview.do?method=show",
 )
 CENTER_TOKEN_VISITS = 2  # per token page
 CENTER_TOKEN_INPUT = "input#token"  # noqa: S105 (a selector, not a secret)
@@ -156,5 +184,10 @@ CENTER_SEARCH_PATH = "api/v2/project/search"
 CENTER_TOKEN_HEADER = "X-JWT"  # noqa: S105 (a header name)
 CENTER_PAGE_SIZE = 100
 CENTER_SORT = {"order": [{"property": "PROJECT_PUBLICATION_DATE_LNG", "direction": "DESC"}]}
-CENTER_PUBLICATION_TYPES = ["Tender"]
+# Prior information ("ExAnte", recorded as NoticeKind.PRIOR_INFORMATION) and tenders, as the public
+# clients ask; awards ("ExPost") are not asked for (no client reads them from this search).
+CENTER_PUBLICATION_TYPES = ["ExAnte", "Tender"]
+# The project's link in the answer: "ENTER_PROJECTROOM" (upper case, read first by one client) or
+# "enterprojectroom"; keys are compared in this order, then without regard to case and "_".
+CENTER_LINK_KEYS = ("ENTER_PROJECTROOM", "enterprojectroom")
 CENTER_FORWARD_PATH = "public/company/projectForwarding.do?pid={project_id}"

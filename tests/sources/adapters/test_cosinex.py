@@ -203,6 +203,11 @@ def test_list_fields(site, fetcher) -> None:
         ("UVgO Vergabeergebnis", NoticeKind.AWARD),
         ("VOB/A Aufhebung", NoticeKind.CANCELLATION),
         ("VgV Vorinformation", NoticeKind.PRIOR_INFORMATION),
+        ("VgV Beabsichtigte Ausschreibung", NoticeKind.PRIOR_INFORMATION),
+        ("Geplante Ausschreibung", NoticeKind.PRIOR_INFORMATION),
+        ("ExAnte", NoticeKind.PRIOR_INFORMATION),  # publication types of the Center JSON search
+        ("ExPost", NoticeKind.AWARD),
+        ("Tender", NoticeKind.CONTRACT_NOTICE),
         ("VOB/A Ausschreibung", NoticeKind.CONTRACT_NOTICE),
         ("SektVO TNW", NoticeKind.CONTRACT_NOTICE),
     ],

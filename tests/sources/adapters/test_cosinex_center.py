@@ -17,10 +17,11 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from kernel.network import BackoffPolicy, Fetcher, FetchPolicy
+from kernel.records import NoticeKind
 from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import SourceConfig
 from sources.adapters.cosinex import CosinexAdapter
-from sources.adapters.cosinex.center import BrowserOnly
+from sources.adapters.cosinex.center import BrowserOnly, center_record
 from sources.models import FetchRun, FetchRunStatus, Source
 from sources.services import source_poll
 from tenders.models import MergeRule, TenderSource
@@ -39,6 +40,7 @@ class CenterSite:
         self.token_page = (CENTER / token_page).read_bytes()
         self.answer = (CENTER / "search_answer_page1.json").read_bytes()
         self.search_status = 200
+        self.token_for = lambda path, query: self.token_page  # the page served at a token URL
         self.posts: list[tuple[dict, dict]] = []
         self.gets: list[str] = []
         httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\nAllow: /\n")
@@ -54,8 +56,10 @@ class CenterSite:
             if self.search_status != 200:
                 return Response("forbidden", status=self.search_status)
             return Response(self.answer, content_type="application/json")
-        self.gets.append(request.path)
-        return Response(self.token_page, content_type="text/html", headers={"Set-Cookie": "JSESSIONID=abc; Path=/"})
+        query = request.query_string.decode()
+        self.gets.append(f"{request.path}?{query}" if query else request.path)
+        page = self.token_for(request.path, query)
+        return Response(page, content_type="text/html", headers={"Set-Cookie": "JSESSIONID=abc; Path=/"})
 
 
 @pytest.fixture
@@ -84,7 +88,7 @@ def test_the_json_search_is_read_with_the_pages_token_newest_first(httpserver, f
     [(body, headers)] = site.posts
     assert headers["X-Jwt"] == "eyJhbGciOiJIUzI1NiJ9.Y29uc3RydWN0ZWQ.c2lnbmF0dXJl"
     assert "JSESSIONID=abc" in headers.get("Cookie", "")  # the session of the token page
-    assert body["pageNumber"] == 1 and body["publicationTypes"] == ["Tender"]
+    assert body["pageNumber"] == 1 and body["publicationTypes"] == ["ExAnte", "Tender"]
     assert body["sort"] == {"order": [{"property": "PROJECT_PUBLICATION_DATE_LNG", "direction": "DESC"}]}
     records = {r.source_notice_id: r for r in batch.records}
     humboldt = records[HUMBOLDT]
@@ -99,12 +103,76 @@ def test_the_json_search_is_read_with_the_pages_token_newest_first(httpserver, f
     assert winter.title == "Winterdienst Liegenschaften Süd – Los 1 bis 3" and winter.legal_basis == "uvgo"
     assert winter.submission_deadline == datetime(2022, 5, 2, 23, 59, tzinfo=BERLIN)
     assert winter.url == f"{site.base_url}/public/company/projectForwarding.do?pid=CXS2A8B6C4D"
+    # Prior information ("ExAnte") with the upper-case link key: a notice of kind PIN without a deadline.
+    planned = records["CXS5V3W1X9Y"]
+    assert (planned.kind, planned.status, planned.origin) == (NoticeKind.PRIOR_INFORMATION, "active", "portal_list")
+    assert planned.submission_deadline is None and planned.payload["relevant_date"] == "30.06.2022"
+    assert planned.url == site.server.url_for("/Satellite/notice/CXS5V3W1X9Y")
+    assert planned.portal_references == ("cosinex:CXS5V3W1X9Y",)
+    assert planned.published_at == datetime(2022, 4, 12, 0, 0, tzinfo=BERLIN)
     [report] = batch.yields
     assert (report.layout, report.rows_seen, report.parsed, dict(report.rejected)) == (
         "json",
+        4,
         3,
-        2,
         {"without projectId": 1},
+    )
+
+
+def test_the_token_of_the_category_overview_other_clients_use_is_accepted(httpserver, fetcher) -> None:
+    site = CenterSite(httpserver, token_page="search_page_without_token.html")
+    token = (CENTER / "search_page_with_token.html").read_bytes()
+    shell = site.token_page
+    site.token_for = lambda path, query: token if query == "method=show" else shell
+    [batch] = fetch(site, fetcher)
+    assert site.gets[-1] == "/Center/company/announcements/categoryOverview.do?method=show"
+    assert len(site.gets) == 5  # the two other token pages twice each, then this one
+    assert len(batch.records) == 3
+
+
+@pytest.mark.parametrize(
+    ("links", "expected"),
+    [
+        # The upper-case key is read first, the lower-case one is the fallback.
+        ({"ENTER_PROJECTROOM": "/Satellite/notice/CXA1", "enterprojectroom": "/x/CXB2"}, "/Satellite/notice/CXA1"),
+        ({"enterprojectroom": "/Satellite/notice/CXB2"}, "/Satellite/notice/CXB2"),
+        ({"enterProjectRoom": "/Satellite/notice/CXC3"}, "/Satellite/notice/CXC3"),
+        # A link into a login is no notice URL: the next key, else the forwarding link.
+        (
+            {
+                "ENTER_PROJECTROOM": "https://id.dtvp.de/auth/realms/x/protocol/openid-connect/auth",
+                "enterprojectroom": "/Satellite/notice/CXD4",
+            },
+            "/Satellite/notice/CXD4",
+        ),
+        ({"ENTER_PROJECTROOM": "/Center/login"}, "/Center/public/company/projectForwarding.do?pid=CXE5"),
+        ({}, "/Center/public/company/projectForwarding.do?pid=CXE5"),
+        ("not a mapping", "/Center/public/company/projectForwarding.do?pid=CXE5"),
+    ],
+)
+def test_the_project_link_key_variants(links: object, expected: str) -> None:
+    project = {"projectId": "CXE5", "title": "T", "publicationType": "Tender", "links": links}
+    record, reason = center_record(project, source="dtvp", base_url="https://www.dtvp.de/Center")
+    assert reason == "" and record is not None
+    assert record.url == f"https://www.dtvp.de{expected}"
+
+
+@pytest.mark.parametrize(
+    ("publication_type", "kind", "status", "deadline"),
+    [
+        ("Tender", NoticeKind.CONTRACT_NOTICE, "active", datetime(2022, 5, 2, 23, 59, tzinfo=BERLIN)),
+        ("ExAnte", NoticeKind.PRIOR_INFORMATION, "active", None),
+        ("<span class='label'>ExAnte</span>", NoticeKind.PRIOR_INFORMATION, "active", None),
+        ("ExPost", NoticeKind.AWARD, "awarded", None),
+    ],
+)
+def test_the_publication_type_decides_kind_status_and_deadline(publication_type, kind, status, deadline) -> None:
+    project = {"projectId": "CXF6", "title": "T", "publicationType": publication_type, "relevantDate": "02.05.2022"}
+    record, _ = center_record(project, source="dtvp", base_url="https://www.dtvp.de/Center")
+    assert record is not None
+    assert (record.kind, record.status, record.submission_deadline) == (kind, status, deadline)
+    assert record.payload["publication_type"] == publication_type.replace("<span class='label'>", "").replace(
+        "</span>", ""
     )
 
 
@@ -114,7 +182,7 @@ def test_without_a_token_the_source_is_browser_only_never_zero_tenders(httpserve
         fetch(site, fetcher)
     assert "nicht unterstützt: Ergebnisliste nur im Browser" in str(caught.value)
     assert "no search token" in str(caught.value)
-    assert len(site.gets) == 4  # each token page twice (the token may come on the second visit), no POST
+    assert len(site.gets) == 6  # each token page twice (the token may come on the second visit), no POST
     assert site.posts == []
 
 

@@ -33,7 +33,13 @@ from tests.fixtures.network import loopback_resolver
 from tests.sources.adapters.test_netserver import page_response
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "portals" / "cosinex" / "satellite"
-CX = {"73001": "CXP4Y9PRGS5", "73002": "CXUA7B2C3D4E", "73003": "CXUB8C3D4E5F", "73004": "CXUC9D4E5F6G"}
+CX = {
+    "73001": "CXP4Y9PRGS5",
+    "73002": "CXUA7B2C3D4E",
+    "73003": "CXUB8C3D4E5F",
+    "73004": "CXUC9D4E5F6G",
+    "73005": "CXUD1E6F7G8H",  # only on the award-rows page (test_cosinex_rows.py)
+}
 NOW = datetime(2022, 4, 13, 8, 0, tzinfo=BERLIN)
 
 

@@ -72,9 +72,23 @@ PROJECTS = {
         "cpv": [("90620000-9", "Schneeräumung")],
         "procedure": "Offenes Verfahren",
     },
+    "73005": {
+        "cx": "CXUD1E6F7G8H",
+        "published": ("06.04.2022", "06.04.2022 um 14:15 Uhr"),
+        "deadline": ("nv", None),
+        "title": "Sanierung Turnhalle Nord – Dachabdichtung",
+        "type": "UVgO Aufhebung",
+        "publisher": "Stadt Herne",
+        "page_deadline": "nv",
+        "cpv": [("45261420-4", "Dachabdichtungsarbeiten")],
+        "procedure": "Öffentliche Ausschreibung",
+    },
 }
 LIST_PAGES = {1: ["73001", "73002", "73003"], 2: ["73004"]}
 CATEGORY_PAGES = {1: ["73001", "73002"], 2: ["73003"]}
+# A list with rows of closed procedures in the four-cell shape (Veröffentlicht | Kurzbezeichnung with the
+# link | Typ | Veröffentlicher, no Frist cell), as a GIZ-portal client reports them: all readable.
+AWARD_ROWS_PAGE = [("open", "73003"), ("closed", "73004"), ("closed", "73005")]
 
 
 def cell(text: str, title: str | None) -> str:
@@ -93,6 +107,41 @@ def row(pid: str) -> str:
     )
 
 
+def closed_row(pid: str, *, notice_type: str | None = None, link: bool = True) -> str:
+    """A four-cell row: no Frist cell; the link sits on the title (the client names no link cell)."""
+    p = PROJECTS.get(pid) or PROJECTS["73004"]
+    title = escape(p["title"])
+    if link:
+        title = f'<a href="{BASE}/public/company/projectForwarding.do?pid={pid}">{title}</a>'
+    return (
+        "<tr>"
+        + cell(*p["published"])
+        + f"<td>{title}</td><td>{escape(notice_type or p['type'])}</td><td>{escape(p['publisher'])}</td>"
+        + "</tr>\n"
+    )
+
+
+def odd_rows() -> str:
+    """Rows that are no notice of a known shape: each must be rejected with its reason, none dropped unseen."""
+    p = PROJECTS["73004"]
+    shifted = (  # a closed procedure's row with an extra link cell: five cells, the columns shifted
+        "<tr>"
+        + cell(*p["published"])
+        + f"<td>Reinigung Hallenbad Ost</td><td>{escape(p['type'])}</td><td>{escape(p['publisher'])}</td>"
+        + f'<td><a href="{BASE}/public/company/projectForwarding.do?pid=73008">Details</a></td></tr>\n'
+    )
+    three_cells = (
+        f'<tr><td>05.04.2022</td><td><a href="{BASE}/public/company/projectForwarding.do?pid=73007">'
+        "Grünpflege Friedhöfe</a></td><td>Stadt Herne</td></tr>\n"
+    )
+    return (
+        closed_row("73006", notice_type="VgV Ausschreibung")  # four cells, but the Typ names no award
+        + closed_row("73009", link=False)  # four cells, award type, no project link
+        + three_cells
+        + shifted
+    )
+
+
 def pager(page: int, pages: int, target: str, total: int) -> str:
     # Links without href: the portal pages through onclick/setTargetAndSubmit (public clients, 2026).
     links = "".join(
@@ -106,13 +155,13 @@ def pager(page: int, pages: int, target: str, total: int) -> str:
     )
 
 
-def list_page(pids: list[str], page: int, pages: int, target: str, total: int, meta: str) -> str:
+def list_page(pids: list[str], page: int, pages: int, target: str, total: int, meta: str, rows: str = "") -> str:
     return (
         f'{MARK}<!DOCTYPE html>\n<html lang="de">\n<head>\n{meta}'
         "<title>Bekanntmachungen</title>\n</head>\n<body>\n<h1>Aktuelle Ausschreibungen</h1>\n"
         '<table class="csx-new-table">\n<thead><tr><th>Veröffentlicht</th><th>Frist</th><th>Kurzbezeichnung</th>'
         "<th>Typ</th><th>Veröffentlicher</th><th></th></tr></thead>\n<tbody>\n"
-        + "".join(row(pid) for pid in pids)
+        + (rows or "".join(row(pid) for pid in pids))
         + pager(page, pages, target, total)
         + "</tbody>\n</table>\n</body>\n</html>\n"
     )
@@ -167,6 +216,13 @@ def main() -> None:
         # No <meta> charset: the server's Content-Type header (ISO-8859-1) is the only declaration.
         html = list_page(pids, page, len(CATEGORY_PAGES), CATEGORY_PAGER, total, "")
         (HERE / f"category_72000000-5_page{page}_cp1252.html").write_bytes(html.encode("windows-1252"))
+    spacer = '<tr><td colspan="6">&nbsp;</td></tr>\n'  # a layout row: no text, no link
+    rows = [row(pid) if shape == "open" else closed_row(pid) for shape, pid in AWARD_ROWS_PAGE]
+    html = list_page([], 1, 1, LIST_PAGER, len(rows), latin, rows=rows[0] + spacer + "".join(rows[1:]))
+    (HERE / "list_award_rows_cp1252.html").write_bytes(html.encode("windows-1252"))
+    odd = row("73001") + closed_row("73004") + odd_rows()
+    html = list_page([], 1, 1, LIST_PAGER, 6, latin, rows=odd)
+    (HERE / "list_odd_rows_cp1252.html").write_bytes(html.encode("windows-1252"))
     for pid, project in PROJECTS.items():
         (HERE / f"project_{project['cx']}.html").write_bytes(project_page(pid).encode("windows-1252"))
 
