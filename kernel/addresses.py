@@ -17,6 +17,8 @@ _CONTACT_START = re.compile(
     re.IGNORECASE,
 )
 _STREET_START = re.compile(rf"[\s,;]+{_STREET}\s*\d", re.IGNORECASE)
+# "13187 Berlin", "13187, Berlin" (Vergabeplattform Berlin's feed), "D-13187 Berlin".
+_PLACE_WITH_POSTCODE = re.compile(r"^\s*(?:D\s*-\s*)?(\d{5})\s*(?:,\s*|\s+)(\S.*)$")
 _PLZ_TOWN_IN_TEXT = re.compile(r"\b(\d{5})[ \t]+([A-ZÄÖÜ][^\n,;0-9]*)")
 
 
@@ -37,6 +39,15 @@ def split_town(city: str, zone: str) -> tuple[str, str]:
     if comma and tail.strip() and (_STREET_WITH_NUMBER.search(head) or re.search(r"\s\d+\s*[a-zA-Z]?$", head)):
         town = tail.strip()
     return town, match.group(1)
+
+
+def split_postcode_town(raw: str | None) -> tuple[str, str]:
+    """(PLZ, town) of a place written "PLZ Ort" or "PLZ, Ort"; ("", text) when it starts with no postcode."""
+    text = clean_text(raw)
+    match = _PLACE_WITH_POSTCODE.match(text)
+    if match:
+        return match.group(1), clean_text(match.group(2))
+    return "", text
 
 
 @lru_cache(maxsize=MEMO_SIZE)

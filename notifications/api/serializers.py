@@ -79,8 +79,10 @@ class BuyerSerializer(serializers.Serializer):
 
 
 class DeadlineSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["angebotsfrist", "teilnahmefrist", "fragenfrist"])
-    label = serializers.CharField(help_text="Angebotsfrist, Teilnahmefrist oder Fragenfrist")
+    kind = serializers.ChoiceField(choices=["angebotsfrist", "teilnahmefrist", "fragenfrist", "eroeffnungstermin"])
+    label = serializers.CharField(
+        help_text="Angebotsfrist, Teilnahmefrist, Fragenfrist oder Eröffnungstermin (Öffnung der Angebote, keine Frist)"
+    )
     datetime = serializers.DateTimeField()
     lot = serializers.CharField(allow_null=True, help_text="Los, für das die Frist gilt; null = alle Lose")
 

@@ -139,7 +139,7 @@ def _record(entry: AlertEntry, content: MailContent, host_sources: Mapping[str, 
     link, fields = entry.link, entry.fields
     source = source_for_host(link.host, host_sources) or "mail"
     notice_id = link.notice_id if source != "mail" else f"{link.portal}:{link.notice_id}"
-    deadline = parse_field_date(fields.get("deadline"), end_of_day=True)
+    deadline = parse_field_date(fields.get("deadline") or fields.get("participation_deadline"), end_of_day=True)
     if deadline.problem:
         problems.append(f"deadline {deadline.problem}; left empty")
     published = parse_field_date(fields.get("published"))

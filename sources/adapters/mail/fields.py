@@ -14,12 +14,16 @@ first occurrence of a field wins. No statistical guessing.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import datetime
+from functools import lru_cache
 
 from bs4 import BeautifulSoup, Comment
 
+from kernel.addresses import split_postcode_town
 from kernel.normalise import END_OF_DAY, clean_text, parse_german_datetime, parse_iso_datetime
 from kernel.records import NoticeKind
+from kernel.vocabulary.deadlines import DEADLINE_FIELD_LABELS, DeadlineKind
 from kernel.vocabulary.regions import BUNDESLAENDER
 
 __all__ = [
@@ -32,34 +36,50 @@ __all__ = [
     "parse_field_date",
     "split_place",
     "starts_with_label",
+    "unknown_labelled_values",
 ]
 
-# Canonical field -> German labels as portals print them (lower case, without the colon).
+# Canonical field -> German labels as portals print them (lower case, without the colon). The deadline
+# labels are the shared vocabulary of kernel.vocabulary.deadlines, one field per kind of deadline.
 FIELD_LABELS: dict[str, tuple[str, ...]] = {
     "title": ("titel", "kurzbezeichnung", "bezeichnung", "projektbezeichnung", "ausschreibung", "projekt"),
-    "deadline": (
-        "ablauf der angebotsfrist",
-        "ende der angebotsfrist",
-        "schlusstermin für den eingang der angebote",
-        "angebotsfrist",
-        "abgabefrist",
-        "angebotsabgabe",
-        "einreichungsfrist",
-        "teilnahmefrist",
-        "bewerbungsfrist",
-        "schlusstermin",
-        "frist",
-    ),
+    "deadline": DEADLINE_FIELD_LABELS[DeadlineKind.TENDER],
+    "participation_deadline": DEADLINE_FIELD_LABELS[DeadlineKind.PARTICIPATION],
+    "questions_deadline": DEADLINE_FIELD_LABELS[DeadlineKind.QUESTIONS],
+    "opening": DEADLINE_FIELD_LABELS[DeadlineKind.OPENING],
     "buyer": ("öffentlicher auftraggeber", "ausschreibende stelle", "vergabestelle", "auftraggeber", "veröffentlicher"),
-    "place": ("erfüllungsort", "ausführungsort", "leistungsort", "ort der leistung", "region", "ort"),
+    "place": (
+        "erfüllungsort",
+        "ausführungsort",
+        "ort der ausführung",
+        "leistungsort",
+        "ort der leistung",
+        "region",
+        "ort",
+    ),
     "published": (
         "datum der veröffentlichung",
         "veröffentlichungsdatum",
+        "datum der bekanntmachung",
+        "bekanntmachungsdatum",
         "veröffentlicht am",
         "veröffentlichung",
         "veröffentlicht",
+        "erschienen am",
+        "online seit",
     ),
     "procedure": ("verfahrensart", "vergabeart", "vergabeverfahren", "typ"),
+    "legal_basis": ("rechtsgrundlage", "rechtsrahmen", "vergabeordnung", "verfahrensordnung"),
+    "notice_type": ("art der bekanntmachung", "bekanntmachungsart"),
+    "nature": ("art der leistung", "art des auftrags", "auftragsart"),
+    "period": (
+        "voraussichtliche ausführungsfrist",
+        "ausführungsfrist",
+        "ausführungszeitraum",
+        "leistungszeitraum",
+        "vertragslaufzeit",
+    ),
+    "supplier": ("beauftragtes unternehmen", "auftragnehmer", "zuschlagsempfänger"),
     "stage": ("projektstand",),
     "category": ("kategorie",),
     "matched": ("treffer bei", "suchbegriff"),
@@ -74,7 +94,6 @@ _LABEL_RE = re.compile(rf"(?:^|(?<=[\n,;|•]))[ \t]*({_LABEL_ALTERNATION})[ \t]
 _TRAILING_SEPARATORS = " \t\n,;|•"
 # Values that mean "no date" on portal pages (cosinex prints "nv").
 _NO_VALUE = frozenset({"", "-", "–", "nv", "n.v.", "n. v.", "k.a.", "k. a.", "keine", "keine angabe", "entfällt"})
-_PLACE_WITH_POSTCODE = re.compile(r"^\s*(?:D-)?(\d{5})\s+(.+)$")
 _LAENDER = {name.lower(): name for name in BUNDESLAENDER.values()}
 # Words in a type or project-stage value that say what the notice announces (only explicit ones).
 _KIND_WORDS: tuple[tuple[NoticeKind, tuple[str, ...]], ...] = (
@@ -83,7 +102,8 @@ _KIND_WORDS: tuple[tuple[NoticeKind, tuple[str, ...]], ...] = (
         NoticeKind.AWARD,
         ("vergebener auftrag", "vergebene aufträge", "vergabebekanntmachung", "zuschlag", "ex-post", "vergeben"),
     ),
-    (NoticeKind.PRIOR_INFORMATION, ("vorinformation",)),
+    # "Beabsichtigte Beschränkte Ausschreibungen" (VOB/A § 20 Abs. 4) announce a procedure before it starts.
+    (NoticeKind.PRIOR_INFORMATION, ("vorinformation", "markterkundung", "beabsichtigte")),
 )
 
 _BLOCK_TAGS = (
@@ -114,20 +134,60 @@ _BLOCK_TAGS = (
 )
 
 
-def labelled_fields(text: str) -> dict[str, str]:
-    """Canonical field -> cleaned value for every known label in ``text`` (first occurrence wins)."""
-    matches = list(_LABEL_RE.finditer(text or ""))
+def labelled_fields(text: str, *, extra_labels: Mapping[str, tuple[str, ...]] | None = None) -> dict[str, str]:
+    """Canonical field -> cleaned value for every known label in ``text`` (first occurrence wins).
+
+    ``extra_labels`` (canonical field -> labels) adds a source's own spellings to the vocabulary.
+    """
+    label_field, pattern = _labels(_extra_key(extra_labels))
+    matches = list(pattern.finditer(text or ""))
     found: dict[str, str] = {}
     for index, match in enumerate(matches):
         end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
         value = text[match.end() : end]
         # A value ends at its line unless the next label follows on the same line.
         value = value.split("\n", 1)[0] if "\n" in value.strip("\n") else value
-        field_name = _LABEL_FIELD[match.group(1).lower()]
+        field_name = label_field[_fold(match.group(1))]
         cleaned = clean_text(value.strip(_TRAILING_SEPARATORS))
         if field_name not in found and cleaned:
             found[field_name] = cleaned
     return found
+
+
+# "Label: value" on a line of its own, whatever the label: what a notice states that the vocabulary may not know.
+_ANY_LABELLED_LINE = re.compile(r"^[ \t]*([A-Za-zÄÖÜäöüß][\wÄÖÜäöüß /().\-]{1,60}?)[ \t]*:[ \t]*(\S.*)$", re.MULTILINE)
+
+
+def unknown_labelled_values(
+    text: str, *, extra_labels: Mapping[str, tuple[str, ...]] | None = None
+) -> list[tuple[str, str]]:
+    """(label, value) of every "Label: value" line whose label is in no vocabulary, in text order."""
+    label_field, _ = _labels(_extra_key(extra_labels))
+    return [
+        (clean_text(match.group(1)), clean_text(match.group(2)))
+        for match in _ANY_LABELLED_LINE.finditer(text or "")
+        if _fold(match.group(1)) not in label_field
+    ]
+
+
+def _fold(label: str) -> str:
+    return " ".join(label.lower().split())
+
+
+def _extra_key(extra_labels: Mapping[str, tuple[str, ...]] | None) -> tuple[tuple[str, str], ...]:
+    if not extra_labels:
+        return ()
+    return tuple(sorted((_fold(label), name) for name, labels in extra_labels.items() for label in labels))
+
+
+@lru_cache(maxsize=64)
+def _labels(extra: tuple[tuple[str, str], ...]) -> tuple[dict[str, str], re.Pattern[str]]:
+    """Label -> field and the label pattern; a source's own labels win over the shared spelling."""
+    if not extra:
+        return _LABEL_FIELD, _LABEL_RE
+    label_field = {**_LABEL_FIELD, **dict(extra)}
+    alternation = "|".join(re.escape(label) for label in sorted(label_field, key=len, reverse=True))
+    return label_field, re.compile(rf"(?:^|(?<=[\n,;|•]))[ \t]*({alternation})[ \t]*:[ \t]*", re.IGNORECASE)
 
 
 def starts_with_label(line: str) -> bool:
@@ -173,12 +233,8 @@ def parse_field_date(raw: str | None, *, end_of_day: bool = False) -> FieldDate:
 
 
 def split_place(raw: str | None) -> tuple[str, str]:
-    """ "10115 Berlin" -> ("10115", "Berlin"); anything else -> ("", text)."""
-    text = clean_text(raw)
-    match = _PLACE_WITH_POSTCODE.match(text)
-    if match:
-        return match.group(1), clean_text(match.group(2))
-    return "", text
+    """ "10115 Berlin" or "10115, Berlin" -> ("10115", "Berlin"); anything else -> ("", text)."""
+    return split_postcode_town(raw)
 
 
 def bundesland_named(text: str | None) -> str:
