@@ -10,6 +10,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from kernel.network import decode_bytes
@@ -17,6 +18,7 @@ from sources.adapters.mail.forwarding import forwarder_domain_normalised, forwar
 from sources.denylist import DENIED_PORTALS
 from sources.models import ApprovedForwarder, FetchRun, FetchRunStatus, InboundMail, PortalPageRequest, Source
 from sources.registry import adapter_types
+from sources.run_summary import field_problems_text, run_summary_text
 from sources.schedules import schedules_sync
 from sources.selectors import portal_domains_current, run_yield, source_health_list
 from sources.services import source_poll_now_enqueue
@@ -213,6 +215,8 @@ class FetchRunAdmin(admin.ModelAdmin):
         "new",
         "changed",
         "unchanged",
+        "refused",
+        "field_problems_summary",
         "failed",
         "low_yield",
         "layout",
@@ -224,10 +228,21 @@ class FetchRunAdmin(admin.ModelAdmin):
     show_full_result_count = False
     paginator = EstimatedCountPaginator
     exclude = ("sample_page",)
-    readonly_fields = [f.name for f in FetchRun._meta.fields if f.name != "sample_page"] + ["sample_page_preview"]
+    readonly_fields = [f.name for f in FetchRun._meta.fields if f.name != "sample_page"] + [
+        "summary",
+        "sample_page_preview",
+    ]
 
     class Media:
         css = {"all": ["css/admin.css"]}
+
+    @admin.display(description=_("Zusammenfassung"))
+    def summary(self, obj):
+        return run_summary_text(obj)
+
+    @admin.display(description=_("nicht lesbare Angaben"))
+    def field_problems_summary(self, obj):
+        return field_problems_text(obj.field_problems) or "—"
 
     @admin.display(description="Beispielseite (Anfang, als Text)")
     def sample_page_preview(self, obj):

@@ -107,6 +107,10 @@ class FetchRun(models.Model):
     changed = models.PositiveIntegerField(default=0, verbose_name=_("geändert"))
     unchanged = models.PositiveIntegerField(default=0, verbose_name=_("unverändert"))
     failed = models.PositiveIntegerField(default=0, verbose_name=_("fehlerhaft"))
+    # Notices the source offered that became no tender (an item without id, a rejected list row).
+    refused = models.PositiveIntegerField(default=0, verbose_name=_("abgelehnt"))
+    # Stored notices' fields that could not be read, field -> count; each is also named in ``problems``.
+    field_problems = models.JSONField(default=dict, blank=True, verbose_name=_("nicht lesbare Angaben"))
     bytes = models.BigIntegerField(default=0, verbose_name=_("Bytes"))
     requests = models.PositiveIntegerField(default=0, verbose_name=_("Anfragen"))  # mailbox checks: mails read
     not_modified = models.PositiveIntegerField(default=0, verbose_name=_("unverändert laut Server (304)"))

@@ -114,11 +114,17 @@ def _apply_batch(run: FetchRun, batch: FetchedBatch, delta: IngestDelta) -> None
     run.changed += len(delta.changed) + len(delta.updated)
     run.unchanged += delta.unchanged
     run.failed += len(batch.problems)
+    run.refused += batch.refused + sum(page.rejected_count for page in batch.yields)
+    if batch.field_problems:
+        counts = dict(run.field_problems or {})
+        for problem in batch.field_problems:
+            counts[problem.field] = counts.get(problem.field, 0) + 1
+        run.field_problems = counts
     run.bytes += batch.bytes
     run.requests += batch.requests
     run.not_modified += batch.not_modified
     run.missing = [*run.missing, *batch.missing][:500]
-    run.problems = [*run.problems, *batch.problems][:500]
+    run.problems = [*run.problems, *batch.problems, *(problem.text for problem in batch.field_problems)][:500]
     if batch.scope and not run.scope:
         run.scope = batch.scope[:200]
     _apply_yields(run, batch.yields, batch.sample)
@@ -241,7 +247,8 @@ def _execute(source: Source, run: FetchRun, produce: Callable[[], Iterable[Fetch
         run.low_yield = True
         _finish(run, status=FetchRunStatus.BLOCKED, reason=LayoutChanged.reason, error=drift)
         return RunOutcome(run=run, delta=delta)
-    status = FetchRunStatus.PARTIAL if (run.missing or run.failed) else FetchRunStatus.SUCCEEDED
+    incomplete = run.missing or run.failed or run.refused or run.field_problems
+    status = FetchRunStatus.PARTIAL if incomplete else FetchRunStatus.SUCCEEDED
     if _low_yield(source, run):
         run.low_yield = True
     _finish(run, status=status)

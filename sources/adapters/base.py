@@ -43,11 +43,33 @@ class SourceConfig:
 
 
 @dataclass(frozen=True)
+class FieldProblem:
+    """A field a notice states that the adapter could not read: stored empty, named and counted on the run.
+
+    Why apart from ``problems``: the notice itself was stored; a run summary that counted these as failed
+    notices would say "14 failed" when 14 tenders were stored and 14 dates were missing.
+    """
+
+    field: str  # what kind of statement ("deadline", "published", "date" …): the run counts them per field
+    item: str  # which notice ("item 3 'Titel'")
+    detail: str  # what was stated and why it was not read
+
+    @property
+    def text(self) -> str:
+        return f"{self.item}: {self.detail}"
+
+    def in_file(self, name: str) -> FieldProblem:
+        return FieldProblem(field=self.field, item=f"{name}: {self.item}", detail=self.detail)
+
+
+@dataclass(frozen=True)
 class FetchedBatch:
     """One unit of work: ingested and committed together; ``cursor`` is stored after it succeeded."""
 
     records: tuple[NoticeRecord, ...] = ()
     problems: tuple[str, ...] = ()  # items that could not be parsed, each with its reason
+    field_problems: tuple[FieldProblem, ...] = ()  # fields of stored notices that could not be read
+    refused: int = 0  # notices the source offered that became no record (besides rows rejected in ``yields``)
     missing: tuple[str, ...] = ()  # pages or files that could not be fetched
     bytes: int = 0
     requests: int = 0

@@ -14,6 +14,7 @@ from tqdm import tqdm
 
 from sources.models import FAILED_RUN_STATUSES, SUCCEEDED_RUN_STATUSES, FetchRunStatus
 from sources.registry import get_adapter
+from sources.run_summary import field_problems_text
 from sources.selectors import source_by_key, source_keys
 from sources.services import source_backfill, source_ingest_files, source_poll
 
@@ -81,8 +82,11 @@ class Command(BaseCommand):
     def _report(self, run):
         line = (
             f"{run.source.key} {run.scope or ''} {run.status}: fetched {run.fetched}, new {run.new}, "
-            f"changed {run.changed}, unchanged {run.unchanged}, failed {run.failed}"
+            f"changed {run.changed}, unchanged {run.unchanged}, refused {run.refused}, problems {run.failed}"
         )
+        fields = field_problems_text(run.field_problems)
+        if fields:
+            line += f"; {fields}"
         if run.error:
             line += f" — {run.error_reason}: {run.error}"
         if run.status in SUCCEEDED_RUN_STATUSES:
