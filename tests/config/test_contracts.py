@@ -75,7 +75,7 @@ def broken_checkout(tmp_path_factory) -> subprocess.CompletedProcess:
     # And one of each other kind:
     append("tenders/selectors.py", "from notifications.models import SavedSearch  # noqa")
     append("kernel/normalise.py", "from django.utils import timezone  # noqa")
-    append("sources/adapters/rss.py", "from django.db import connection  # noqa")
+    append("sources/adapters/rss/__init__.py", "from django.db import connection  # noqa")
     append("notifications/alerts/rendering.py", "from notifications.models import Delivery  # noqa")
     append(
         "notifications/webhooks/views.py",

@@ -96,10 +96,13 @@ def test_broken_dates_leave_the_field_empty_and_name_the_item():
     assert records["4712347"].submission_deadline is None
     assert records["4712349"].published_at is None
     assert records["4712349"].submission_deadline == datetime(2026, 10, 5, 9, 30, tzinfo=BERLIN)
-    assert len(parsed.problems) == 2
-    assert "Ortsdurchfahrt Großenkneten" in parsed.problems[0]
-    assert "'siehe Vergabeunterlagen' is no date" in parsed.problems[0]
-    assert "item 5" in parsed.problems[1] and "'Invalid Date' is no date" in parsed.problems[1]
+    # The items were stored; what they state but cannot be read is a field problem, not a failed item.
+    assert parsed.problems == () and parsed.refused == 0
+    first, second = parsed.field_problems
+    assert (first.field, second.field) == ("deadline", "published")
+    assert "Ortsdurchfahrt Großenkneten" in first.item
+    assert "'siehe Vergabeunterlagen' is no date" in first.detail
+    assert "item 5" in second.item and "'Invalid Date' is no date" in second.detail
 
 
 def test_no_replacement_characters_anywhere():
@@ -118,7 +121,8 @@ def test_scraped_dtvp_feed_with_invalid_dates_is_read_without_crashing():
     decoded, _ = decode_feed(DTVP_SCRAPED.read_bytes())
     parsed = parse_feed(decoded.text, source="dtvp-feed")
     assert parsed.items == 20 and len(parsed.records) == 20
-    assert len(parsed.problems) == 20 and all("'Invalid Date' is no date" in p for p in parsed.problems)
+    published = [p for p in parsed.field_problems if p.field == "published"]
+    assert len(published) == 20 and all("'Invalid Date' is no date" in p.detail for p in published)
     first = parsed.records[0]
     # No link: the guid (here the title) is the id.
     assert first.source_notice_id == "Schwarzenbachtal - Freianlagen, Kampfmittelsondierung"
@@ -212,7 +216,8 @@ def test_poll_stores_the_feed_and_records_the_broken_dates(rss_source, feed_serv
     outcome = source_poll(source_id=rss_source.pk, fetcher_factory=_no_sleep_fetcher)
     run = FetchRun.objects.get(pk=outcome.run.pk)
     assert run.status == "partial", run.error
-    assert (run.fetched, run.new, run.failed, run.requests) == (5, 5, 2, 1)
+    assert (run.fetched, run.new, run.refused, run.failed, run.requests) == (5, 5, 0, 0, 1)
+    assert run.field_problems == {"deadline": 1, "published": 1}
     assert run.bytes == len(FEED.read_bytes())
     assert any("'Invalid Date' is no date" in problem for problem in run.problems)
 
@@ -281,7 +286,8 @@ def test_an_operator_added_feed_source_reads_the_scraped_dtvp_feed(db):
     source.full_clean()
     source.save()
     run = source_ingest_files(source_key="dtvp-scraped", paths=[DTVP_SCRAPED]).run
-    assert (run.status, run.fetched, run.new, run.failed) == ("partial", 20, 20, 20)
+    assert (run.status, run.fetched, run.new, run.refused, run.failed) == ("partial", 20, 20, 0, 0)
+    assert run.field_problems["published"] == 20
     tender = Tender.objects.get(sources__source="dtvp-scraped", sources__source_notice_id="Leasing Wasserspender")
     assert (tender.title, tender.buyer_name, tender.published_at) == ("Leasing Wasserspender", "NBank", None)
 
