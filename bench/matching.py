@@ -153,7 +153,7 @@ def _baseline(delta: list[int]) -> tuple[float, int]:
     """Per-search × per-tender on a sample of pairs of the last tenant, extrapolated; checked against its matches."""
     from notifications.models import SavedSearch, TenderMatch
     from tenders.filter_query import filters_q
-    from tenders.filters import TenderFilters, alert_filters
+    from tenders.filters import TenderFilters, effective_filters
 
     rng = random.Random(3)
     now = timezone.now()
@@ -163,7 +163,7 @@ def _baseline(delta: list[int]) -> tuple[float, int]:
     found = set()
     for search, tender_id in pairs:
         condition = Q(first_seen_at__gte=search.active_since) & filters_q(
-            alert_filters(TenderFilters.from_json(search.filters)), now=now
+            effective_filters(TenderFilters.from_json(search.filters)), now=now
         )
         if Tender.objects.filter(condition, pk=tender_id).exists():
             found.add((search.pk, tender_id))

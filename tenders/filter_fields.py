@@ -154,7 +154,7 @@ FILTER_FIELDS: tuple[FilterField, ...] = (
         filter_values.statuses,
         "string",
         True,
-        f"{', '.join(filter_values.STATUSES)}; mehrere = oder",
+        f"{', '.join(filter_values.STATUSES)}; mehrere = oder; ohne Angabe nur active (laufend), wie in Suchprofilen",
         label=_("Status"),
         hint=_("Bitte einen Status aus der Liste wählen."),
         widget="checkboxes",

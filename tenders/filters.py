@@ -26,7 +26,16 @@ from tenders.filter_limits import (
 )
 from tenders.filter_values import STATUSES, raw_values, split_values
 
-__all__ = ["FILTER_PARAMETERS", "ORDERS", "STATUSES", "FilterError", "TenderFilters", "parse_filters"]
+__all__ = [
+    "DEFAULT_STATUSES",
+    "FILTER_PARAMETERS",
+    "ORDERS",
+    "STATUSES",
+    "FilterError",
+    "TenderFilters",
+    "effective_filters",
+    "parse_filters",
+]
 
 ORDERS = ("relevance", "deadline", "published")
 # Parameters parse_filters reads; each raw value is checked against ``tenders.filter_limits`` first.
@@ -105,14 +114,20 @@ def filters_checked(filters: TenderFilters) -> TenderFilters:
     return TenderFilters.from_json(filters.to_json())
 
 
-def alert_filters(filters: TenderFilters) -> TenderFilters:
-    """What a saved search matches and previews: open tenders only, unless it names statuses itself.
+DEFAULT_STATUSES = (TenderStatus.ACTIVE.value,)
 
-    An expired, awarded or cancelled tender is no opportunity; a filter on those statuses still finds them.
+
+def effective_filters(filters: TenderFilters) -> TenderFilters:
+    """The one meaning of a query everywhere: no status named means open ("laufend") tenders only.
+
+    The search page, the partner API, ``manage.py search``, a saved search's preview and its matching
+    all read filters through this, so "Als Suchprofil speichern" previews the hits the search showed
+    and the profile alerts on exactly those. An expired, awarded or cancelled tender is no opportunity;
+    naming those statuses still finds them. The search form shows the default ticked.
     """
     if filters.status:
         return filters
-    return replace(filters, status=(TenderStatus.ACTIVE.value,))
+    return replace(filters, status=DEFAULT_STATUSES)
 
 
 def _input_problems(params) -> dict[str, str]:

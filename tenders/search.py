@@ -15,7 +15,7 @@ from django.db.models import F, QuerySet
 
 from tenders.deadline_order import OpenDeadlinesFirst
 from tenders.filter_query import filters_q
-from tenders.filters import ORDERS, TenderFilters
+from tenders.filters import ORDERS, TenderFilters, effective_filters
 from tenders.fulltext import KeywordQuery, keyword_query_build
 from tenders.models import Tender
 from tenders.selectors import tender_with_history
@@ -51,7 +51,8 @@ def tender_search(
     highlights the same search; without it the keywords are built here.
     """
     keywords = keywords.check_for(filters.q) if keywords is not None else keyword_query_build(q=filters.q)
-    queryset = Tender.objects.filter(filters_q(filters, now=now, keywords=keywords))
+    # One meaning everywhere: no status named = open tenders only, as in saved searches (effective_filters).
+    queryset = Tender.objects.filter(filters_q(effective_filters(filters), now=now, keywords=keywords))
     order = order_or_default(order)
     if order == "relevance" and filters.q:
         newest = queryset.order_by(F("published_at").desc(nulls_last=True), "-id").values("pk")[:RANK_CANDIDATES]

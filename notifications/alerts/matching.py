@@ -61,7 +61,7 @@ from psycopg import errors as pg_errors
 from notifications.alerts.failing import saved_searches_clear_failing, saved_searches_mark_failing
 from notifications.models import SavedSearch, TenderMatch
 from tenders.filter_query import filters_q
-from tenders.filters import FilterError, TenderFilters, alert_filters
+from tenders.filters import FilterError, TenderFilters, effective_filters
 from tenders.fulltext import thesaurus_version
 from tenders.models import Tender
 
@@ -124,10 +124,10 @@ def _compiled(filters_json: str, thesaurus: str) -> tuple[TenderFilters, str, tu
     """Parsed filters and their SQL, or the parse error, by the stored JSON and the thesaurus version
     (process-wide, bounded): an operator's edit of the thesaurus reaches the next matching round.
 
-    Alerts see open tenders only unless the search names statuses (``alert_filters``).
+    Alerts see open tenders only unless the search names statuses (``effective_filters``).
     """
     try:
-        filters = alert_filters(TenderFilters.from_json(json.loads(filters_json)))
+        filters = effective_filters(TenderFilters.from_json(json.loads(filters_json)))
     except FilterError as exc:
         return exc
     return (filters, *_filters_sql(filters))

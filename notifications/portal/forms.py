@@ -21,7 +21,7 @@ from kernel.vocabulary.regions import BUNDESLAENDER
 from notifications.models import TriageStatus
 from notifications.portal.services import NAME_MAX_LENGTH, NOTE_MAX_LENGTH
 from tenders.filter_fields import FILTER_FIELDS, FilterField
-from tenders.filters import FilterError, TenderFilters, parse_filters
+from tenders.filters import DEFAULT_STATUSES, FilterError, TenderFilters, parse_filters
 from tenders.models import TENDER_STATUS_CHOICES
 
 ORDER_CHOICES = [
@@ -160,6 +160,9 @@ def bound_form(form_class: type[FilterForm], params, *, portals, errors: dict[st
         values = params.getlist(key) if hasattr(params, "getlist") else []
         if values:
             data.setlist(key, [", ".join(values)] if key == "cpv" else values)
+    if "status" in form_class.base_fields and not data.getlist("status"):
+        # No status named means "laufend" in the search, the preview and matching alike: shown ticked.
+        data.setlist("status", list(DEFAULT_STATUSES))
     form = form_class(data, portals=portals)
     form.show_errors(errors or {})
     return form

@@ -25,11 +25,11 @@ from notifications.portal.csv_export import ExportRow
 from notifications.visibility import saved_search_visible
 from sources.models import Source
 from tenders.deadline_order import OpenDeadlinesFirst
-from tenders.filter_query import filters_q
-from tenders.filters import FilterError, TenderFilters, alert_filters
-from tenders.fulltext import KeywordQuery
+from tenders.filters import FilterError, TenderFilters
+from tenders.fulltext import KeywordQuery, keyword_query_build
 from tenders.models import Tender
-from tenders.search import tender_detail, tender_search
+from tenders.pagination import EstimatedCountPaginator
+from tenders.search import DEFAULT_ORDER, tender_detail, tender_search
 
 PREVIEW_DAYS = 30
 CALENDAR_STATUSES = (TriageStatus.INTERESTING, TriageStatus.REVIEWING, TriageStatus.APPLIED)
@@ -223,22 +223,29 @@ def saved_search_new_match_count(*, saved_search: SavedSearch) -> int:
 
 @dataclass(frozen=True)
 class Preview:
-    count: int
-    sample: tuple[Tender, ...]
+    count: int  # the hits the search page shows for these filters (estimated past the paginator's bound)
+    sample: tuple[Tender, ...]  # the first of them, in the search page's default order
     since: datetime
     status_named: bool = False  # the filters choose statuses; otherwise only open tenders count
+    is_estimate: bool = False
+    recent: int = 0  # of the hits, first seen in the last PREVIEW_DAYS days (about what alerts would have sent)
 
 
 def saved_search_preview(*, filters: TenderFilters, now: datetime, sample_size: int = 5) -> Preview:
-    """How many tenders first seen in the last 30 days these filters would alert on, and the newest few.
-
-    As in matching, only open tenders unless the filters name statuses (``alert_filters``).
-    """
+    """What these filters find now: the same hits, count and order as the search page for the same filters
+    (``tender_search``, one meaning everywhere), and how many of them are new in the last 30 days."""
     since = now - timedelta(days=PREVIEW_DAYS)
-    queryset = Tender.objects.filter(filters_q(alert_filters(filters), now=now), first_seen_at__gte=since)
-    count = queryset.count()
-    sample = tuple(queryset.order_by("-first_seen_at", "-id")[:sample_size]) if count else ()
-    return Preview(count, sample, since, status_named=bool(filters.status))
+    keywords = keyword_query_build(q=filters.q)
+    ranked = tender_search(filters=filters, order=DEFAULT_ORDER, now=now, keywords=keywords)
+    every = tender_search(filters=filters, order="published", now=now, keywords=keywords)
+    counted = EstimatedCountPaginator(ranked, sample_size, count_basis=every)
+    count = counted.count
+    sample = tuple(ranked[:sample_size]) if count else ()
+    # Bounded like the count: "more than 10,000 new" needs no exact figure.
+    recent = every.filter(first_seen_at__gte=since).order_by()[: EstimatedCountPaginator.exact_up_to].count()
+    return Preview(
+        count, sample, since, status_named=bool(filters.status), is_estimate=counted.is_estimate, recent=recent
+    )
 
 
 # --- pipeline, dashboard, calendar ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from django.core.paginator import Paginator
 
 from kernel.vocabulary.time_zone import BERLIN
 from tenders import deadline_order
-from tenders.filters import parse_filters
+from tenders.filters import STATUSES, parse_filters
 from tenders.models import Tender
 from tenders.search import tender_search
 from tests.tenders.search_corpus import ingest_corpus
@@ -35,6 +35,7 @@ def _keys(ids, rows) -> list[str]:
 
 
 def _deadline_list(**params):
+    params.setdefault("status", list(STATUSES))  # the order across open, expired and undated tenders
     filters = parse_filters({k: v if isinstance(v, list) else [v] for k, v in params.items()})
     return tender_search(filters=filters, order="deadline", now=LATER)
 

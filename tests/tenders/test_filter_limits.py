@@ -6,7 +6,7 @@ import pytest
 from django.http import QueryDict
 
 from tenders.filter_limits import VALUE_MAX
-from tenders.filters import FilterError, TenderFilters, alert_filters, filters_checked, parse_filters
+from tenders.filters import FilterError, TenderFilters, effective_filters, filters_checked, parse_filters
 from tenders.models import Tender
 
 
@@ -87,5 +87,5 @@ def test_filters_built_in_code_are_checked_before_they_are_stored():
 
 
 def test_alerts_and_previews_see_open_tenders_unless_a_status_is_named():
-    assert alert_filters(TenderFilters(q="Dach")).status == ("active",)
-    assert alert_filters(TenderFilters(q="Dach", status=("awarded",))).status == ("awarded",)
+    assert effective_filters(TenderFilters(q="Dach")).status == ("active",)
+    assert effective_filters(TenderFilters(q="Dach", status=("awarded",))).status == ("awarded",)

@@ -85,7 +85,7 @@ def test_a_tenant_matches_several_pending_deltas_in_one_round(alpha):
     record = notice(title="Dach Turnhalle")
     ingest(record, hand_off=True)
     ingest(notice(title="Dach Rathaus"), hand_off=True)
-    # A change, not a cancellation: cancelled tenders are left out of new alerts (tenders.filters.alert_filters).
+    # A change, not a cancellation: cancelled tenders are left out of new alerts (tenders.filters.effective_filters).
     ingest(changed_notice(record, title="Dach Turnhalle Nord"), hand_off=True)
     connection.set_tenant(alpha.tenant)
     saved_search(user(alpha.member_email), q="Dach")

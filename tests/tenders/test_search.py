@@ -8,7 +8,7 @@ from datetime import date, datetime
 import pytest
 
 from kernel.vocabulary.time_zone import BERLIN
-from tenders.filters import TenderFilters, parse_filters
+from tenders.filters import STATUSES, TenderFilters, parse_filters
 from tenders.search import order_or_default, tender_detail, tender_search
 from tests.tenders.search_corpus import ingest_corpus
 
@@ -21,7 +21,9 @@ def ids(db) -> dict[str, int]:
 
 
 def found(ids: dict[str, int], order: str = "relevance", **params) -> list[str]:
-    """Keys of the corpus tenders found for URL-style params, in result order."""
+    """Keys of the corpus tenders found for URL-style params, in result order; every status unless
+    ``status`` is given (the corpus mixes open, expired, awarded and cancelled tenders)."""
+    params.setdefault("status", list(STATUSES))
     filters = parse_filters({k: v if isinstance(v, list) else [v] for k, v in params.items()})
     by_id = {tender_id: key for key, tender_id in ids.items()}
     return [by_id[pk] for pk in tender_search(filters=filters, order=order, now=NOW).values_list("id", flat=True)]
@@ -137,6 +139,16 @@ def test_no_filters_list_everything(ids):
     assert len(found(ids)) == len(ids)
 
 
+def test_no_status_named_means_open_tenders_only_as_in_saved_searches(ids):
+    # One meaning of a query everywhere (tenders.filters.effective_filters): the search page, the API and
+    # manage.py search list what a saved search with the same filters would match.
+    from tenders.models import Tender
+
+    unnamed = tender_search(filters=TenderFilters(), order="published", now=NOW)
+    assert set(unnamed.values_list("status", flat=True)) == {"active"}
+    assert unnamed.count() == Tender.objects.filter(status="active").count() < len(ids)
+
+
 # --- order ----------------------------------------------------------------------------------------------------------
 
 
@@ -176,7 +188,7 @@ def test_same_filters_same_results_as_the_builder(ids):
     from tenders.filter_query import filters_q
     from tenders.models import Tender
 
-    filters = TenderFilters(q="Straße", bundesland=("Bayern",))
+    filters = TenderFilters(q="Straße", bundesland=("Bayern",), status=STATUSES)
     assert set(tender_search(filters=filters, order="deadline", now=NOW).values_list("id", flat=True)) == set(
         Tender.objects.filter(filters_q(filters, now=NOW)).values_list("id", flat=True)
     )
@@ -213,7 +225,8 @@ def _plan_nodes(queryset) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("order", "params"), [("published", {}), ("relevance", {}), ("published", {"status": ["active"]})]
+    ("order", "params"),
+    [("published", {"status": list(STATUSES)}), ("relevance", {}), ("published", {"status": ["active"]})],
 )
 def test_newest_first_pages_walk_the_publication_index(ids, order, params):
     nodes = _plan_nodes(tender_search(filters=parse_filters(params), order=order, now=NOW)[:25])
@@ -224,7 +237,7 @@ def test_newest_first_pages_walk_the_publication_index(ids, order, params):
 @pytest.mark.parametrize(
     ("params", "indexes"),
     [
-        ({}, ("tender_deadline_idx", "tender_deadline_idx", "tender_published_desc_idx")),
+        ({"status": list(STATUSES)}, ("tender_deadline_idx", "tender_deadline_idx", "tender_published_desc_idx")),
         ({"status": ["active"]}, ("tender_active_deadline_idx", "tender_active_deadline_idx", None)),
     ],
 )

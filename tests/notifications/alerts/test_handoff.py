@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("committed")
 
 def _matchable_tenders() -> set[int]:
     """Every open tender: the searches below have no filters and are active since long ago; awarded, cancelled
-    and expired tenders are left out of alerts unless a search names those statuses (tenders.filters.alert_filters)."""
+    and expired tenders are left out of alerts unless a search names those statuses (tenders.filters.effective_filters)."""
     return set(Tender.objects.filter(status=TenderStatus.ACTIVE).values_list("pk", flat=True))
 
 

@@ -18,7 +18,7 @@ from notifications.alerts.matching import (
 )
 from notifications.alerts.services import delta_process
 from notifications.models import Delivery, SavedSearch, TenderMatch
-from tenders.filters import TenderFilters, alert_filters
+from tenders.filters import TenderFilters, effective_filters
 from tests.notifications.alerts.helpers import LONG_AGO, ingest, notice, saved_search, user
 
 pytestmark = pytest.mark.django_db
@@ -26,14 +26,14 @@ pytestmark = pytest.mark.django_db
 
 def _condition_bypassing_the_checks(search: SavedSearch, filters: TenderFilters) -> SearchCondition:
     """The SQL a search would have had before filters were bounded: what used to break the statement."""
-    sql, params = _filters_sql(alert_filters(filters))
+    sql, params = _filters_sql(effective_filters(filters))
     return SearchCondition(saved_search_id=search.pk, active_since=search.active_since, sql=sql, params=params)
 
 
 def _keywords_bypassing_the_checks(search: SavedSearch, q: str) -> SearchCondition:
     """Unchecked keywords inside the statement. Compiling keywords now reads the rewritten tsquery
     back from the database, which refuses a NUL there already; this places it in the statement."""
-    sql, params = _filters_sql(alert_filters(TenderFilters()))
+    sql, params = _filters_sql(effective_filters(TenderFilters()))
     keywords = '"tenders_tender"."search_vector" @@ websearch_to_tsquery(\'german\'::regconfig, %s)'
     return SearchCondition(
         saved_search_id=search.pk, active_since=search.active_since, sql=f"({sql}) AND {keywords}", params=(*params, q)

@@ -13,7 +13,7 @@ from django.utils import timezone
 from notifications.alerts.matching import active_searches, matches_insert, search_conditions
 from notifications.models import SavedSearch, TenderMatch
 from tenders.filter_query import filters_q
-from tenders.filters import TenderFilters, alert_filters
+from tenders.filters import TenderFilters, effective_filters
 from tenders.models import Tender
 from tests.notifications.alerts.helpers import ingest, notice, saved_search, user
 
@@ -29,7 +29,7 @@ def _oracle(tender_ids, now) -> set[tuple[int, int]]:
     """Per search, per tender: what the portal filter says (the slow, obvious way)."""
     pairs = set()
     for search in SavedSearch.objects.filter(is_active=True):
-        condition = filters_q(alert_filters(TenderFilters.from_json(search.filters)), now=now)
+        condition = filters_q(effective_filters(TenderFilters.from_json(search.filters)), now=now)
         for tender_id in tender_ids:
             if Tender.objects.filter(condition, pk=tender_id, first_seen_at__gte=search.active_since).exists():
                 pairs.add((search.pk, tender_id))

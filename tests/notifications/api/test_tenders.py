@@ -124,9 +124,13 @@ def test_deadline_order_lists_open_deadlines_before_expired_and_undated_ones(alp
         NoticeRecordFactory(title="Ohne Frist", submission_deadline=None),
     )
     expected = [tenders["it"], tenders["road"], tenders["roof"], expired, undated]
-    assert _ids(alpha_api.get("/api/v1/tenders/", {"order": "deadline"})) == expected
+    every = {"status": ["active", "expired", "awarded", "cancelled"]}
+    assert _ids(alpha_api.get("/api/v1/tenders/", {"order": "deadline", **every})) == expected
+    # Without a status named, the API means what the portal and saved searches mean: open tenders only.
+    assert _ids(alpha_api.get("/api/v1/tenders/", {"order": "deadline"})) == expected[:3] + [undated]
     pages = [
-        _ids(alpha_api.get("/api/v1/tenders/", {"order": "deadline", "page_size": 2, "page": n})) for n in (1, 2, 3)
+        _ids(alpha_api.get("/api/v1/tenders/", {"order": "deadline", "page_size": 2, "page": n, **every}))
+        for n in (1, 2, 3)
     ]
     assert pages == [expected[0:2], expected[2:4], expected[4:]]
 

@@ -14,6 +14,7 @@ from notifications.portal.selectors import saved_search_preview
 from notifications.portal.services import saved_search_create, saved_search_delete, saved_search_update
 from tenders.filters import TenderFilters
 from tenders.models import Tender
+from tenders.search import DEFAULT_ORDER, tender_search
 from tenders.services import notices_ingest
 from tests.factories.records import NoticeRecordFactory
 
@@ -27,7 +28,7 @@ def _profile(tenant, owner, **overrides) -> SavedSearch:
 # --- create with preview ------------------------------------------------------------------------------------
 
 
-def test_create_page_prefills_filters_and_previews_30_days(alpha_client, corpus):
+def test_create_page_prefills_filters_and_previews_the_searchs_hits(alpha_client, corpus):
     response = alpha_client.get("/suchprofile/neu/", {"q": "Straßenbau", "bundesland": "Bayern"})
     assert response.status_code == 200
     preview = response.context["preview"]
@@ -39,25 +40,34 @@ def test_create_page_prefills_filters_and_previews_30_days(alpha_client, corpus)
         "Bauarbeit an der Straße Am Anger",
     }
     html = response.content.decode()
-    assert "3 Treffer in den letzten 30 Tagen" in html
+    assert "3 Treffer" in html and "Dieselben Treffer wie in der Suche" in html
+    # The status default every search means ("laufend") is shown ticked, not left implicit.
+    assert 'value="active" id="id_status_0" checked' in html or ('value="active"' in html and "checked" in html)
     assert 'value="Straßenbau"' in html and '<option value="Bayern" selected>' in html
     assert 'name="instant_alert" id="id_instant_alert">' in html  # instant alert off by default
     assert 'name="email_enabled" id="id_email_enabled" checked>' in html
 
 
-def test_preview_counts_only_tenders_first_seen_in_the_last_30_days(db):
+def test_preview_shows_the_searchs_hits_and_how_many_are_new_in_30_days(db):
     now = timezone.now()
-    notices_ingest(records=[NoticeRecordFactory(title="Dachsanierung alt")], now=now - timedelta(days=45), use_fingerprint=False)
-    notices_ingest(records=[NoticeRecordFactory(title="Dachsanierung neu")], now=now - timedelta(days=3), use_fingerprint=False)
-    preview = saved_search_preview(filters=TenderFilters(q="Dachsanierung"), now=now)
-    assert preview.count == 1
-    assert [t.title for t in preview.sample] == ["Dachsanierung neu"]
+    notices_ingest(
+        records=[NoticeRecordFactory(title="Dachsanierung alt")], now=now - timedelta(days=45), use_fingerprint=False
+    )
+    notices_ingest(
+        records=[NoticeRecordFactory(title="Dachsanierung neu")], now=now - timedelta(days=3), use_fingerprint=False
+    )
+    filters = TenderFilters(q="Dachsanierung")
+    preview = saved_search_preview(filters=filters, now=now)
+    assert preview.count == 2 and preview.recent == 1
+    # Exactly the hits, in the order, the search page lists for the same filters.
+    listed = tender_search(filters=filters, order=DEFAULT_ORDER, now=now)
+    assert [t.pk for t in preview.sample] == [t.pk for t in listed]
 
 
 def test_preview_fragment_for_htmx(alpha_client, corpus):
     response = alpha_client.get("/suchprofile/vorschau/", {"cpv": "90"})
     assert response.status_code == 200
-    assert "2 Treffer in den letzten 30 Tagen" in response.content.decode()
+    assert "2 Treffer" in response.content.decode()
     assert "Bitte prüfen" in alpha_client.get("/suchprofile/vorschau/", {"cpv": "x"}).content.decode()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from datetime import timedelta
 
 import pytest
@@ -11,8 +12,12 @@ from django.utils import timezone
 from django_tenants.utils import schema_context
 
 from notifications.portal.services import triage_set
+from tenders.filters import STATUSES
 from tenders.services import notices_ingest
 from tests.factories.records import NoticeRecordFactory
+
+# The corpus mixes open, expired, awarded and cancelled tenders; without a status a search lists open ones.
+EVERY_STATUS = {"status": list(STATUSES)}
 
 
 def _titles(response) -> list[str]:
@@ -20,7 +25,7 @@ def _titles(response) -> list[str]:
 
 
 def test_search_page_lists_tenders_with_total(alpha_client, corpus):
-    response = alpha_client.get("/suche/")
+    response = alpha_client.get("/suche/", EVERY_STATUS)
     assert response.status_code == 200
     assert response.context["page"].paginator.count == len(corpus)
     html = response.content.decode()
@@ -151,11 +156,15 @@ def test_triage_filter_uses_the_users_own_verdicts(alpha, alpha_client, alpha_me
         triage_set(user=alpha_member, tender_id=corpus["muell"], status="interessant")
         triage_set(user=alpha_member, tender_id=corpus["planung"], status="abgelehnt")
         triage_set(user=alpha_admin, tender_id=corpus["bauarbeit"], status="interessant")
-    assert _titles(alpha_client.get("/suche/", {"triage": "interessant"})) == ["Abholung von Müll und Wertstoffen"]
-    new_to_me = _titles(alpha_client.get("/suche/", {"triage": "neu"}))
+    assert _titles(alpha_client.get("/suche/", {"triage": "interessant", **EVERY_STATUS})) == [
+        "Abholung von Müll und Wertstoffen"
+    ]
+    new_to_me = _titles(alpha_client.get("/suche/", {"triage": "neu", **EVERY_STATUS}))
     assert len(new_to_me) == len(corpus) - 2  # untriaged tenders are "neu"
     assert "Planung Straßenbau Ortsumgehung" not in new_to_me
-    both = _titles(alpha_client.get("/suche/", {"triage": ["interessant", "abgelehnt"], "order": "deadline"}))
+    both = _titles(
+        alpha_client.get("/suche/", {"triage": ["interessant", "abgelehnt"], "order": "deadline", **EVERY_STATUS})
+    )
     assert both == ["Planung Straßenbau Ortsumgehung", "Abholung von Müll und Wertstoffen"]
 
 
@@ -191,7 +200,7 @@ def test_csv_has_bom_semicolons_umlauts_and_the_same_filters(alpha, alpha_client
 
 def test_csv_cap_adds_a_note(alpha_client, corpus, monkeypatch):
     monkeypatch.setattr("notifications.portal.views.search.ROW_CAP", 3)
-    body = b"".join(alpha_client.get("/suche/export.csv").streaming_content).decode("utf-8")
+    body = b"".join(alpha_client.get("/suche/export.csv", EVERY_STATUS).streaming_content).decode("utf-8")
     rows = list(csv.reader(io.StringIO(body[1:]), delimiter=";"))
     assert len(rows) == 1 + 3 + 1
     assert rows[-1][0].startswith(f"Hinweis: Export auf 3 von {len(corpus)} Zeilen begrenzt")
@@ -209,10 +218,10 @@ def test_query_count_does_not_grow_with_the_rows(
     with schema_context(alpha.schema_name):
         for key in ("muell", "planung", "bauarbeit"):
             triage_set(user=alpha_member, tender_id=corpus[key], status="interessant")
-    alpha_client.get("/suche/")  # warm the session
+    alpha_client.get("/suche/", EVERY_STATUS)  # warm the session
     # tenant, session, user, language, sources, admin role, count, page: none per row
     with django_assert_max_num_queries(10):
-        response = alpha_client.get("/suche/")
+        response = alpha_client.get("/suche/", EVERY_STATUS)
     assert len(response.context["page"].object_list) == len(corpus)
 
 
@@ -243,7 +252,7 @@ def test_deadline_order_puts_open_deadlines_first_in_the_list_and_the_csv(alpha_
         source_notice_id="expired-1", title="Längst abgelaufen", submission_deadline=now - timedelta(days=2)
     )
     notices_ingest(records=[expired], now=now - timedelta(days=9), use_fingerprint=False)
-    rows = list(alpha_client.get("/suche/", {"order": "deadline"}).context["page"].object_list)
+    rows = list(alpha_client.get("/suche/", {"order": "deadline", **EVERY_STATUS}).context["page"].object_list)
     titles = [tender.title for tender in rows]
     deadlines = [tender.submission_deadline for tender in rows]
     open_ones = [d for d in deadlines if d and d >= now]
@@ -252,6 +261,21 @@ def test_deadline_order_puts_open_deadlines_first_in_the_list_and_the_csv(alpha_
     # Open deadlines nearest first, then expired ones latest first (two days ago before any older one), then none.
     assert deadlines == sorted(open_ones) + sorted(expired_ones, reverse=True) + [None] * 4
     assert titles[len(open_ones)] == "Längst abgelaufen"
-    body = b"".join(alpha_client.get("/suche/export.csv", {"order": "deadline"}).streaming_content)
+    body = b"".join(alpha_client.get("/suche/export.csv", {"order": "deadline", **EVERY_STATUS}).streaming_content)
     exported = list(csv.reader(io.StringIO(body.decode("utf-8")[1:]), delimiter=";"))
     assert [row[1] for row in exported[1:]] == titles  # the export in the same order
+
+
+def test_without_a_status_the_search_lists_open_tenders_shows_it_ticked_and_the_profile_previews_the_same(
+    alpha_client, corpus
+):
+    # One meaning of a query everywhere: the search, the saved search's preview and its matching.
+    response = alpha_client.get("/suche/", {"q": "Straße"})
+    listed = [tender.pk for tender in response.context["page"].object_list]
+    assert listed and {tender.status for tender in response.context["page"].object_list} == {"active"}
+    html = response.content.decode()
+    assert re.search(r'<input[^>]*value="active"[^>]*checked', html)
+    save_link = re.search(r'href="/suchprofile/neu/\?([^"]*)" data-testid="save-profile"', html).group(1)
+    preview = alpha_client.get("/suchprofile/neu/?" + save_link.replace("&amp;", "&")).context["preview"]
+    assert preview.count == response.context["page"].paginator.count
+    assert [tender.pk for tender in preview.sample] == listed[: len(preview.sample)]
