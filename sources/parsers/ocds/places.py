@@ -49,7 +49,16 @@ def postal_code_and_town(addresses: list[dict], locations: list[dict]) -> tuple[
     return postal, town
 
 
-_COUNTRY_ALIASES = {"DE": "DEU", "DEUTSCHLAND": "DEU", "GERMANY": "DEU"}
+# OCDS 1.1 has only countryName (DÖE writes "DEU"); the OCP eForms mapping writes address.country as
+# ISO alpha-2 ("NO"). Alpha-2 is read for the countries of EU/EEA notices; others stay unread.
+_COUNTRY_ALIASES = {
+    "DEUTSCHLAND": "DEU", "GERMANY": "DEU",
+    "AL": "ALB", "AT": "AUT", "BE": "BEL", "BG": "BGR", "CH": "CHE", "CY": "CYP", "CZ": "CZE", "DE": "DEU",
+    "DK": "DNK", "EE": "EST", "ES": "ESP", "FI": "FIN", "FR": "FRA", "GB": "GBR", "GR": "GRC", "HR": "HRV",
+    "HU": "HUN", "IE": "IRL", "IS": "ISL", "IT": "ITA", "LI": "LIE", "LT": "LTU", "LU": "LUX", "LV": "LVA",
+    "ME": "MNE", "MK": "MKD", "MT": "MLT", "NL": "NLD", "NO": "NOR", "PL": "POL", "PT": "PRT", "RO": "ROU",
+    "RS": "SRB", "SE": "SWE", "SI": "SVN", "SK": "SVK", "TR": "TUR", "UA": "UKR",
+}  # fmt: skip
 
 
 def country(addresses: list[dict]) -> str:
