@@ -18,7 +18,7 @@ from typing import Any, Literal
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from tenders import filter_values
+from tenders import filter_values, place_values
 
 # The API type of one value; ``many`` fields take a list of them (repeated or comma-separated).
 ApiType = Literal["string", "number", "integer", "date"]
@@ -36,7 +36,7 @@ class FilterField:
     label: Promise  # form label
     hint: Promise  # error hint shown instead of the parser's German message on other languages
     widget: Widget = "text"
-    choices: str = ""  # vocabulary of a choice widget: "bundeslaender", "statuses", "sources"
+    choices: str = ""  # vocabulary of a choice widget: "bundeslaender", "kreise", "statuses", "sources"
     summary_label: Promise | None = None  # in a saved search's summary; default ``label``
     help_text: Promise | str = ""
     placeholder: Promise | str = ""
@@ -95,6 +95,49 @@ FILTER_FIELDS: tuple[FilterField, ...] = (
         hint=_("PLZ-Anfang: 1 bis 5 Ziffern."),
         widget="numeric",
         max_length=5,
+    ),
+    FilterField(
+        "kreis",
+        place_values.kreise,
+        "string",
+        True,
+        "Landkreis oder kreisfreie Stadt: Kreisschlüssel (5 Ziffern, z. B. 09162), NUTS-3-Code (z. B. DE212) "
+        "oder Name (z. B. „München, Landkreis“); mehrere = oder. Trifft Ausschreibungen mit einer PLZ im Kreis "
+        "und solche ohne PLZ mit dem NUTS-3-Code des Kreises",
+        label=_("Landkreis / kreisfreie Stadt"),
+        summary_label=_("Kreis"),
+        hint=_("Bitte einen Landkreis oder eine kreisfreie Stadt aus der Liste wählen."),
+        widget="select",
+        choices="kreise",
+        help_text=_MULTI_SELECT_HELP,
+    ),
+    FilterField(
+        "umkreis_plz",
+        place_values.radius_postcode,
+        "string",
+        False,
+        "Umkreissuche: PLZ des Mittelpunkts (5 Ziffern), zusammen mit umkreis_km",
+        label=_("Umkreis um PLZ"),
+        summary_label=_("Umkreis"),
+        hint=_("Umkreis: eine bekannte deutsche PLZ mit 5 Ziffern und die Entfernung in km angeben."),
+        widget="numeric",
+        placeholder=_("z. B. 70173"),
+        max_length=5,
+    ),
+    FilterField(
+        "umkreis_km",
+        place_values.radius_km,
+        "integer",
+        False,
+        f"Umkreissuche: Entfernung in km ({place_values.MIN_RADIUS_KM} bis {place_values.MAX_RADIUS_KM}), "
+        "Luftlinie zwischen den Mittelpunkten der PLZ-Gebiete; Ausschreibungen ohne PLZ zählen mit dem "
+        "Mittelpunkt ihres NUTS-3-Kreises",
+        label=_("Umkreis (km)"),
+        summary_label=_("im Umkreis von (km)"),
+        hint=_("Umkreis: eine ganze Zahl von 1 bis 300 km und eine PLZ angeben."),
+        widget="numeric",
+        placeholder=_("z. B. 50"),
+        max_length=4,
     ),
     FilterField(
         "value_min",

@@ -16,6 +16,7 @@ from kernel.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters
 from tenders.fulltext import KeywordQuery, keyword_query_build
 from tenders.models import TenderSource
+from tenders.place_query import kreis_q, radius_q
 
 
 def _cpv_q(codes: tuple[str, ...]) -> Q:
@@ -39,6 +40,10 @@ def filters_q(filters: TenderFilters, *, now: datetime, keywords: KeywordQuery |
         condition &= Q(bundesland__in=filters.bundesland)
     if filters.plz:
         condition &= Q(postal_code__startswith=filters.plz)
+    if filters.kreis:
+        condition &= kreis_q(filters.kreis)
+    if filters.umkreis_plz and filters.umkreis_km is not None:
+        condition &= radius_q(filters.umkreis_plz, filters.umkreis_km)
     if filters.value_min is not None:
         condition &= Q(estimated_value__gte=filters.value_min)
     if filters.value_max is not None:

@@ -61,6 +61,9 @@ class TenderFilters:
     cpv: tuple[str, ...] = ()  # 8-digit codes, or 2..7-digit prefixes (a division is 2 digits)
     bundesland: tuple[str, ...] = ()
     plz: str = ""  # prefix
+    kreis: tuple[str, ...] = ()  # Kreisschlüssel (tenders.place_values)
+    umkreis_plz: str = ""  # radius around this postcode ...
+    umkreis_km: int | None = None  # ... of this many km (both or neither)
     value_min: Decimal | None = None
     value_max: Decimal | None = None
     deadline_days: int | None = None  # deadline within N days from now

@@ -169,6 +169,12 @@ class Tender(models.Model):
                 condition=Q(status="active"),
             ),
             models.Index(fields=["postal_code"], name="tender_plz_idx", opclasses=["varchar_pattern_ops"]),
+            # The place filters (Kreis, radius) find tenders known only by a NUTS-3 code here; tenders with a
+            # postcode are found by it (tender_plz_idx), so they stay out of this index. No pending list: a
+            # filter index, searched on every such query, and a tender adds only one or two entries.
+            GinIndex(
+                fields=["nuts_codes"], name="tender_nuts_no_plz_gin", condition=Q(postal_code=""), fastupdate=False
+            ),
             models.Index(fields=["fingerprint"], name="tender_fingerprint_idx", condition=Q(fingerprint__isnull=False)),
             # Market view: a supplier's contracts, a buyer's tenders (newest first), awarded tenders of one CPV
             # class in one Land ("ähnliche vergebene Aufträge"), and award notices naming an OJ S number.

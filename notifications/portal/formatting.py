@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from kernel.links import safe_link
 from kernel.vocabulary.cpv import cpv_label
+from kernel.vocabulary.places import kreis_by_key
 from kernel.vocabulary.procedures import procedure_type_label
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.filter_fields import FILTER_FIELDS
@@ -149,6 +150,11 @@ def _cpv_with_label(code: str) -> str:
     return f"{code} – {label}" if label else code
 
 
+def _kreis_name(key: str) -> str:
+    kreis = kreis_by_key(key)
+    return kreis.name if kreis else key
+
+
 def filters_summary(filters: TenderFilters) -> list[tuple[str, str]]:
     """Readable (label, value) pairs of the set filters, in form order."""
     rows = []
@@ -160,6 +166,13 @@ def filters_summary(filters: TenderFilters) -> list[tuple[str, str]]:
             value = ", ".join(str(TENDER_STATUS_LABELS.get(s, s)) for s in value)
         elif name == "cpv":
             value = "; ".join(_cpv_with_label(code) for code in value)  # labels hold commas
+        elif name == "kreis":
+            value = "; ".join(_kreis_name(key) for key in value)  # names hold commas ("München, Landkreis")
+        elif name == "umkreis_plz":
+            # One line for the radius: "50 km um PLZ 70173"; the km row is left out below.
+            value = _("%(km)s km um PLZ %(plz)s") % {"km": filters.umkreis_km, "plz": value}
+        elif name == "umkreis_km" and filters.umkreis_plz:
+            continue
         elif isinstance(value, tuple):
             value = ", ".join(value)
         elif isinstance(value, date):

@@ -17,6 +17,7 @@ from django.http import QueryDict
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from kernel.vocabulary.places import kreise
 from kernel.vocabulary.regions import BUNDESLAENDER
 from notifications.models import TriageStatus
 from notifications.portal.services import NAME_MAX_LENGTH, NOTE_MAX_LENGTH
@@ -55,6 +56,8 @@ def _choices(vocabulary: str) -> list[tuple[str, str]]:
         return [(name, name) for name in sorted(BUNDESLAENDER.values())]
     if vocabulary == "statuses":
         return list(TENDER_STATUS_CHOICES)
+    if vocabulary == "kreise":
+        return [(kreis.key, kreis.name) for kreis in kreise()]
     return []
 
 

@@ -23,7 +23,8 @@ def test_portal_flow(live_server, alpha_site, corpus_ids, chromium_available):
     assert errors == []
     with schema_context(alpha_site.schema_name):
         profile = SavedSearch.objects.get()
-        assert (profile.name, profile.filters) == ("Straßenbau überall", {"q": "Straßenbau"})
+        # The ticked default "laufend" is stored as the user saw it.
+        assert (profile.name, profile.filters) == ("Straßenbau überall", {"q": "Straßenbau", "status": ["active"]})
         triage = Triage.objects.get(tender_id=corpus_ids["ortsdurchfahrt"])
         assert (triage.status, triage.note) == ("interessant", "Angebot vorbereiten")
         assert UserPreference.objects.get(user__username=alpha_site.member_email).language == "en"
@@ -60,7 +61,8 @@ def _walk_through(page, *, base: str, alpha, ids: dict[str, int]) -> list[str]:
 
     # Save the search as a profile, with the preview shown before saving.
     page.click("[data-testid=save-profile]")
-    page.wait_for_selector("[data-testid=preview-count]:has-text('3 Treffer in den letzten 30 Tagen')")
+    # The preview is the search's own list: the same three hits.
+    page.wait_for_selector("[data-testid=preview-count]:has-text('3 Treffer')")
     page.fill("#id_name", "Straßenbau überall")
     page.click("[data-testid=profile-save]")
     page.wait_for_url(re.compile(r".*/suchprofile/\d+/$"))

@@ -138,3 +138,13 @@ def test_filters_summary_is_readable():
         "Veröffentlicht seit": "01.09.2026",
         "Status": "laufend",
     }
+
+
+def test_filters_summary_names_kreise_and_says_the_radius_in_one_line():
+    filters = TenderFilters(kreis=("09162", "09184"), umkreis_plz="70173", umkreis_km=80)
+    with translation.override("de"):
+        summary = filters_summary(filters)
+    assert summary == [
+        ("Kreis", "München, Kreisfreie Stadt; München, Landkreis"),
+        ("Umkreis", "80 km um PLZ 70173"),
+    ]
