@@ -37,14 +37,13 @@ MAX_PARTS = 4
 _LINKS = ("s", "es", "n", "en", "ens", "ns")
 _INFLECTIONS = ("e", "n", "en", "s", "es", "er", "ern", "ns")
 
-# PostgreSQL's German stopwords (tsearch_data/german.stop), case-folded, plus short
-# prefixes and derivational suffixes that are words in the frequency list but never a
-# meaningful part of a compound ("Unter|halt", "Berat|ung").
-_NOT_PARTS = frozenset(
-    word.casefold()
-    for word in """
+# PostgreSQL's German stopwords (tsearch_data/german.stop), as the parser compares them (lower case, "daß"
+# but not "dass"): dropped from texts and queries alike, they keep their position, so a phrase counts them
+# (``search_words.phrase_steps``).
+STOPWORDS = frozenset(
+    """
     aber alle allem allen aller alles als also am an ander andere anderem anderen anderer anderes anderm andern
-    anderr anders auch auf aus bei bin bis bist da damit dann der den des dem die das dass derselbe derselben
+    anderr anders auch auf aus bei bin bis bist da damit dann der den des dem die das daß derselbe derselben
     denselben desselben demselben dieselbe dieselben dasselbe dazu dein deine deinem deinen deiner deines denn
     derer dessen dich dir du dies diese diesem diesen dieser dieses doch dort durch ein eine einem einen einer
     eines einig einige einigem einigen einiger einiges einmal er ihn ihm es etwas euer eure eurem euren eurer
@@ -56,12 +55,18 @@ _NOT_PARTS = frozenset(
     sollte sondern sonst über um und uns unse unsem unsen unser unses unter viel vom von vor während war waren
     warst was weg weil weiter welche welchem welchen welcher welches wenn werde werden wie wieder will wir wird
     wirst wo wollen wollte würde würden zu zum zur zwar zwischen
+    """.split()  # noqa: SIM905  (a word list reads better as text)
+)
+# The stopwords case-folded as the splitter compares words, short prefixes and derivational suffixes that are
+# words in the frequency list but never a meaningful part of a compound ("Unter|halt", "Berat|ung").
+_NOT_PARTS = frozenset(word.casefold() for word in STOPWORDS) | frozenset(
+    """
     ab ant anti bei dar ent ver zer miss fort hinten vorn wider gegen voll selbst haupt
     ung ungs ungen heit heiten keit keiten lich lichen isch ische ion ionen tät täten erung ierung ieren iert
     schaft schaften ling linge nis nisse tum tums chen lein ern end ende enden ent ens enz anz ismus ist isten
     ität itäten bar sam los haft weise mäßig artig ig ige igen ik iker ler ner er ere eren ste sten
     and the for not of off mal
-    """.split()  # noqa: SIM905  (a word list reads better as text)
+    """.split()  # noqa: SIM905
 )
 
 

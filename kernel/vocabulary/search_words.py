@@ -8,8 +8,10 @@ and the highlighting cannot drift apart:
   ``label_compound_parts``, ``words_compound_parts``) for the ``title_parts`` and ``search_parts``
   columns of ``search_vector``;
 - the keyword query (``tenders.fulltext``): the user's tokens as websearch reads them
-  (``query_tokens``), the plain words among them (``plain_words``) and what each plain word
-  stands for (``word_alternatives``: itself, its umlaut spellings, its hyphen pieces, its compound parts);
+  (``query_tokens``), the plain words among them (``plain_words``), what each plain word
+  stands for (``word_alternatives``: itself, its umlaut spellings, its hyphen pieces, its compound parts;
+  ``word_head``: the head of a compound, found on its own at a lower rank) and the words of a phrase
+  with their distances (``phrase_steps``);
 - the highlighting (``tenders.highlighting``): a text's words and the gaps between them
   (``text_pieces``, ``text_words``), a word's compound parts (``word_parts``) and the words of a
   query that can be marked (``highlight_words``).
@@ -24,7 +26,7 @@ import re
 from collections.abc import Container, Iterable
 from functools import lru_cache
 
-from kernel.vocabulary.compounds import MIN_WORD_LENGTH, compound_parts, compound_split
+from kernel.vocabulary.compounds import MIN_WORD_LENGTH, STOPWORDS, compound_parts, compound_split
 
 _UMLAUT_SPELLINGS = (("ae", "ä"), ("oe", "ö"), ("ue", "ü"), ("ss", "ß"))
 _TOKENS = re.compile(r'-?"[^"]*"|\S+')
@@ -34,6 +36,23 @@ _WORD_OR_NUMBER = re.compile(r"[^\W\d_]+|\d+")
 # The words worth splitting, found by the regex engine alone: a run of letters shorter than
 # MIN_WORD_LENGTH fails at its first letter and no later start inside it can match.
 _LONG_WORD = re.compile(rf"[^\W\d_]{{{MIN_WORD_LENGTH},}}")
+# The words of a phrase: what lies between spaces and hyphens (dashes too), if it holds a letter or digit.
+_PHRASE_PIECE = re.compile(r"[^\s\-\u2010-\u2015]*[^\W_][^\s\-\u2010-\u2015]*")
+# Heads that name a kind of contract rather than the work: "Winterdienst" is no "Dienst" of any
+# kind, "Malerarbeiten" no "Arbeiten" of any kind. The head of such a compound is not searched alone.
+_GENERIC_HEADS = frozenset(
+    """
+    arbeit arbeiten leistung leistungen dienst dienste dienstleistung dienstleistungen bau bauten
+    lieferung lieferungen maßnahme massnahme maßnahmen massnahmen vergabe auftrag aufträge vertrag
+    verträge anlage anlagen system systeme mittel material materialien gerät geräte teil teile werk
+    werke sachen waren artikel stoffe bedarf service services betrieb objekt objekte
+    """.split()  # noqa: SIM905  (a word list reads better as text)
+)
+# The words of a title that offer work as a service: "Reinigungsdienste" is what "Gebäudereinigung" may
+# mean, "Reinigungsmittel" is not (``word_head``, ``tenders.fulltext.HeadQuery``).
+SERVICE_WORDS = ("dienst", "dienste", "dienstleistung", "dienstleistungen", "leistung", "leistungen", "arbeiten")
+# A shorter head ("bus", "halt", "ecke") is as often a splitting accident as a word of its own.
+MIN_HEAD_LENGTH = 5
 
 
 # --- the keyword query ---------------------------------------------------------------------------------------
@@ -95,6 +114,45 @@ def word_alternatives(token: str, *, parts: bool = True) -> list[str]:
         if split:
             alternatives.append(" ".join(split))
     return list(dict.fromkeys(alternatives))
+
+
+def word_head(token: str) -> str:
+    """The head of a compound query word, also searched as a service's first part ("Gebäudereinigung" → "reinigung").
+
+    "" if none. A "Reinigungsdienste" tender is what someone typing "Gebäudereinigung" may want, though
+    it never says "Gebäude". Not for generic heads ("Malerarbeiten" → "arbeiten") nor short ones, which would
+    find much the word does not mean; hyphenated words count too ("Gebäude-Reinigung").
+    """
+    for variant in umlaut_variants(token):
+        pieces = _WORD_OR_NUMBER.findall(variant)
+        split = compound_split(variant) if variant.isalpha() else (tuple(pieces) if "-" in variant else ())
+        if len(split) < 2:
+            continue
+        head = split[-1].casefold()
+        if len(head) >= MIN_HEAD_LENGTH and head.isalpha() and head not in _GENERIC_HEADS:
+            return head
+        return ""
+    return ""
+
+
+def phrase_steps(token: str) -> list[tuple[str, int]]:
+    """The words of a phrase token to find in order, each with its distance from the word before (0 for the first).
+
+    Hyphens separate words as spaces do: PostgreSQL's parser indexes "Henning-von-Tresckow-Kaserne"
+    as the whole word and then each piece, so the pieces are what a phrase can find in order
+    ("Bewachung Henning", "Henning-von-Tresckow" alike). Stopwords are dropped by the parser but
+    keep their position, so they widen the distance to the next word ("Henning von Tresckow": 2).
+    """
+    inner = token.lstrip("-").strip('"')
+    steps: list[tuple[str, int]] = []
+    distance = 0
+    for piece in _PHRASE_PIECE.findall(inner):
+        distance += 1
+        if piece.lower() in STOPWORDS:
+            continue
+        steps.append((piece, distance if steps else 0))
+        distance = 0
+    return steps
 
 
 def highlight_words(q: str) -> frozenset[str]:
