@@ -16,3 +16,11 @@ def deltas_dispatch_task() -> int:
     from tenders.handoff import deltas_dispatch
 
     return len(deltas_dispatch().sent)
+
+
+@public_task(name="tenders.refresh_search_vocabulary")
+def search_vocabulary_refresh_task() -> None:
+    """Daily: the title words 'Meinten Sie …' suggests from (tenders.suggestions)."""
+    from tenders.suggestions import search_vocabulary_refresh
+
+    search_vocabulary_refresh()

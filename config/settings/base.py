@@ -462,6 +462,13 @@ PLATFORM_PERIODIC_TASKS["notifications: send due e-mails"] = {
     "queue": "notify",
     "description": "Queues notifications.send_due_deliveries for every active tenant (retries, lost kicks)",
 }
+# "Meinten Sie …" (tenders.suggestions) suggests words of the newest titles: read again once a day.
+PLATFORM_PERIODIC_TASKS["tenders: search vocabulary"] = {
+    "task": "tenders.refresh_search_vocabulary",
+    "minutes": 24 * 60,
+    "queue": "ingest",
+    "description": "Reads the words of the newest 200,000 tender titles for the search's 'Meinten Sie' suggestions",
+}
 # A tenant without its own SMTP settings sends through the platform's ESP (django-anymail) only if allowed.
 ALERTS_PLATFORM_ESP_ENABLED = env_bool("ALERTS_PLATFORM_ESP_ENABLED", False)
 ALERTS_PLATFORM_ESP_BACKEND = env_str("ALERTS_PLATFORM_ESP_BACKEND", "")  # e.g. anymail.backends.postmark.EmailBackend

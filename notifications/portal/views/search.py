@@ -29,6 +29,7 @@ from notifications.portal.selectors import (
 from tenders.fulltext import keyword_query_build
 from tenders.highlighting import tender_highlights
 from tenders.pagination import EstimatedCountPaginator
+from tenders.suggestions import query_suggestion
 
 PAGE_SIZE = 25
 
@@ -63,6 +64,12 @@ def search(request):
         )
         for tender in page.object_list:
             tender.highlight = highlights[tender.pk]
+    # "Meinten Sie …" only when the keywords found nothing: a suggestion costs a vocabulary lookup.
+    suggestion = (
+        query_suggestion(q=parsed.filters.q)
+        if page is not None and parsed.filters.q and not page.paginator.count
+        else ""
+    )
     query = urlencode(search_params(parsed))
     context = {
         "form": form,
@@ -73,6 +80,8 @@ def search(request):
         "profile_query": urlencode(parsed.filters.to_params()),
         "has_filters": not parsed.filters.is_empty or bool(parsed.triage),
         "more_filters": any(name not in ("q", "order") for name, _value in search_params(parsed)),
+        "suggestion": suggestion,
+        "suggestion_query": urlencode([(k, suggestion if k == "q" else v) for k, v in search_params(parsed)]),
     }
     fragment = wants_fragment(request)
     # htmx swaps only 2xx responses, so the fragment with the error list is sent as 200.

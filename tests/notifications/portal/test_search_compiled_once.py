@@ -80,3 +80,15 @@ def test_list_count_and_highlighting_agree(alpha_client, tenders, order):
         assert "Verwaltung" not in {text for text, hit in marks.title if hit}
     rest = next(t for t in page.object_list if t.pk == tenders["rest"])
     assert [text for text, hit in rest.highlight.title if hit] == ["Abfallentsorgung", "Restmüll", "Bioabfall"]
+
+
+def test_a_search_that_finds_nothing_suggests_title_words(alpha_client, tenders):
+    from tenders.suggestions import search_vocabulary_refresh
+
+    search_vocabulary_refresh()
+    response = alpha_client.get("/suche/", {"q": "Sperrmüllabfuhrr"})
+    assert response.status_code == 200
+    assert 'data-testid="suggestion"' in response.content.decode()
+    assert "?q=sperrm%C3%BCllabfuhr" in response.content.decode()
+    found = alpha_client.get("/suche/", {"q": "Sperrmüllabfuhr"})
+    assert 'data-testid="suggestion"' not in found.content.decode()  # a search that finds something suggests nothing
