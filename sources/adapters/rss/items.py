@@ -64,6 +64,14 @@ _GERMAN_DATE = re.compile(r"\b\d{1,2}\.\d{1,2}\.\d{4}\b")
 # RFC 822 date-time whose zone is missing ("Sun, 13 Sep 2026 10:33:29"): the portal's local time.
 _RFC822_WITHOUT_ZONE = re.compile(r"^(?:[A-Za-z]{3},\s*)?\d{1,2}\s+[A-Za-z]{3}\s+\d{2,4}\s+\d{1,2}:\d{2}(?::\d{2})?$")
 _BRACKETED = re.compile(r"\(([^()]{2,40})\)")
+# The legal basis DTVP's "Typ" column starts with ("VOB/A Ausschreibung", "VgV TNW", "SektVO Vergebener Auftrag").
+_LEGAL_BASIS_PREFIX = re.compile(
+    r"^\s*(?:VOB/A(?:[\s-]EU)?|VOB|VgV|UVgO|VOL/A|VOL|SektVO|VSVgV|KonzVgV)\b", re.IGNORECASE
+)
+# Stages of a cosinex project that say nothing about the procedure: the call for tenders ("Ausschreibung")
+# and the participation competition ("TNW"), which several procedures have.
+_STAGE_ONLY = frozenset({"ausschreibung", "tnw", "teilnahmewettbewerb", "bekanntmachung"})
+_SCRIPT_URL = re.compile(r"https?://[^\s'\"<>()]+")
 _DURATION = re.compile(r"^(\d{1,3})\s*(monat|jahr|woche)", re.IGNORECASE)
 
 
@@ -84,8 +92,8 @@ def item_record(
     family: str = "",
 ) -> ItemReading:
     title = clean_text(entry.get("title"), limit=1000)
-    link = without_tracking(_absolute(base_url, entry.get("link")))
-    guid = without_tracking(clean_text(entry.get("id")))
+    link = without_tracking(_absolute(base_url, _script_target(entry.get("link"))))
+    guid = without_tracking(_script_target(clean_text(entry.get("id"))))
     html = _description_html(entry)
     text = html_to_text(html)
     fields = labelled_fields(text, extra_labels=labels)
@@ -97,10 +105,7 @@ def item_record(
     postal_code, town = split_place(fields.get("place"))
     named_land = bundesland_named(town)  # "Erfüllungsort: Bayern" names a Land, not a town
     procedure_text = fields.get("procedure", "")
-    procedure = procedure_type_code(_BRACKETED.sub("", procedure_text))
-    # "Verfahrensart: Vorinformation" names the notice kind, not a procedure: nothing left unread.
-    if procedure == "other" and kind_from_text(procedure_text) == NoticeKind.CONTRACT_NOTICE:
-        gaps.append(("procedure", f"Verfahrensart {procedure_text!r} is not in the vocabulary; left empty"))
+    procedure = _procedure(procedure_text, gaps)
     legal_basis = _legal_basis(fields, text, gaps)
     nature = contract_nature_code(fields.get("nature"))
     if fields.get("nature") and not nature:
@@ -139,6 +144,23 @@ def item_record(
         payload={"rss": {"guid": guid, "fields": fields, **({"family": family} if family else {})}},
     )
     return ItemReading(record, field_problems=tuple(gaps))
+
+
+def _procedure(text: str, gaps: list[tuple[str, str]]) -> str:
+    """ "Offenes Verfahren (VgV)" and DTVP's "Typ: VOB/A Öffentliche Ausschreibung" -> the procedure's code.
+
+    A value that names only the legal basis and the project's stage ("VOB/A Ausschreibung", "VgV TNW",
+    "Vorinformation") states no procedure: empty, and nothing left unread. Anything else the vocabulary
+    does not know is a field problem.
+    """
+    rest = _LEGAL_BASIS_PREFIX.sub("", _BRACKETED.sub("", text)).strip(" ,:-")
+    code = procedure_type_code(rest)
+    if code != "other":
+        return code
+    if rest.casefold() in _STAGE_ONLY or kind_from_text(text) != NoticeKind.CONTRACT_NOTICE:
+        return ""
+    gaps.append(("procedure", f"Verfahrensart {text!r} is not in the vocabulary; left empty"))
+    return ""
 
 
 def _deadlines(fields: Mapping[str, str], gaps: list[tuple[str, str]]) -> list[Deadline]:
@@ -244,6 +266,18 @@ def _description_html(entry: Mapping[str, Any]) -> str:
         if content.get("value"):
             return str(content["value"])
     return str(entry.get("summary") or entry.get("description") or "")
+
+
+def _script_target(value: Any) -> Any:
+    """The page a ``javascript:openProjectPopup('https://…', '…')`` link opens, else the value as given.
+
+    A DTVP list scraped into a feed links each project by the portal's own popup script; the URL in it is
+    the project page, the script is no link anyone can follow (the ingest would drop it).
+    """
+    if not isinstance(value, str) or not value.strip().lower().startswith("javascript:"):
+        return value
+    found = _SCRIPT_URL.search(value)
+    return found.group(0) if found else value
 
 
 def _absolute(base_url: str, link: Any) -> str:
