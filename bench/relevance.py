@@ -31,6 +31,7 @@ from tenders.filters import TenderFilters
 from tenders.models import SynonymGroup, TenderSource
 from tenders.search import tender_search
 from tenders.services import notices_ingest
+from tenders.suggestions import search_vocabulary_refresh
 
 TOP = 10
 
@@ -125,6 +126,7 @@ def load_corpus(now: datetime) -> dict[str, int]:
     """Ingest the corpus through the real ingest; tender id by key."""
     records = {**_real_records(), **_constructed_records(now)}
     notices_ingest(records=list(records.values()), now=now, use_fingerprint=False)
+    search_vocabulary_refresh()  # the title words a compound's head is searched in (tenders.fulltext.HeadQuery)
     ids = {
         (source, notice): tender_id
         for source, notice, tender_id in TenderSource.objects.values_list("source", "source_notice_id", "tender_id")

@@ -114,33 +114,32 @@ class TsQueryConstant(SearchQuery):
         Func.__init__(self, Value(text))
 
 
-# A compound's head counts where a title offers its work as a service: a title word begins with the
-# head and the title names a service ("Reinigungsdienste", "Reinigungsdienstleistungen" for
-# "Gebäudereinigung"). Not as the head of another compound ("Straßenreinigung", "Kanalreinigung": other
-# work), not for supplies ("Reinigungsmittel") and not in descriptions: on the relevance set the head
-# alone in titles cost 0.09 of precision@10, this 0.01. It adds few terms to the word's many (the word,
-# its parts, its synonyms), so ts_rank mostly puts such a tender below one that says the compound.
-SERVICE_TSQUERY = " | ".join(f"{word}:AB" for word in SERVICE_WORDS)
-
-
-def _lexeme_prefix(word: str) -> str:
-    """How a word begins in a German lexeme: the stemmer writes ä, ö, ü as a, o, u (and ß as ss, as casefold does)."""
-    return word.casefold().translate(str.maketrans("äöü", "aou"))
+# A compound's head counts where a title offers its work as a service: "Reinigungsdienste" or
+# "Reinigungsdienstleistungen" for "Gebäudereinigung". Not as the head of another compound
+# ("Straßenreinigung", "Kanalreinigung": other work), not for supplies ("Reinigungsmittel"), not in
+# descriptions. The forms searched are the title words that exist (the vocabulary of
+# ``tenders.suggestions``, refreshed daily): the tsquery then holds a few real lexemes the planner
+# estimates from the statistics, where a prefix (``'reinigung':*``) made it expect 65,000 matches for a
+# rare word and walk the deadline index of a million rows. Each form is one term among the word's many,
+# so ts_rank mostly puts such a tender below one that says the compound.
+_SERVICE_FORM = "^{head}(s|n|e|en|es)?(" + "|".join(SERVICE_WORDS) + ")$"
 
 
 class HeadQuery(SearchQuery):
-    """A compound query word's head at the start of a title word, in a title naming a service; no thesaurus."""
-
-    template = "(%(expressions)s::tsquery && to_tsquery('german', %(service)s))"
+    """The title words that are a compound query word's head followed by a service word, in titles (A)."""
 
     def __init__(self, head: str):
         self.config, self.invert = None, False
-        # word_head returns letters only, so the prefix is one operand, never an operator.
-        Func.__init__(self, Value(f"'{_lexeme_prefix(head)}':*A"))
+        self.head = head  # word_head returns letters only: no LIKE wildcard, no regex operator
+        Func.__init__(self)
 
     def as_sql(self, compiler, connection, **extra_context):
-        sql, params = Func.as_sql(self, compiler, connection, service="%s", **extra_context)
-        return sql, [*params, SERVICE_TSQUERY]
+        forms = (
+            "SELECT string_agg(v.word || ':A', ' | ') FROM tenders_search_vocabulary v"
+            " WHERE v.word LIKE %s AND v.word ~ %s"
+        )
+        sql = f"coalesce(to_tsquery('german', ({forms})), ''::tsquery)"
+        return sql, [self.head + "%", _SERVICE_FORM.format(head=self.head)]
 
 
 class PhraseQuery(SearchQuery):

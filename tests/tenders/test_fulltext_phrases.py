@@ -10,9 +10,11 @@ from django.db import connection
 from kernel.vocabulary.compounds import STOPWORDS
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters
+from tenders.fulltext import keyword_query_build
 from tenders.models import Tender
 from tenders.search import tender_search
 from tenders.services import notices_ingest
+from tenders.suggestions import search_vocabulary_refresh
 from tests.factories.records import NoticeRecordFactory
 
 NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)
@@ -44,6 +46,7 @@ def ids() -> dict[str, int]:
         for key, title in _TITLES.items()
     }
     notices_ingest(records=list(records.values()), now=NOW, use_fingerprint=False)
+    search_vocabulary_refresh()  # the title words a compound's head is searched in
     by_notice = dict(Tender.objects.values_list("sources__source_notice_id", "id"))
     return {key: by_notice[record.source_notice_id] for key, record in records.items()}
 
@@ -84,6 +87,12 @@ def test_a_compound_finds_its_head_offered_as_a_service_ranked_below_itself(ids)
     # Not the head of other work ("Straßenreinigung") nor a supply ("Reinigungsmittel").
     assert found(ids, "Gebäudereinigung") == ["gebaeude", "dienste"]
     assert found(ids, "Gebäudereinigung Bürgerhaus") == ["dienste"]
+
+
+def test_the_heads_forms_are_the_title_words_that_exist(ids):
+    # Real lexemes the planner estimates from the statistics, not a prefix: a rare word stays rare.
+    assert "reinigungsdien':a" in keyword_query_build(q="Gebäudereinigung").tsquery.lower()
+    assert ":*" not in keyword_query_build(q="Glockenstuhl").tsquery
 
 
 def test_the_german_configuration_drops_exactly_the_stopwords_phrases_count(db):
