@@ -182,13 +182,19 @@ def cpv_hits(highlighter: Highlighter, codes: Sequence[str], language: str) -> t
 
 
 def tender_highlights(
-    *, q: KeywordQuery | str, tenders: Sequence, language: str = "de", description_attr: str = "description"
+    *,
+    q: KeywordQuery | str,
+    tenders: Sequence,
+    language: str = "de",
+    description_attr: str = "description",
+    highlighter: Highlighter | None = None,
 ) -> dict[int, TenderHighlight]:
     """Highlights by tender id for ``tenders`` (objects with id, title, cpv_codes and ``description_attr``).
 
     ``q``: the ``KeywordQuery`` the list was searched with (the portal's result page), or keywords as text.
+    ``highlighter``: one the page already prepared (``tenders.match_reasons`` on the same rows).
     """
-    highlighter = Highlighter(q)
+    highlighter = highlighter or Highlighter(q)
     texts: list[str] = []
     for tender in tenders:
         texts += [tender.title, getattr(tender, description_attr, "") or ""]

@@ -33,8 +33,9 @@ from notifications.alerts.rendering import (
 )
 from notifications.alerts.unsubscribe import unsubscribe_token
 from notifications.models import MatchChange, SavedSearch, TenderMatch
-from tenders.filters import FilterError, TenderFilters
-from tenders.highlighting import tender_highlights
+from tenders.filters import FilterError, TenderFilters, effective_filters
+from tenders.highlighting import Highlighter, tender_highlights
+from tenders.match_reasons import match_reasons
 
 
 @dataclass(frozen=True)
@@ -143,12 +144,12 @@ def by_search(items: Iterable) -> dict[int, list]:
     return grouped
 
 
-def search_keywords(search: SavedSearch) -> str:
-    """The profile's keywords, or "" when its stored filters cannot be read (then nothing is highlighted)."""
+def search_filters(search: SavedSearch) -> TenderFilters:
+    """The profile's filters as matching read them, or none when they cannot be read (then nothing is explained)."""
     try:
-        return TenderFilters.from_json(search.filters).q
+        return effective_filters(TenderFilters.from_json(search.filters))
     except (FilterError, TypeError, ValueError):
-        return ""
+        return TenderFilters()
 
 
 def search_section(
@@ -164,9 +165,18 @@ def search_section(
 ) -> Section:
     """One search's part of a mail; ``more`` matches beyond the limit were not claimed and are only counted."""
     matched = [tenders[m.tender_id] for m in matches if m.tender_id in tenders][: MAX_TENDERS_PER_SECTION + 1]
-    highlights = tender_highlights(q=search_keywords(search), tenders=matched, language=language)
+    filters = search_filters(search)
+    highlighter = Highlighter(filters.q) if filters.q else None
+    reasons = match_reasons(filters=filters, tenders=matched, language=language, highlighter=highlighter)
+    highlights = tender_highlights(q=filters.q, tenders=matched, language=language, highlighter=highlighter)
     lines: list[TenderLine] = [
-        tender_line(tenders[m.tender_id], base_url=base_url, language=language, highlight=highlights.get(m.tender_id))
+        tender_line(
+            tenders[m.tender_id],
+            base_url=base_url,
+            language=language,
+            highlight=highlights.get(m.tender_id),
+            reasons=reasons[m.tender_id].as_json() if m.tender_id in reasons else None,
+        )
         for m in matches
         if m.tender_id in tenders
     ]

@@ -48,6 +48,15 @@ TEXTS = {
         "coverage_failed": "{name}: letzter Abruf fehlgeschlagen ({when}) – Treffer können fehlen",
         "coverage_never": "{name}: noch nicht abgerufen",
         "coverage_mailbox": "Ihr Postfach (Portal-Alert-E-Mails)",
+        "why": "Warum gefunden",
+        "why_fields": {
+            "title": "Titel",
+            "buyer": "Auftraggeber",
+            "description": "Beschreibung",
+            "lots": "Lose",
+            "cpv_labels": "CPV-Bezeichnung",
+        },
+        "why_only_cpv_label": "nur über eine CPV-Bezeichnung",
     },
     "en": {
         "instant_one": "New tender: {title}",
@@ -69,6 +78,15 @@ TEXTS = {
         "coverage_failed": "{name}: last fetch failed ({when}) – matches may be missing",
         "coverage_never": "{name}: not fetched yet",
         "coverage_mailbox": "Your mailbox (portal alert e-mails)",
+        "why": "Why it matched",
+        "why_fields": {
+            "title": "title",
+            "buyer": "buyer",
+            "description": "description",
+            "lots": "lots",
+            "cpv_labels": "CPV label",
+        },
+        "why_only_cpv_label": "only through a CPV label",
     },
 }
 
@@ -133,6 +151,7 @@ class TenderLine:
     title_segments: tuple = ()
     snippet: tuple = ()
     cpv: tuple = ()
+    reasons: str = ""  # "Warum gefunden: Titel: Reinigung · CPV 9091 → 90911200" (reasons_text)
 
 
 @dataclass(frozen=True)
@@ -172,7 +191,26 @@ def tender_url(base_url: str, tender_id: int) -> str:
     return f"{base_url}/ausschreibung/{int(tender_id)}/"
 
 
-def tender_line(tender, *, base_url: str, language: str, highlight=None) -> TenderLine:
+def reasons_text(reasons: dict | None, language: str) -> str:
+    """A match's reasons (``tenders.match_reasons.MatchReasons.as_json``) as one plain line, or ""."""
+    if not reasons:
+        return ""
+    texts = TEXTS[language]
+    parts = [
+        f"{texts['why_fields'].get(hit['field'], hit['field'])}: {', '.join(hit['words'])}"
+        for hit in reasons.get("words", ())
+    ]
+    parts += [
+        f"CPV {c['code']}" if c["code"] == c["filter"] else f"CPV {c['filter']} → {c['code']}"
+        for c in reasons.get("cpv", ())
+    ]
+    if not parts:
+        return ""
+    weak = f" ({texts['why_only_cpv_label']})" if reasons.get("only_cpv_label") else ""
+    return single_line(f"{texts['why']}: {' · '.join(parts)}{weak}", max_length=400)
+
+
+def tender_line(tender, *, base_url: str, language: str, highlight=None, reasons: dict | None = None) -> TenderLine:
     texts = TEXTS[language]
     place = ", ".join(p for p in (tender.postal_code, tender.town) if p)
     if tender.bundesland:
@@ -190,6 +228,7 @@ def tender_line(tender, *, base_url: str, language: str, highlight=None) -> Tend
         title_segments=highlight.title if highlight else (),
         snippet=highlight.snippet if highlight else (),
         cpv=highlight.cpv if highlight else (),
+        reasons=reasons_text(reasons, language),
     )
 
 

@@ -243,11 +243,41 @@ class SavedSearchRefSerializer(serializers.Serializer):
     name = serializers.CharField()
 
 
+class WordHitsSerializer(serializers.Serializer):
+    field = serializers.ChoiceField(choices=["title", "buyer", "description", "lots", "cpv_labels"])
+    words = serializers.ListField(
+        child=serializers.CharField(), help_text="Die getroffenen Wörter, wie dort geschrieben"
+    )
+
+
+class CpvReasonSerializer(serializers.Serializer):
+    filter = serializers.CharField(help_text="CPV-Code des Suchprofils")
+    code = serializers.CharField(help_text="CPV-Code der Ausschreibung darin (derselbe oder ein untergeordneter)")
+
+
+class FilterReasonSerializer(serializers.Serializer):
+    filter = serializers.CharField(help_text="Filter des Suchprofils, z. B. bundesland, plz, value_min, status")
+    value = serializers.CharField(help_text="Der Wert der Ausschreibung, der ihn erfüllt")
+
+
+class MatchReasonsSerializer(serializers.Serializer):
+    words = WordHitsSerializer(many=True, help_text="Welche Suchwörter welches Feld getroffen haben")
+    only_cpv_label = serializers.BooleanField(help_text="Die Suchwörter treffen nur eine CPV-Bezeichnung")
+    cpv = CpvReasonSerializer(many=True)
+    filters = FilterReasonSerializer(many=True)
+
+
 class TenderMatchSerializer(serializers.ModelSerializer):
     saved_search = SavedSearchRefSerializer()
     tender = TenderSerializer()
+    match_reasons = serializers.SerializerMethodField(help_text="Warum gefunden; null bei unlesbaren Filtern")
 
     class Meta:
         model = TenderMatch
-        fields = ["id", "saved_search", "matched_at", "notified_at", "tender"]
+        fields = ["id", "saved_search", "matched_at", "notified_at", "match_reasons", "tender"]
         read_only_fields = fields
+
+    @extend_schema_field(MatchReasonsSerializer(allow_null=True))
+    def get_match_reasons(self, obj) -> dict | None:
+        # Computed per page by the view (notifications.api.selectors.match_reasons_of), never per row here.
+        return self.context.get("match_reasons", {}).get(obj.pk)

@@ -23,7 +23,13 @@ from notifications.api.errors import FieldErrors, api_exception_handler
 from notifications.api.filter_schema import FILTER_PARAMETERS
 from notifications.api.pagination import MatchCursorPagination, PageWithoutCount
 from notifications.api.parsers import JsonBodyParser
-from notifications.api.selectors import match_list, saved_search_visible_to, tender_detail, tender_search
+from notifications.api.selectors import (
+    match_list,
+    match_reasons_of,
+    saved_search_visible_to,
+    tender_detail,
+    tender_search,
+)
 from notifications.api.serializers import (
     ErrorSerializer,
     SavedSearchSerializer,
@@ -245,4 +251,6 @@ class MatchListView(PartnerApiView):
             saved_search_id = int(raw)
         since = _since_or_400(request.query_params.get("since"))
         page = self.paginate_queryset(match_list(user=request.user, saved_search_id=saved_search_id, since=since))
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+        serializer = self.get_serializer(page, many=True, context=self.get_serializer_context())
+        serializer.context["match_reasons"] = match_reasons_of(matches=page)
+        return self.get_paginated_response(serializer.data)

@@ -8,7 +8,7 @@ read of a tenant object is scoped to what the user may see.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from django.conf import settings
@@ -25,8 +25,9 @@ from notifications.portal.csv_export import ExportRow
 from notifications.visibility import saved_search_visible
 from sources.models import Source
 from tenders.deadline_order import OpenDeadlinesFirst
-from tenders.filters import FilterError, TenderFilters
+from tenders.filters import FilterError, TenderFilters, effective_filters
 from tenders.fulltext import KeywordQuery, keyword_query_build
+from tenders.match_reasons import MatchReasons, match_reasons
 from tenders.models import Tender
 from tenders.pagination import EstimatedCountPaginator
 from tenders.search import DEFAULT_ORDER, tender_detail, tender_search
@@ -96,14 +97,25 @@ class TenderView:
     tender: Tender
     triage: Triage | None
     matched_profiles: tuple[SavedSearch, ...]
+    # Why each profile matched (by profile id); a profile whose stored filters cannot be read has none.
+    reasons: dict[int, MatchReasons] = field(default_factory=dict)
 
 
 def tender_view(*, user: AbstractBaseUser, tender_id: int) -> TenderView:
-    """A tender with history, the user's triage and which of the user's visible profiles matched it."""
+    """A tender with history, the user's triage, which of the user's visible profiles matched it, and why."""
     tender = tender_detail(tender_id=tender_id)
     triage = _triage_of(user).filter(tender_id=tender_id).first()
-    profiles = saved_search_visible(user=user).filter(matches__tender_id=tender_id).distinct()
-    return TenderView(tender, triage, tuple(profiles))
+    profiles = tuple(saved_search_visible(user=user).filter(matches__tender_id=tender_id).distinct())
+    reasons = {}
+    for profile in profiles:
+        try:
+            filters = effective_filters(TenderFilters.from_json(profile.filters))
+        except FilterError:
+            continue
+        reasons[profile.pk] = match_reasons(filters=filters, tenders=[tender], language=get_language() or "de")[
+            tender.pk
+        ]
+    return TenderView(tender, triage, profiles, reasons)
 
 
 def triage_for(*, user: AbstractBaseUser, tender_id: int) -> Triage | None:

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET
 
 from notifications.portal.csv_export import ROW_CAP, csv_lines
 from notifications.portal.forms import SearchForm, bound_form, parse_search, search_params
+from notifications.portal.reasons import reasons_view
 from notifications.portal.selectors import (
     RESULT_FIELDS,
     export_rows,
@@ -27,7 +28,8 @@ from notifications.portal.selectors import (
     source_choices,
 )
 from tenders.fulltext import keyword_query_build
-from tenders.highlighting import tender_highlights
+from tenders.highlighting import Highlighter, tender_highlights
+from tenders.match_reasons import match_reasons
 from tenders.pagination import EstimatedCountPaginator
 from tenders.suggestions import query_suggestion
 
@@ -59,11 +61,14 @@ def search(request):
         every_match = portal_tender_search(**search_args, order="published")
         paginator = EstimatedCountPaginator(result_rows(queryset), PAGE_SIZE, count_basis=every_match)
         page = paginator.get_page(request.GET.get("page"))
-        highlights = tender_highlights(
-            q=keywords, tenders=page.object_list, language=get_language(), description_attr="description_head"
-        )
+        # "Warum gefunden" and the marks share one highlighter: the page's words are stemmed once.
+        highlighter = Highlighter(keywords)
+        shown = {"tenders": page.object_list, "language": get_language(), "description_attr": "description_head"}
+        reasons = match_reasons(filters=parsed.filters, keywords=keywords, highlighter=highlighter, **shown)
+        highlights = tender_highlights(q=keywords, highlighter=highlighter, **shown)
         for tender in page.object_list:
             tender.highlight = highlights[tender.pk]
+            tender.reasons = reasons_view(reasons[tender.pk], with_filters=False)
     # "Meinten Sie …" only when the keywords found nothing: a suggestion costs a vocabulary lookup.
     suggestion = (
         query_suggestion(q=parsed.filters.q)

@@ -22,6 +22,7 @@ from kernel.vocabulary.legal_basis import legal_basis_label
 from notifications.portal.formatting import change_lines, external_url, notice_kind_label, procedure_type_text
 from notifications.portal.forms import TriageForm
 from notifications.portal.provenance import provenance_of
+from notifications.portal.reasons import reasons_view
 from notifications.portal.selectors import tender_view, triage_for
 from notifications.portal.services import triage_set
 from tenders.filter_fields import FILTER_FIELDS
@@ -64,7 +65,10 @@ def tender_page(request, tender_id: int):
         "cpv": cpv_hits(highlighter, list(tender.cpv_codes), language),
         "sources": sources,
         "history": history,
-        "profiles": view.matched_profiles,
+        "profiles": [
+            {"profile": profile, "reasons": reasons_view(view.reasons.get(profile.pk))}
+            for profile in view.matched_profiles
+        ],
         "procedure_type": procedure_type_text(tender.procedure_type),
         "awards": awards,
         "unawarded_lots": unawarded_lots,

@@ -1,0 +1,181 @@
+"""Why a tender matched a search ("warum gefunden"): which words hit which field, which CPV code, which filter.
+
+Computed only for what is shown (a result page, a mail's tenders, a tender page's profiles), with the
+same rules the search matched by: words through ``tenders.highlighting`` (PostgreSQL's German stems,
+compound parts, the thesaurus), CPV codes by their tree prefix (``kernel.vocabulary.cpv.cpv_prefix``),
+every other filter by the value the tender has for it. A tender found only through the words of a
+CPV label (the weakest field of the search vector) says so: ``only_cpv_label``.
+
+The result is plain data (``MatchReasons.as_json``) for the API and the mails; pages and mails phrase it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+
+from kernel.vocabulary.cpv import cpv_indexed_ancestors, cpv_label, cpv_prefix
+from kernel.vocabulary.search_words import text_words
+from tenders.filters import TenderFilters
+from tenders.fulltext import KeywordQuery
+from tenders.highlighting import Highlighter
+
+# Fields the keywords search, in the order they weigh (SEARCH_VECTOR_EXPRESSION: title A, buyer B,
+# description C, lot titles and CPV labels D).
+WORD_FIELDS = ("title", "buyer", "description", "lots", "cpv_labels")
+MAX_WORDS_PER_FIELD = 5
+# Filters other than keywords and CPV, reported with the tender's own value that satisfied them.
+_PLAIN_FILTERS = tuple(f.name for f in fields(TenderFilters) if f.name not in ("q", "cpv"))
+
+
+@dataclass(frozen=True)
+class WordHits:
+    field: str  # one of WORD_FIELDS
+    words: tuple[str, ...]  # the field's words that hit, as written there
+
+
+@dataclass(frozen=True)
+class CpvReason:
+    filter: str  # the code the search names
+    code: str  # the tender's code inside it (the same code, or one below it in the tree)
+
+
+@dataclass(frozen=True)
+class MatchReasons:
+    words: tuple[WordHits, ...] = ()
+    cpv: tuple[CpvReason, ...] = ()
+    filters: tuple[tuple[str, str], ...] = ()  # (filter name, the tender's value that satisfied it)
+
+    @property
+    def only_cpv_label(self) -> bool:
+        """The keywords hit nothing but CPV labels: a weak reason, worth saying."""
+        return bool(self.words) and all(hit.field == "cpv_labels" for hit in self.words)
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.words or self.cpv or self.filters)
+
+    def as_json(self) -> dict:
+        return {
+            "words": [{"field": hit.field, "words": list(hit.words)} for hit in self.words],
+            "only_cpv_label": self.only_cpv_label,
+            "cpv": [{"filter": reason.filter, "code": reason.code} for reason in self.cpv],
+            "filters": [{"filter": name, "value": value} for name, value in self.filters],
+        }
+
+
+def _hits(highlighter: Highlighter, texts: Iterable[str], *, synonyms: bool = True) -> tuple[str, ...]:
+    found: dict[str, None] = {}
+    for text in texts:
+        for word in text_words(text or ""):
+            if word.casefold() not in {w.casefold() for w in found} and highlighter.is_hit(word, synonyms=synonyms):
+                found[word] = None
+            if len(found) >= MAX_WORDS_PER_FIELD:
+                return tuple(found)
+    return tuple(found)
+
+
+def _loaded(tender, name: str, default=None):
+    """A column the caller loaded, else ``default``: a deferred model field would cost a query per row."""
+    return vars(tender).get(name, default)
+
+
+def _field_texts(tender, language: str, description_attr: str) -> dict[str, list[str]]:
+    labels = []
+    for code in tender.cpv_codes or ():
+        labels.append(cpv_label(code, language))
+        labels += [entry.label_in(language) for entry in cpv_indexed_ancestors(code)]
+    return {
+        "title": [tender.title or ""],
+        "buyer": [_loaded(tender, "buyer_name", "") or ""],
+        "description": [_loaded(tender, description_attr, "") or ""],
+        "lots": [lot.get("title") or "" for lot in (_loaded(tender, "lots") or ()) if isinstance(lot, dict)],
+        "cpv_labels": labels,
+    }
+
+
+def _cpv_reasons(filters: TenderFilters, codes: Sequence[str]) -> tuple[CpvReason, ...]:
+    reasons = []
+    for wanted in filters.cpv:
+        prefix = cpv_prefix(wanted)
+        inside = next((code for code in codes if code.startswith(prefix)), None)
+        if inside:
+            reasons.append(CpvReason(filter=wanted, code=inside))
+    return tuple(reasons)
+
+
+# The tender's own value a filter was checked against ("Bundesland: Bayern", "Frist: 2026-10-20T12:00…").
+_TENDER_VALUE = {
+    "bundesland": lambda t: t.bundesland,
+    "plz": lambda t: t.postal_code,
+    "kreis": lambda t: t.postal_code or ", ".join(t.nuts_codes or ()),
+    "umkreis_plz": lambda t: " ".join(part for part in (t.postal_code, t.town) if part),
+    "value_min": lambda t: t.estimated_value,
+    "value_max": lambda t: t.estimated_value,
+    "deadline_days": lambda t: t.submission_deadline,
+    "deadline_until": lambda t: t.submission_deadline,
+    "published_since": lambda t: t.published_at,
+    "status": lambda t: t.status,
+}
+_REPORTED_WITH = {"umkreis_km": "umkreis_plz"}  # a radius is one reason with its centre
+
+
+def _plain(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, tuple | list):
+        return ", ".join(str(item) for item in value)
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def _filter_values(filters: TenderFilters, tender) -> tuple[tuple[str, str], ...]:
+    """Each filter the search sets, with the tender's value that satisfied it (the filter's own value where
+    the tender's is not on the row, e.g. the portal)."""
+    shown = []
+    for name in _PLAIN_FILTERS:
+        wanted = getattr(filters, name)
+        if wanted in (None, "", ()) or name in _REPORTED_WITH:
+            continue
+        own = _TENDER_VALUE.get(name)
+        shown.append((name, _plain(own(tender)) if own is not None else _plain(wanted)))
+    return tuple(shown)
+
+
+def match_reasons(
+    *,
+    filters: TenderFilters,
+    tenders: Sequence,
+    keywords: KeywordQuery | None = None,
+    language: str = "de",
+    description_attr: str = "description",
+    highlighter: Highlighter | None = None,
+) -> dict[int, MatchReasons]:
+    """Reasons by tender id for ``tenders`` (objects with the Tender columns shown) under ``filters``.
+
+    Costs at most two queries whatever the number of tenders (the keywords' lexemes unless ``keywords``
+    is given, and the stems of the shown texts' candidate words), none without keywords. A page that also
+    highlights passes its ``highlighter``: words stemmed here are not stemmed again. Only loaded columns
+    are read (``description_attr``: a result page loads the head of the description).
+    """
+    words_by_tender: dict[int, tuple[WordHits, ...]] = {}
+    if filters.q:
+        if highlighter is None:
+            highlighter = Highlighter(keywords.check_for(filters.q) if keywords is not None else filters.q)
+        texts_by_tender = {tender.pk: _field_texts(tender, language, description_attr) for tender in tenders}
+        highlighter.prepare(text for texts in texts_by_tender.values() for group in texts.values() for text in group)
+        for tender in tenders:
+            texts = texts_by_tender[tender.pk]
+            words_by_tender[tender.pk] = tuple(
+                WordHits(field=name, words=hits)
+                for name in WORD_FIELDS
+                # The search does not look for thesaurus words in CPV labels (tenders.fulltext).
+                if (hits := _hits(highlighter, texts[name], synonyms=name != "cpv_labels"))
+            )
+    return {
+        tender.pk: MatchReasons(
+            words=words_by_tender.get(tender.pk, ()),
+            cpv=_cpv_reasons(filters, list(tender.cpv_codes or ())),
+            filters=_filter_values(filters, tender),
+        )
+        for tender in tenders
+    }

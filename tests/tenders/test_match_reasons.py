@@ -1,0 +1,96 @@
+""""Warum gefunden": which words hit which field, which CPV code, which filter - and a hit only through a CPV label.
+
+The IT case is the one a user met in the demo: a profile "Bewachung und Sicherheitsdienste" matched an IT
+consulting contract whose only hit was the word "Sicherheit" in the label of CPV 79000000 ("Dienstleistungen
+für Unternehmen: Recht, Marketing, Consulting, Einstellungen, Druck und Sicherheit", the real CPV 2008 label).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+import pytest
+
+from kernel.records import Lot
+from kernel.vocabulary.time_zone import BERLIN
+from tenders.filters import TenderFilters, effective_filters
+from tenders.match_reasons import match_reasons
+from tenders.models import Tender
+from tenders.services import notices_ingest
+from tests.factories.records import NoticeRecordFactory
+
+NOW = datetime(2026, 9, 20, 8, 0, tzinfo=BERLIN)
+
+
+@pytest.fixture
+def tenders(db) -> dict[str, Tender]:
+    records = {
+        "cleaning": NoticeRecordFactory(
+            title="Unterhaltsreinigung Rathaus",
+            description="Reinigung der Büroflächen und Sanitärräume.",
+            buyer_name="Stadt Reinbek",
+            cpv_codes=("90911200",),
+            bundesland="Schleswig-Holstein",
+            postal_code="21465",
+            estimated_value=Decimal("180000"),
+            lots=(Lot(lot_id="LOT-1", title="Glasreinigung"),),
+        ),
+        "it": NoticeRecordFactory(
+            title="Beratung zur Einführung eines Dokumentenmanagementsystems",
+            description="Konzeption, Migration und Schulung.",
+            buyer_name="Landesamt für Digitalisierung",
+            cpv_codes=("79000000",),
+            bundesland="Bayern",
+        ),
+    }
+    notices_ingest(records=list(records.values()), now=NOW, use_fingerprint=False)
+    return {key: Tender.objects.get(title=record.title) for key, record in records.items()}
+
+
+def _reasons(filters, tender):
+    return match_reasons(filters=filters, tenders=[tender])[tender.pk]
+
+
+def test_each_field_the_keywords_hit_is_named_with_its_words(tenders):
+    reasons = _reasons(TenderFilters(q="Reinigung"), tenders["cleaning"])
+    by_field = {hit.field: hit.words for hit in reasons.words}
+    assert by_field["title"] == ("Unterhaltsreinigung",)  # a compound part counts, as in the search
+    assert by_field["description"] == ("Reinigung",)
+    assert by_field["lots"] == ("Glasreinigung",)
+    assert "Reinigung" in " ".join(by_field["cpv_labels"])
+    assert by_field.get("buyer") is None  # "Reinbek" is no hit
+    assert not reasons.only_cpv_label
+
+
+def test_a_hit_only_through_a_cpv_label_says_so(tenders):
+    reasons = _reasons(TenderFilters(q="Sicherheit"), tenders["it"])
+    assert [(hit.field, hit.words) for hit in reasons.words] == [("cpv_labels", ("Sicherheit",))]
+    assert reasons.only_cpv_label
+    assert reasons.as_json()["only_cpv_label"] is True
+
+
+def test_cpv_codes_and_other_filters_name_the_tenders_own_values(tenders):
+    filters = effective_filters(
+        TenderFilters(cpv=("9091",), bundesland=("Schleswig-Holstein",), value_min=Decimal("100000"))
+    )
+    reasons = _reasons(filters, tenders["cleaning"])
+    assert [(c.filter, c.code) for c in reasons.cpv] == [("9091", "90911200")]
+    assert dict(reasons.filters) == {
+        "bundesland": "Schleswig-Holstein",
+        "value_min": "180000.00",
+        "status": "active",
+    }
+    assert reasons.words == () and not reasons.only_cpv_label
+
+
+def test_reasons_for_a_page_cost_two_queries_whatever_its_length(tenders, django_assert_max_num_queries):
+    rows = list(Tender.objects.all()) * 10
+    with django_assert_max_num_queries(2):
+        match_reasons(filters=TenderFilters(q="Reinigung Beratung"), tenders=rows)
+
+
+def test_without_keywords_no_query_at_all(tenders, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        reasons = match_reasons(filters=TenderFilters(bundesland=("Bayern",)), tenders=[tenders["it"]])
+    assert dict(reasons[tenders["it"].pk].filters) == {"bundesland": "Bayern"}
