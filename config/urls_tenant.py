@@ -17,6 +17,7 @@ urlpatterns = [
     path("api/v1/", include("config.urls_api")),
     path("api/v1/", include("notifications.api.urls")),
     path("einstellungen/", include("notifications.settings_urls")),
+    path("angebote/", include("notifications.bids.urls")),
     path("abmelden-alert/", include("notifications.alerts.urls")),
     path("api-schluessel/", include("notifications.api.portal_urls")),
     path("", include("notifications.urls")),

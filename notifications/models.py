@@ -17,6 +17,17 @@ from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 from accounts.secrets import EncryptedTextField
+from notifications.bid_models import (  # noqa: F401  (the bid desk's models, declared beside these)
+    CLOSED_STAGE_KINDS,
+    BidCard,
+    BidDecision,
+    BidStage,
+    BidStageKind,
+    CardComment,
+    CardEvent,
+    CardEventKind,
+    DecisionReason,
+)
 from tenders.filters import FilterError, TenderFilters
 
 
@@ -255,6 +266,7 @@ class DeliveryKind(models.TextChoices):
     DIGEST = "digest", _("Zusammenfassung")
     CHANGE = "change", _("Änderung")
     TEST = "test", _("Testmail")
+    MENTION = "mention", _("Erwähnung")
 
 
 class DeliveryStatus(models.TextChoices):

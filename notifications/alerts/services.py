@@ -3,7 +3,8 @@
 ``delta_process`` is what the per-tenant match task runs for each ingest batch, in ONE
 transaction: change notices for tenders already matched, then the new matches, then one
 instant mail per saved search with instant alerts (bundling all its new matches of this
-batch), one update mail per such search for its changes, and the webhook events of both. Re-running the same delta
+batch), the new matches' cards on the team board (``notifications.bid_cards``), one update
+mail per such search for its changes, and the webhook events of both. Re-running the same delta
 creates nothing: matches and change notices are unique, and mails are only made for
 rows this run inserted and claimed.
 """
@@ -36,6 +37,7 @@ from notifications.alerts.matching import NewMatch, active_searches, matches_ins
 from notifications.alerts.rendering import change_subject, instant_subject, render_mail
 from notifications.alerts.selectors import tenant_base_url, tenders_for_mail
 from notifications.alerts.unsubscribe import SCOPE_DIGEST, SCOPE_SEARCH, UnsubscribeTarget
+from notifications.bid_cards import bid_cards_land
 from notifications.models import DeliveryKind, DigestInterval, MatchChange, SavedSearch, UserPreference
 from notifications.webhooks.services import webhook_events_for_changes, webhook_events_for_matches
 
@@ -177,6 +179,8 @@ def delta_process(
         change_ids = match_changes_insert(changed=changed, now=now)
         conditions = search_conditions(active_searches())
         new_matches = matches_insert(conditions=conditions, tender_ids=tender_ids, now=now)
+        # What a profile found lands on the team's board ("neu"), one statement for the batch.
+        bid_cards_land(tender_ids=[m.tender_id for m in new_matches], now=now)
         deliveries = instant_alerts_create(matches=new_matches, now=now)
         deliveries += change_alerts_create(change_ids=change_ids, now=now)
         webhook_events_for_matches(match_ids=[m.id for m in new_matches], now=now)

@@ -20,7 +20,15 @@ from django.utils.translation import get_language
 from accounts.roles import user_is_tenant_admin
 from kernel.vocabulary.cpv import cpv_label
 from kernel.vocabulary.time_zone import BERLIN
-from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus, UserPreference, calendar_token_hash
+from notifications.models import (
+    BidCard,
+    SavedSearch,
+    TenderMatch,
+    Triage,
+    TriageStatus,
+    UserPreference,
+    calendar_token_hash,
+)
 from notifications.portal.csv_export import ExportRow
 from notifications.visibility import saved_search_visible
 from sources.models import Source
@@ -273,9 +281,12 @@ def triage_pipeline(*, user: AbstractBaseUser) -> list[tuple[str, str, list[Tria
 
 
 def dashboard_new_matches(*, user: AbstractBaseUser, now: datetime, days: int = 7, limit: int = 10):
+    """The user's newest matches, each with its tender's stage on the team board (``card_stage``, None: no card)."""
+    card = BidCard.objects.filter(tender_id=OuterRef("tender_id"))
     return (
         TenderMatch.objects.filter(saved_search__owner=user, matched_at__gte=now - timedelta(days=days))
         .select_related("tender", "saved_search")
+        .annotate(card_stage=Subquery(card.values("stage__name")[:1]), card_id=Subquery(card.values("pk")[:1]))
         .order_by("-matched_at")[:limit]
     )
 
