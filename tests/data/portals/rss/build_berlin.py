@@ -1,3 +1,8 @@
+"""Builds the CONSTRUCTED Vergabeplattform-Berlin-style feeds from the label forms reported in
+../shared/fixtures/portals/README.md (no real capture was available); run from the repository root."""
+
+from pathlib import Path
+
 items = [
  # title, tenderId, procedure, place, deadline label, deadline, online, pubDate
  ("Reinigungsleistungen Rathaus Pankow", 210101, "Offenes Verfahren (VgV)", "13187, Berlin", "Ablauf Angebotsfrist", "14.10.2026, 11:00 Uhr", "13.09.2026", "Sun, 13 Sep 2026 10:33:29"),
@@ -40,9 +45,9 @@ def feed(title, body):
 {body}  </channel>
 </rss>
 """
-open("tests/data/portals/rss/berlin_bekanntmachungen_constructed.xml","w").write(feed("Bekanntmachungen", "".join(item(*i) for i in items)))
+Path("tests/data/portals/rss/berlin_bekanntmachungen_constructed.xml").write_text(encoding="utf-8", data=feed("Bekanntmachungen", "".join(item(*i) for i in items)))
 vor = [item("Markterkundung Rahmenvertrag Reinigungsmittel", 210201, "Vorinformation (UVgO)", "10178, Berlin", "Ablauf Angebotsfrist", "entfällt", "13.09.2026", "Sun, 13 Sep 2026 10:00:00")]
-open("tests/data/portals/rss/berlin_vorinformationen_constructed.xml","w").write(feed("Vorinformationen / Markterkundungen", "".join(vor)))
+Path("tests/data/portals/rss/berlin_vorinformationen_constructed.xml").write_text(encoding="utf-8", data=feed("Vorinformationen / Markterkundungen", "".join(vor)))
 award = """    <item>
       <title>Fensterreinigung Bezirksamt Pankow</title>
       <link>https://www.meinauftrag.rib.de/public/DetailsByPlatformIdAndTenderId/platformId/2/tenderId/209001</link>
@@ -51,4 +56,4 @@ award = """    <item>
       <pubDate>Sun, 13 Sep 2026 10:15:00</pubDate>
     </item>
 """
-open("tests/data/portals/rss/berlin_vergebene_auftraege_constructed.xml","w").write(feed("Vergebene Aufträge", award))
+Path("tests/data/portals/rss/berlin_vergebene_auftraege_constructed.xml").write_text(encoding="utf-8", data=feed("Vergebene Aufträge", award))
