@@ -11,7 +11,11 @@ shared by the pair) and fresh NetServer ``TenderOID`` and cosinex ``CX`` links, 
 Measured, each from empty tender tables, each a fresh ``manage.py`` process, in ``--runs``
 alternating pairs (default 3; the figures are medians, the ratio the median of the pairs'):
 * single: ``SOURCES_PARSE_WORKERS=1`` (parse and write in one process, one after the other);
-* shipped: the default (parse workers on every core, one writer).
+* shipped: the default (parse workers on every core, one writer);
+* again: the shipped path once more on the same archive without emptying the tables (an operator
+  re-reading a day): every notice is skipped before parsing by the digest of its bytes.
+With ``--peer PATH`` (an installed copy of the open-source peer, ausschreibungsradar), each round
+also runs the peer on the same archive (``bench/peer.py``) and the ratio is shipped against it.
 The rate is notices per second of the run as the FetchRun records it (from its start to its
 commit); the process wall time, interpreter start included, is printed beside it. Parse-only
 is the members parsed in this process (one core), write-only the same records ingested
@@ -115,9 +119,10 @@ def _truncate() -> None:
         cursor.execute("TRUNCATE tenders_tenderversion, tenders_tendersource, tenders_tender RESTART IDENTITY CASCADE")
 
 
-def _ingest_process(paths: list[Path], *, workers: int | None) -> tuple[float, float, float, str]:
+def _ingest_process(paths: list[Path], *, workers: int | None, empty: bool = True) -> tuple[float, float, float, str]:
     """(run seconds, process seconds, peak RSS MiB, output) of one ``manage.py ingest doe --file`` process."""
-    _truncate()
+    if empty:
+        _truncate()
     env = dict(os.environ)
     if workers is None:
         env.pop("SOURCES_PARSE_WORKERS", None)
@@ -152,9 +157,14 @@ def _members(paths: list[Path]) -> list[Member]:
     return members
 
 
-def run(*, n: int | None, runs: int | None = None) -> None:
+def run(*, n: int | None, runs: int | None = None, peer: str | None = None) -> None:
     n = n or 5000
     runs = max(1, runs or 3)
+    peer_runner = None
+    if peer:
+        from bench.peer import PeerRunner
+
+        peer_runner = PeerRunner(Path(peer))  # fails at once, with the reason, when the peer is not usable
     started = time.perf_counter()
     paths = build_archive(n)
     size = sum(p.stat().st_size for p in paths)
@@ -164,15 +174,21 @@ def run(*, n: int | None, runs: int | None = None) -> None:
 
     # Alternating pairs, medians: on a shared host single runs move by 20% and more, and a pair
     # taken back to back sees the same neighbours.
-    pairs = []
+    pairs, agains, peers = [], [], []
     for number in range(1, runs + 1):
         single_run = _ingest_process(paths, workers=1)
         shipped_run = _ingest_process(paths, workers=None)
+        again_run = _ingest_process(paths, workers=None, empty=False)
         pairs.append((single_run, shipped_run))
-        print(
-            f"pair {number}: single {n / single_run[0]:,.0f}/s, shipped {n / shipped_run[0]:,.0f}/s, "
-            f"{single_run[0] / shipped_run[0]:.2f}x"
+        agains.append(again_run)
+        line = (
+            f"round {number}: single {n / single_run[0]:,.0f}/s, shipped {n / shipped_run[0]:,.0f}/s, "
+            f"{single_run[0] / shipped_run[0]:.2f}x; again {again_run[0]:.2f}s ({shipped_run[0] / again_run[0]:.1f}x)"
         )
+        if peer_runner is not None:
+            peers.append(peer_runner.ingest(paths, n=n))
+            line += f"; peer {n / peers[-1]:,.0f}/s ({peers[-1] / shipped_run[0]:.2f}x)"
+        print(line)
     print(f"single process: {pairs[-1][0][3]}")
     print(f"shipped path:   {pairs[-1][1][3]}")
     single, single_wall = _median([p[0][0] for p in pairs]), _median([p[0][1] for p in pairs])
@@ -212,10 +228,18 @@ def run(*, n: int | None, runs: int | None = None) -> None:
         f"parse only (one core): {parse_seconds:.2f}s ({parse_seconds / single:.0%} of the single run); "
         f"write only: {write_seconds:.2f}s ({write_seconds / single:.0%})"
     )
-    print(f"shipped vs single: {ratio:.2f}x (median of the pairs); vs the peer's ~700/s: {per_s / 700:.1f}x")
+    again = _median([a[0] for a in agains])
+    reingest = _median([p[1][0] / a[0] for p, a in zip(pairs, agains, strict=True)])
+    print(f"re-ingest of the unchanged archive: {again:.2f}s run, {reingest:.1f}x faster than its first ingest")
+    print(f"shipped vs single: {ratio:.2f}x (median of the pairs)")
+    peer_fields = ""
+    if peers:
+        peer_ratio = _median([t / p[1][0] for t, p in zip(peers, pairs, strict=True)])
+        print(f"peer: {n / _median(peers):,.0f}/s; shipped vs peer: {peer_ratio:.2f}x (median of the rounds)")
+        peer_fields = f" peer_per_s={n / _median(peers):.0f} peer_ratio={peer_ratio:.2f}"
     print(
         f"RESULT e2e per_s={per_s:.0f} single_per_s={single_per_s:.0f} ratio={ratio:.2f} "
-        f"peak_mb={peak:.0f} n={n} runs={runs}"
+        f"again_s={again:.2f} reingest_ratio={reingest:.1f}{peer_fields} peak_mb={peak:.0f} n={n} runs={runs}"
     )
 
 

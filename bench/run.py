@@ -60,10 +60,16 @@ def main() -> None:
     parser.add_argument("--tenants", type=int, default=None, help="number of tenants (matching, migrate)")
     parser.add_argument("--searches", type=int, default=None, help="saved searches per tenant (matching)")
     parser.add_argument("--runs", type=int, default=None, help="alternating runs to take medians of (e2e)")
+    parser.add_argument("--peer", default=None, help="an installed copy of the open-source peer to compare with (e2e)")
     args = parser.parse_args()
     sizes = {
         key: value
-        for key, value in (("tenants", args.tenants), ("searches", args.searches), ("runs", args.runs))
+        for key, value in (
+            ("tenants", args.tenants),
+            ("searches", args.searches),
+            ("runs", args.runs),
+            ("peer", args.peer),
+        )
         if value is not None
     }
 

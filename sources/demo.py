@@ -94,6 +94,7 @@ class _Collector:
 
     def __call__(self, batch: FetchedBatch) -> None:
         self.keys.extend((r.source, r.source_notice_id) for r in batch.records)
+        self.keys.extend((batch.raw_source, notice_id) for notice_id, _ in batch.unchanged_raw)
         if self.progress is not None:
             self.progress.update(1)
 

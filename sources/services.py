@@ -42,7 +42,7 @@ from sources.parallel import parse_workers_scope
 from sources.registry import get_adapter
 from sources.selectors import fingerprint_rule_enabled, host_sources_current
 from tenders.handoff import delta_hand_off
-from tenders.services import IngestDelta, notices_ingest
+from tenders.services import IngestDelta, notices_ingest, raw_hashes_store, raw_versions_known, raw_versions_seen
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,12 @@ def source_config(*, source: Source, cursor: Mapping[str, Any] | None = None, **
         adapter=source.adapter,
         settings={**source.settings, **overrides},
         cursor=dict(source.cursor if cursor is None else cursor),
+        raw_versions=_raw_versions,
     )
+
+
+def _raw_versions(source: str, keys) -> dict:
+    return raw_versions_known(source=source, keys=keys)
 
 
 def fetch_policy_for(*, source: Source, adapter_class) -> FetchPolicy:
@@ -109,7 +114,7 @@ def _start_run(source: Source, *, trigger: str, scope: str = "") -> FetchRun:
 
 
 def _apply_batch(run: FetchRun, batch: FetchedBatch, delta: IngestDelta) -> None:
-    run.fetched += len(batch.records)
+    run.fetched += len(batch.records) + len(batch.unchanged_raw)
     run.new += len(delta.created)
     run.changed += len(delta.changed) + len(delta.updated)
     run.unchanged += delta.unchanged
@@ -189,6 +194,7 @@ def _run_batches(
         batch = _links_checked(batch)
         with transaction.atomic():
             delta = notices_ingest(records=batch.records, use_fingerprint=use_fingerprint)
+            delta = _raw_kept(batch, delta)
             _apply_batch(run, batch, delta)
             if within_batch:
                 within_batch(batch, delta)
@@ -201,6 +207,13 @@ def _run_batches(
         if on_batch:
             on_batch(batch)
     return total
+
+
+def _raw_kept(batch: FetchedBatch, delta: IngestDelta) -> IngestDelta:
+    """The batch's raw digests kept with its versions, and the versions it skipped unparsed marked seen."""
+    raw_hashes_store(source=batch.raw_source, hashes=batch.raw_hashes)
+    skipped = raw_versions_seen(versions=batch.unchanged_raw, source=batch.raw_source, now=timezone.now())
+    return dataclasses.replace(delta, unchanged=delta.unchanged + skipped) if skipped else delta
 
 
 def _links_checked(batch: FetchedBatch) -> FetchedBatch:

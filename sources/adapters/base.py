@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +40,9 @@ class SourceConfig:
     # Bare host -> key of the Source that polls it, for adapters that attribute notices to other
     # sources (alert mails); the service reads it (``sources.selectors.host_sources_current``).
     host_sources: Mapping[str, str] = field(default_factory=dict)
+    # (source, [(lower-case notice id, version)]) -> {key: (stored notice id, raw digest)}: the digests of
+    # stored versions, for adapters that skip unchanged notices before parsing; the service supplies it.
+    raw_versions: Callable[[str, Sequence[tuple[str, str]]], Mapping[tuple[str, str], tuple[str, str]]] | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,11 @@ class FetchedBatch:
     cursor: Mapping[str, Any] | None = None
     yields: tuple[PageYield, ...] = ()  # one per list page read (HTML portal adapters)
     sample: SamplePage | None = None  # a page whose rows were (partly) rejected, for the operator
+    # Versions skipped unparsed because their raw bytes are those of the stored version: (notice id, version)
+    # as stored; and (notice id, version, digest) of parsed versions whose digest is to be kept.
+    unchanged_raw: tuple[tuple[str, str], ...] = ()
+    raw_hashes: tuple[tuple[str, str, str], ...] = ()
+    raw_source: str = ""  # the records' ``source`` both refer to
 
 
 class AdapterError(Exception):

@@ -50,9 +50,9 @@ class DoeAdapter(Adapter):
         start_day = date.fromisoformat(settings["start_day"]) if settings.get("start_day") else None
         days = days_to_fetch(now=now, cursor=config.cursor, start_day=start_day, max_days=settings["max_days_per_run"])
         for day in days:
-            yield from self._fetch_day(day, settings["base_url"], fetcher)
+            yield from self._fetch_day(day, settings["base_url"], fetcher, config)
 
-    def _fetch_day(self, day: date, base_url: str, fetcher: Fetcher) -> Iterator[FetchedBatch]:
+    def _fetch_day(self, day: date, base_url: str, fetcher: Fetcher, config: SourceConfig) -> Iterator[FetchedBatch]:
         archives: list[tuple[str, bytes]] = []
         size = requests = 0
         for export_format in EXPORT_FORMATS:
@@ -76,7 +76,7 @@ class DoeAdapter(Adapter):
                 )
             archives.append((f"{day.isoformat()} {export_format}", result.body))
         # A corrupt download must not mark the day done: strict archives raise instead of reporting.
-        stream = self._stream(archives=archives, strict_archives=True)
+        stream = self._stream(archives=archives, strict_archives=True, raw_versions=config.raw_versions)
         yield from stream.batches(
             scope=day.isoformat(), bytes_read=size, requests=requests, cursor={"last_day": day.isoformat()}
         )
@@ -90,7 +90,7 @@ class DoeAdapter(Adapter):
         Nothing here moves the cursor.
         """
         for unit in _units([Path(p) for p in paths]):
-            yield from self._parse_unit(unit)
+            yield from self._parse_unit(unit, config)
 
     def _stream(self, **material) -> ExportStream:
         return ExportStream(
@@ -101,7 +101,7 @@ class DoeAdapter(Adapter):
             parallel_from=parallel_from_members(),
         )
 
-    def _parse_unit(self, unit: _Unit) -> Iterator[FetchedBatch]:
+    def _parse_unit(self, unit: _Unit, config: SourceConfig) -> Iterator[FetchedBatch]:
         archives: list[tuple[str, Path]] = []
         loose: list[LooseFile] = []
         size = 0
@@ -112,7 +112,8 @@ class DoeAdapter(Adapter):
                 loose.append(LooseFile(path=path, label=label))
             with contextlib.suppress(OSError):  # an unreadable file is reported when it is read
                 size += path.stat().st_size
-        yield from self._stream(archives=archives, loose=loose).batches(scope=scope_text(unit.scope), bytes_read=size)
+        stream = self._stream(archives=archives, loose=loose, raw_versions=config.raw_versions)
+        yield from stream.batches(scope=scope_text(unit.scope), bytes_read=size)
 
 
 @dataclass

@@ -15,6 +15,7 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from hashlib import blake2b
 from pathlib import Path
 from typing import BinaryIO
 
@@ -23,6 +24,7 @@ from kernel.vocabulary.compounds import REMEMBERED_MAX
 from kernel.vocabulary.cpv import cpv_labels_for
 from kernel.vocabulary.search_words import words_compound_parts
 from sources.adapters.base import AdapterError, read_saved
+from sources.parsers import PARSE_VERSION
 
 from .archive import Entry, Member, ZipLimits, open_archive, read_direct, read_entry
 from .join import Key, join_doe_records, parse_member_records, stem_key
@@ -38,6 +40,7 @@ __all__ = [
     "joined_group",
     "member_source",
     "parse_members",
+    "raw_digest",
     "read_and_parse",
     "read_member",
     "record_compound_parts",
@@ -86,6 +89,9 @@ class TaskInput:
     groups: tuple[tuple[Key | None, int], ...] = ()
     # Split the records' words here (a worker process), so the writer need not: see ``record_compound_parts``.
     split_compounds: bool = False
+    # Per group: the raw digest of the stored version of its key ("" if none); a group whose bytes give
+    # the same digest is not parsed (``raw_digest``).
+    known: tuple[str, ...] = ()
 
 
 def declared_bytes(task: TaskInput) -> int:
@@ -107,6 +113,8 @@ class TaskResult:
     problems: tuple[str, ...]  # reading problems, in source order
     joined: tuple[Joined | None, ...] = ()  # per group of the task; None: the writer joins it
     compound_parts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # word -> its parts
+    raw: tuple[str, ...] = ()  # per group: the digest of its members' bytes ("" if one was not readable)
+    unchanged: tuple[bool, ...] = ()  # per group: its digest is the stored one; nothing of it was parsed
 
 
 def joined_group(stem: Key | None, parsed: Sequence[ParsedMember | None]) -> Joined | None:
@@ -136,26 +144,46 @@ def joined_group(stem: Key | None, parsed: Sequence[ParsedMember | None]) -> Joi
     return Joined(record=join_doe_records(halves.get("ocds"), halves.get("eforms")), labels=tuple(labels))
 
 
+def raw_digest(members: Sequence[Member]) -> str:
+    """The digest of a group's files (names and bytes) and of the parsers' version: equal means parsed equal."""
+    digest = blake2b(f"{PARSE_VERSION}".encode(), digest_size=16)
+    for member in members:
+        digest.update(b"\0%d:%s\0" % (len(member.data), member.name.encode()))
+        digest.update(member.data)
+    return digest.hexdigest()
+
+
 def read_and_parse(task: TaskInput) -> TaskResult:
-    """Worker entry point: read each member (unzipping it here, not in the writer) and parse it."""
+    """Worker entry point: read each member (unzipping it here, not in the writer) and parse it.
+
+    A group whose bytes give the digest the writer names as stored (``task.known``) is not parsed.
+    """
     problems: list[str] = []
     parsed: list[ParsedMember | None] = []
     sizes: list[int] = []
-    for source in task.sources:
-        member = read_member(source, task.limits, problems)
-        if member is None:
-            parsed.append(None)
-            sizes.append(0)
-            continue
-        parsed.append(parse_members((member,))[0])
-        sizes.append(len(member.data))
     joined: list[Joined | None] = []
+    raw: list[str] = []
+    unchanged: list[bool] = []
+    layout = task.groups or tuple((None, 1) for _ in task.sources)
     cut = 0
-    for stem, count in task.groups:
-        group = joined_group(stem, parsed[cut : cut + count])
-        if group is not None:
-            parsed[cut : cut + count] = [None] * count  # the joined record alone goes back to the writer
-        joined.append(group)
+    for index, (stem, count) in enumerate(layout):
+        members = [read_member(source, task.limits, problems) for source in task.sources[cut : cut + count]]
+        sizes += [0 if member is None else len(member.data) for member in members]
+        readable = [member for member in members if member is not None]
+        digest = raw_digest(readable) if stem is not None and len(readable) == count else ""
+        raw.append(digest)
+        if digest and index < len(task.known) and task.known[index] == digest:
+            unchanged.append(True)
+            parsed += [None] * count
+            joined.append(None)
+        else:
+            unchanged.append(False)
+            group = [None if member is None else parse_members((member,))[0] for member in members]
+            together = joined_group(stem, group) if task.groups else None
+            if together is not None:
+                group = [None] * count  # the joined record alone goes back to the writer
+            parsed += group
+            joined.append(together)
         cut += count
     parts: dict[str, tuple[str, ...]] = {}
     if task.split_compounds:
@@ -163,7 +191,13 @@ def read_and_parse(task: TaskInput) -> TaskResult:
         records += [record for member in parsed if member is not None for record in member.records]
         parts = record_compound_parts(records)
     return TaskResult(
-        parsed=tuple(parsed), sizes=tuple(sizes), problems=tuple(problems), joined=tuple(joined), compound_parts=parts
+        parsed=tuple(parsed),
+        sizes=tuple(sizes),
+        problems=tuple(problems),
+        joined=tuple(joined) if task.groups else (),
+        compound_parts=parts,
+        raw=tuple(raw) if task.groups else (),
+        unchanged=tuple(unchanged) if task.groups else (),
     )
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import tempfile
 import zipfile
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +42,7 @@ from sources.adapters.base import AdapterError, FetchedBatch
 from sources.parallel import ordered_map, prepare_workers
 
 from .archive import Entry, ZipLimits, archive_entries, open_archive
-from .join import Key, join_doe_records, stem_key
+from .join import SOURCE, Key, join_doe_records, stem_key
 from .reading import (
     Joined,
     LooseFile,
@@ -57,7 +57,10 @@ from .reading import (
     read_member,
 )
 
-__all__ = ["BatchLimits", "ExportStream", "LooseFile", "ParsedMember", "parse_members"]
+__all__ = ["BatchLimits", "ExportStream", "LooseFile", "ParsedMember", "RawVersions", "parse_members"]
+
+# (source, [(lower-case notice id, version)]) -> {key: (stored notice id, raw digest)}
+RawVersions = Callable[[str, Sequence[tuple[str, str]]], Mapping[tuple[str, str], tuple[str, str]]]
 
 # Members per worker task: large enough that a task's parsing outweighs its pickling.
 TASK_MEMBERS = 32
@@ -109,6 +112,12 @@ class _Joiner:
                     key = own
                 self._keep_astray(member.kind, key, member.label, record)
         return self._join(local)
+
+    def skipped(self, stem: Key, labels: list[str]) -> None:
+        """A group not parsed (its bytes are the stored version's) counts as written, for later duplicates."""
+        for label in labels:
+            kind = "ocds" if label.lower().endswith(".json") else "eforms"
+            self._written[kind].setdefault(stem, label)
 
     def take_joined(self, stem: Key, joined: Joined) -> list[NoticeRecord] | None:
         """The record a worker joined for ``stem``, unless the key was written or is held astray (then None).
@@ -176,6 +185,8 @@ class ExportStream:
     ``strict_archives``: such a ZIP raises instead (a fetched day must not be marked done).
     ``parallel_from``: archive members from which the ``workers`` start; a smaller unit is parsed
     in this process, since starting them costs about a second (``SOURCES_PARSE_PARALLEL_MEMBERS``).
+    ``raw_versions``: the stored digests of the unit's keys (``SourceConfig.raw_versions``); a group
+    whose files give its stored digest is not parsed and goes to the writer as ``unchanged_raw``.
     """
 
     def __init__(
@@ -188,6 +199,7 @@ class ExportStream:
         workers: int,
         strict_archives: bool = False,
         parallel_from: int = 0,
+        raw_versions: RawVersions | None = None,
     ) -> None:
         self.archives = archives
         self.loose = loose
@@ -196,6 +208,7 @@ class ExportStream:
         self.workers = workers
         self.strict_archives = strict_archives
         self.parallel_from = parallel_from
+        self.raw_versions = raw_versions
 
     def batches(self, *, scope: str, bytes_read: int = 0, requests: int = 0, cursor=None) -> Iterator[FetchedBatch]:
         """The unit's batches; the first carries ``bytes_read``/``requests``, the last ``cursor``.
@@ -207,15 +220,18 @@ class ExportStream:
             prepare_workers(self.workers)  # its imports run while the archives' directories are read
         with ExitStack() as stack:
             groups = self._plan(stack, problems)
+            known = self._known(groups)
             members = sum(len(group.sources) for group in groups)
             workers = self.workers if members >= self.parallel_from else 1
             joiner = _Joiner(problems)
             pending: list[NoticeRecord] = []
+            unchanged: list[tuple[str, str]] = []
+            digests: list[tuple[str, str, str]] = []
             pending_bytes = 0
             first = True
 
             def flush(*, last: bool) -> FetchedBatch:
-                nonlocal pending, pending_bytes, first
+                nonlocal pending, pending_bytes, first, unchanged, digests
                 batch = FetchedBatch(
                     records=tuple(pending),
                     problems=tuple(problems),
@@ -223,19 +239,33 @@ class ExportStream:
                     requests=requests if first else 0,
                     scope=scope,
                     cursor=cursor if last else None,
+                    unchanged_raw=tuple(unchanged),
+                    raw_hashes=tuple(digests),
+                    raw_source=SOURCE,
                 )
-                pending, pending_bytes, first = [], 0, False
+                pending, pending_bytes, first, unchanged, digests = [], 0, False, [], []
                 problems.clear()
                 return batch
 
-            for task, result in self._parsed(groups, workers):
+            for task, result in self._parsed(groups, workers, known):
                 problems.extend(result.problems)
                 remember_compound_parts(result.compound_parts)
                 cut = 0
                 for index, group in enumerate(task.groups):
                     count = len(group.sources)
+                    if result.unchanged and result.unchanged[index]:
+                        joiner.skipped(group.stem, [source.label for source, _, _ in group.sources])
+                        unchanged.append((known[group.stem][0], group.stem[1]))
+                        pending_bytes += sum(result.sizes[cut : cut + count])
+                        cut += count
+                        if len(pending) + len(unchanged) >= self.batch.notices:
+                            yield flush(last=False)
+                        continue
                     joined = result.joined[index] if result.joined else None
                     records = joiner.take_joined(group.stem, joined) if joined is not None else None
+                    if records is not None and result.raw and result.raw[index]:
+                        # Joined from this group's files alone: its digest stands for the record.
+                        digests.append((records[0].source_notice_id, records[0].version, result.raw[index]))
                     if records is None:
                         parsed = result.parsed[cut : cut + count]
                         if joined is not None:  # joined by a worker, but the key was taken: join it here
@@ -244,7 +274,7 @@ class ExportStream:
                     pending.extend(records)
                     pending_bytes += sum(result.sizes[cut : cut + count])
                     cut += count
-                    if len(pending) >= self.batch.notices or pending_bytes >= self.batch.member_bytes:
+                    if len(pending) + len(unchanged) >= self.batch.notices or pending_bytes >= self.batch.member_bytes:
                         yield flush(last=False)
             pending.extend(joiner.finish())
             yield flush(last=True)
@@ -301,7 +331,19 @@ class ExportStream:
                 members.append(member)
         return parse_members(members)
 
-    def _parsed(self, groups: list[_Group], workers: int) -> Iterator[tuple[_Task, TaskResult]]:
+    def _known(self, groups: list[_Group]) -> dict[Key, tuple[str, str]]:
+        """The stored (notice id, digest) of the unit's keys: one lookup per batch of keys, before any parsing."""
+        if self.raw_versions is None:
+            return {}
+        keys = [group.stem for group in groups if group.stem is not None]
+        known: dict[Key, tuple[str, str]] = {}
+        for start in range(0, len(keys), self.batch.notices):
+            known.update(self.raw_versions(SOURCE, keys[start : start + self.batch.notices]))
+        return known
+
+    def _parsed(
+        self, groups: list[_Group], workers: int, known: dict[Key, tuple[str, str]]
+    ) -> Iterator[tuple[_Task, TaskResult]]:
         """Each task with what its members gave, in order; members are read by the process that parses them."""
         taken: deque[_Task] = deque()
 
@@ -315,7 +357,7 @@ class ExportStream:
         # In-process, members are read from the archives this process holds open (and the words
         # are split where the tenders are compiled anyway).
         in_process = workers <= 1
-        tasks = _tasks(groups, self.limits, in_process=in_process)
+        tasks = _tasks(groups, self.limits, known, in_process=in_process)
         for result in ordered_map(
             read_and_parse,
             map(take, tasks),
@@ -349,7 +391,9 @@ class _Task:
     input: TaskInput
 
 
-def _tasks(groups: list[_Group], limits: ZipLimits, *, in_process: bool) -> Iterator[_Task]:
+def _tasks(
+    groups: list[_Group], limits: ZipLimits, known: dict[Key, tuple[str, str]], *, in_process: bool
+) -> Iterator[_Task]:
     split = not in_process
     task_groups: list[_Group] = []
     sources: list[MemberSource] = []
@@ -362,13 +406,16 @@ def _tasks(groups: list[_Group], limits: ZipLimits, *, in_process: bool) -> Iter
             members += 1
         task_groups.append(group)
         if members >= TASK_MEMBERS or task_size >= TASK_BYTES:
-            yield _task(task_groups, sources, limits, task_size, split=split)
+            yield _task(task_groups, sources, limits, task_size, known, split=split)
             task_groups, sources, task_size, members = [], [], 0, 0
     if task_groups:
-        yield _task(task_groups, sources, limits, task_size, split=split)
+        yield _task(task_groups, sources, limits, task_size, known, split=split)
 
 
-def _task(groups: list[_Group], sources: list[MemberSource], limits: ZipLimits, declared: int, *, split) -> _Task:
+def _task(
+    groups: list[_Group], sources: list[MemberSource], limits: ZipLimits, declared: int, known, *, split
+) -> _Task:
     layout = tuple((group.stem, len(group.sources)) for group in groups)
-    task = TaskInput(tuple(sources), limits, declared, groups=layout, split_compounds=split)
+    digests = tuple(known[group.stem][1] if group.stem in known else "" for group in groups)
+    task = TaskInput(tuple(sources), limits, declared, groups=layout, split_compounds=split, known=digests)
     return _Task(groups=tuple(groups), input=task)
