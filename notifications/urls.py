@@ -3,7 +3,7 @@
 from django.urls import path
 
 from notifications.demo.views import local_outbox, local_outbox_mail_html
-from notifications.portal.views import cpv, market, overview, profiles, search, tender
+from notifications.portal.views import cpv, market, overview, places, profiles, search, tender
 
 app_name = "portal"
 
@@ -12,6 +12,7 @@ urlpatterns = [
     path("suche/", search.search, name="search"),
     path("suche/export.csv", search.search_export, name="search-export"),
     path("cpv/", cpv.cpv_picker, name="cpv-picker"),
+    path("kreise/", places.kreis_picker, name="kreis-picker"),
     path("ausschreibung/<int:tender_id>/", tender.tender_page, name="tender"),
     path("ausschreibung/<int:tender_id>/bewertung/", tender.tender_triage, name="triage"),
     path("markt/vergabestelle/", market.buyer_page, name="buyer"),

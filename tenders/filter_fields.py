@@ -22,8 +22,9 @@ from tenders import filter_values, place_values
 
 # The API type of one value; ``many`` fields take a list of them (repeated or comma-separated).
 ApiType = Literal["string", "number", "integer", "date"]
-# How the portal shows the field; choice widgets take their options from ``choices``.
-Widget = Literal["text", "search", "numeric", "date", "select", "checkboxes"]
+# How the portal shows the field; choice widgets take their options from ``choices``. "chips": a
+# type-ahead picker whose chosen values are removable chips (vocabularies too long to list: CPV, Kreise).
+Widget = Literal["text", "search", "numeric", "date", "select", "checkboxes", "chips"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class FilterField:
     label: Promise  # form label
     hint: Promise  # error hint shown instead of the parser's German message on other languages
     widget: Widget = "text"
-    choices: str = ""  # vocabulary of a choice widget: "bundeslaender", "kreise", "statuses", "sources"
+    choices: str = ""  # vocabulary of a choice or chips widget: "bundeslaender", "kreise", "cpv", "statuses", "sources"
     summary_label: Promise | None = None  # in a saved search's summary; default ``label``
     help_text: Promise | str = ""
     placeholder: Promise | str = ""
@@ -47,7 +48,6 @@ class FilterField:
         return self.summary_label or self.label
 
 
-_MULTI_SELECT_HELP = _("Strg/⌘ + Klick wählt mehrere")
 _DATE_HINT = _("Datum im Format JJJJ-MM-TT zwischen 1900 und 2999 angeben.")
 
 FILTER_FIELDS: tuple[FilterField, ...] = (
@@ -71,7 +71,10 @@ FILTER_FIELDS: tuple[FilterField, ...] = (
         label=_("CPV-Codes"),
         summary_label=_("CPV"),
         hint=_("CPV-Code mit 8 Ziffern oder Abteilung/Gruppe mit 2 bis 7 Ziffern angeben."),
-        help_text=_("mehrere durch Komma trennen"),
+        widget="chips",
+        choices="cpv",
+        help_text=_("Begriff oder Nummer eingeben und einen Treffer wählen"),
+        placeholder=_("z. B. Reinigung oder 4523"),
     ),
     FilterField(
         "bundesland",
@@ -81,9 +84,8 @@ FILTER_FIELDS: tuple[FilterField, ...] = (
         "Bundesland, z. B. Bayern; mehrere = oder",
         label=_("Bundesland"),
         hint=_("Bitte ein Bundesland aus der Liste wählen."),
-        widget="select",
+        widget="checkboxes",
         choices="bundeslaender",
-        help_text=_MULTI_SELECT_HELP,
     ),
     FilterField(
         "plz",
@@ -107,9 +109,10 @@ FILTER_FIELDS: tuple[FilterField, ...] = (
         label=_("Landkreis / kreisfreie Stadt"),
         summary_label=_("Kreis"),
         hint=_("Bitte einen Landkreis oder eine kreisfreie Stadt aus der Liste wählen."),
-        widget="select",
+        widget="chips",
         choices="kreise",
-        help_text=_MULTI_SELECT_HELP,
+        help_text=_("Name, Kreisschlüssel oder NUTS-3-Code eingeben und einen Treffer wählen"),
+        placeholder=_("z. B. München oder DE212"),
     ),
     FilterField(
         "umkreis_plz",
@@ -211,9 +214,8 @@ FILTER_FIELDS: tuple[FilterField, ...] = (
         "nur Ausschreibungen, die auf diesem Portal erschienen sind",
         label=_("Quelle"),
         hint=_("Bitte eine Quelle aus der Liste wählen."),
-        widget="select",
+        widget="checkboxes",
         choices="sources",
-        help_text=_MULTI_SELECT_HELP,
     ),
 )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from kernel.vocabulary.places import kreis_lookup, postcode_point
-from tenders.filter_values import raw_values, split_values
+from tenders.filter_values import raw_values
 
 MIN_RADIUS_KM = 1
 MAX_RADIUS_KM = 300  # beyond it a radius is most of Germany: a Bundesland filter says that better
@@ -20,7 +20,14 @@ MAX_RADIUS_KM = 300  # beyond it a radius is most of Germany: a Bundesland filte
 
 def kreise(params, name: str, errors: dict[str, str]) -> tuple[str, ...]:
     keys = []
-    for raw in split_values(params, name):
+    # A name holds a comma ("München, Landkreis"): a value that names a Kreis as a whole is not split.
+    parts = [
+        part.strip()
+        for value in raw_values(params, name)
+        for part in ([value] if kreis_lookup(value) else value.split(","))
+        if part.strip()
+    ]
+    for raw in parts:
         if (kreis := kreis_lookup(raw)) is None:
             errors[name] = (
                 f"Unbekannter Landkreis bzw. kreisfreie Stadt {raw!r}: Kreisschlüssel (5 Ziffern), "

@@ -168,23 +168,48 @@ def _search_index() -> list[tuple[str, CpvCode]]:
     return [(_folded(f"{entry.label} {entry.label_en}"), entry) for entry in vocabulary().values()]
 
 
+def _match_tier(label: str, word: str) -> int:
+    """How central ``word`` is to a label: 0 it opens the label or is the head of its first word
+    ("Reinigungsdienste", "Büroreinigung"), 1 a later word starts or ends with it, 2 it is inside a word
+    ("Vereinigungen" for "reinigung"), 3 absent."""
+    words = re.findall(r"\w+", _folded(label))
+    if words and (words[0].startswith(word) or words[0].endswith(word)):
+        return 0
+    if any(w.startswith(word) or w.endswith(word) for w in words):
+        return 1
+    return 2 if any(word in w for w in words) else 3
+
+
 def cpv_search(term: str, *, limit: int = 20) -> list[CpvCode]:
     """Codes whose number starts with the digits of ``term``, or whose label contains every word of it.
 
-    Broader codes come first (a division before its groups), then code order, so
-    the first hits are the ones a picker most often wants.
+    Numbers: broader codes first (``9091`` → the class 90910000, then its categories), then code order.
+    Words: first the codes the words are central to (``_match_tier``: for "Reinigung" the labels that
+    open with it, before "Möbel … und Reinigungsmittel", where it is an afterthought); among those the
+    codes whose branch holds most hits (the cleaning services 909…, where the word lives, before a
+    single detergent), then broader codes, shorter labels, code order.
     """
     term = term.strip()
     digits = re.sub(r"[\s-]", "", term)
     if digits.isdigit():
         digits = digits[:8]
         hits = [entry for entry in vocabulary().values() if entry.code.startswith(digits)]
-    else:
-        words = [_folded(word) for word in re.findall(r"\w+", term)]
-        if not words:
-            return []
-        hits = [entry for folded, entry in _search_index() if all(word in folded for word in words)]
-    hits.sort(key=lambda entry: (len(entry.significant), entry.code))
+        hits.sort(key=lambda entry: (len(entry.significant), entry.code))
+        return hits[:limit]
+    words = [_folded(word) for word in re.findall(r"\w+", term)]
+    if not words:
+        return []
+    hits = [entry for folded, entry in _search_index() if all(word in folded for word in words)]
+    in_branch: dict[str, int] = {}
+    for entry in hits:
+        for ancestor in cpv_hierarchy(entry.code):
+            in_branch[ancestor.code] = in_branch.get(ancestor.code, 0) + 1
+
+    def rank(entry: CpvCode) -> tuple:
+        tier = sum(min(_match_tier(label, word) for label in (entry.label, entry.label_en) if label) for word in words)
+        return (tier, -in_branch[entry.code], len(entry.significant), len(entry.label), entry.code)
+
+    hits.sort(key=rank)
     return hits[:limit]
 
 

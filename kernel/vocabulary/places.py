@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import csv
 import math
+import re
+import unicodedata
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
@@ -156,6 +158,47 @@ def kreis_lookup(raw: str | None) -> Kreis | None:
         return places.kreise[places.by_nuts[code]]
     key = _by_name().get(_name_key(text))
     return places.kreise[key] if key else None
+
+
+def _folded(text: str) -> str:
+    # "München", "Muenchen" and "munchen" alike: what people type without umlauts.
+    text = text.casefold().replace("ß", "ss").replace("ae", "a").replace("oe", "o").replace("ue", "u")
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=1)
+def _suggestion_index() -> tuple[tuple[tuple[str, ...], Kreis], ...]:
+    return tuple((tuple(re.findall(r"\w+", _folded(kreis.name))), kreis) for kreis in kreise())
+
+
+def kreis_suggestions(term: str, *, limit: int = 10) -> list[Kreis]:
+    """Kreise for a picker: by Kreisschlüssel or NUTS-3 code prefix ("0916", "DE21"), or by name, every
+    typed word the start of a word of the name ("münch land" → "München, Landkreis").
+
+    Names that start with the first word lead ("Neustadt" before "Bad Neustadt a.d. Saale"), then by name.
+    """
+    text = term.strip()
+    if not text:
+        return []
+    code = text.upper().replace(" ", "")
+    # A NUTS prefix has a digit after "DE" ("DE21", "DEG0"); "Deg" is the start of Deggendorf.
+    if code.isascii() and (code.isdigit() or re.fullmatch(r"DE[0-9A-G][0-9A-Z]{0,2}", code) and re.search(r"\d", code)):
+        found = [
+            kreis
+            for kreis in kreise()
+            if kreis.key.startswith(code) or any(nuts.startswith(code) for nuts in kreis.nuts)
+        ]
+        return sorted(found, key=lambda kreis: kreis.key)[:limit]
+    words = re.findall(r"\w+", _folded(text))
+    if not words:
+        return []
+    found = [
+        (0 if names[0].startswith(words[0]) else 1, kreis)
+        for names, kreis in _suggestion_index()
+        if all(any(name.startswith(word) for name in names) for word in words)
+    ]
+    # kreise() is in name order and sorting is stable: within a rank, by name.
+    return [kreis for _rank, kreis in sorted(found, key=lambda pair: pair[0])][:limit]
 
 
 def kreis_postcodes(key: str) -> tuple[str, ...]:

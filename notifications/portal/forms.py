@@ -17,7 +17,6 @@ from django.http import QueryDict
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from kernel.vocabulary.places import kreise
 from kernel.vocabulary.regions import BUNDESLAENDER
 from notifications.models import TriageStatus
 from notifications.portal.services import NAME_MAX_LENGTH, NOTE_MAX_LENGTH
@@ -56,14 +55,28 @@ def _choices(vocabulary: str) -> list[tuple[str, str]]:
         return [(name, name) for name in sorted(BUNDESLAENDER.values())]
     if vocabulary == "statuses":
         return list(TENDER_STATUS_CHOICES)
-    if vocabulary == "kreise":
-        return [(kreis.key, kreis.name) for kreis in kreise()]
     return []
+
+
+class ChipPicker(forms.SelectMultiple):
+    """A type-ahead picker whose chosen values are chips (``templates/portal/_chip_picker.html``).
+
+    The value is the list of chosen values as typed; the template shows each as a chip with its
+    label (``notifications.portal.filter_chips``) and the search input beside them.
+    """
+
+    def __init__(self, *, vocabulary: str, placeholder="", attrs=None):
+        super().__init__(attrs=attrs)
+        self.vocabulary = vocabulary
+        self.placeholder = placeholder
 
 
 def _form_field(field: FilterField) -> forms.Field:
     """The portal input of one declared filter; the form only displays, ``parse_filters`` validates."""
     options = {"label": field.label, "required": False, "help_text": field.help_text}
+    if field.widget == "chips":
+        widget = ChipPicker(vocabulary=field.choices, placeholder=field.placeholder)
+        return forms.MultipleChoiceField(widget=widget, **options)
     if field.widget == "select":
         widget = forms.SelectMultiple(attrs={"size": 4})
         return forms.MultipleChoiceField(choices=_choices(field.choices), widget=widget, **options)
@@ -157,12 +170,12 @@ def search_params(parsed: ParsedSearch) -> list[tuple[str, str]]:
 
 
 def bound_form(form_class: type[FilterForm], params, *, portals, errors: dict[str, str] | None = None) -> FilterForm:
-    """A filter form showing ``params`` as typed (several CPV parameters become one comma-separated field)."""
+    """A filter form showing ``params`` as typed (each chip picker's value is its list of chosen values)."""
     data = QueryDict(mutable=True)
     for key in form_class.base_fields:
         values = params.getlist(key) if hasattr(params, "getlist") else []
         if values:
-            data.setlist(key, [", ".join(values)] if key == "cpv" else values)
+            data.setlist(key, values)
     if "status" in form_class.base_fields and not data.getlist("status"):
         # No status named means "laufend" in the search, the preview and matching alike: shown ticked.
         data.setlist("status", list(DEFAULT_STATUSES))

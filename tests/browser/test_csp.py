@@ -50,13 +50,13 @@ def test_portal_pages_and_api_docs_work_under_the_policy(live_server, alpha_site
 
         # The CPV picker: an htmx fragment found by word, then browsed one level down, no inline code.
         page.click("summary")
-        page.fill("#cpv-term", "Bewachung")
-        page.wait_for_selector("[data-testid=cpv-hits] label:has-text('79713000 Bewachungsdienste')")
+        page.fill("#id_cpv", "Bewachung")
+        page.wait_for_selector("[data-testid=cpv-hits] button:has-text('79713000 Bewachungsdienste')")
         page.goto(f"{base}/suche/?cpv=45")  # a CPV filter opens "Weitere Filter" by itself
         page.click("[data-testid=cpv-picker] button:has-text('Alle Abteilungen')")
-        page.click("#cpv-results li:has-text('45000000') button")
+        page.click("#cpv-results li:has-text('45000000') button.link")
         page.wait_for_selector("[data-testid=cpv-parent]:has-text('45000000 Bauarbeiten')")
-        page.check("#cpv-pick-45200000")
+        page.click("#cpv-pick-45200000")
         page.wait_for_selector("[data-testid=result-count]")
 
         # htmx fragment: the profile preview.

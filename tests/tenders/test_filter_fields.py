@@ -40,4 +40,4 @@ def test_every_declared_field_is_parsed_by_its_parser():
 def test_every_declared_field_has_what_form_api_and_hints_need():
     for field in FILTER_FIELDS:
         assert field.description and str(field.label) and str(field.hint) and str(field.summary), field.name
-        assert (field.widget in ("select", "checkboxes")) == bool(field.choices), field.name
+        assert (field.widget in ("select", "checkboxes", "chips")) == bool(field.choices), field.name

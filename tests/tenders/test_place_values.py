@@ -11,6 +11,8 @@ from tenders.filters import FilterError, TenderFilters, parse_filters
 def test_kreise_are_stored_by_key_whatever_names_them():
     filters = parse_filters(QueryDict("kreis=DE212&kreis=Landkreis München,09162&kreis=DEA23"))
     assert filters.kreis == ("09162", "09184", "05315")
+    # A name with its comma is one Kreis, not two unknown words.
+    assert parse_filters(QueryDict("kreis=München, Landkreis&kreis=DE212, 08111")).kreis == ("09184", "09162", "08111")
 
 
 def test_a_radius_takes_a_known_postcode_and_whole_km():

@@ -9,7 +9,10 @@ from django.views.decorators.http import require_GET
 
 from kernel.vocabulary.cpv import cpv_children, cpv_entry, cpv_hierarchy, cpv_search
 
-MAX_HITS = 25
+# A search shows its best hits in full (label and path, no scroll box); a narrower word finds the rest.
+MAX_HITS = 12
+# Browsing shows every code one level down (45 divisions is the most under one parent).
+MAX_CHILDREN = 100
 MAX_TERM_LENGTH = 100
 
 
@@ -30,10 +33,12 @@ def cpv_picker(request):
     language = get_language() or "de"
     term = request.GET.get("term", "").strip()[:MAX_TERM_LENGTH]
     parent = None
+    limit = MAX_HITS
     if "code" in request.GET:
-        code = request.GET["code"].strip()
+        code = request.GET["code"].strip()[:MAX_TERM_LENGTH]
         parent = cpv_entry(code)
         entries = cpv_children(code if parent else "")
+        limit = MAX_CHILDREN
     elif term:
         entries = cpv_search(term, limit=MAX_HITS + 1)
     else:
@@ -41,8 +46,8 @@ def cpv_picker(request):
     context = {
         "term": term,
         "parent": _hit(parent, language) if parent else None,
-        "hits": [_hit(entry, language) for entry in entries[:MAX_HITS]],
-        "more": len(entries) > MAX_HITS,
+        "hits": [_hit(entry, language) for entry in entries[:limit]],
+        "more": len(entries) > limit,
         "searched": bool(term) or "code" in request.GET,
     }
     return render(request, "portal/_cpv_results.html", context)

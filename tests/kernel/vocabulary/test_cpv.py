@@ -72,11 +72,20 @@ def test_children_are_one_level_below():
 def test_search_by_label_words_umlaut_spellings_and_number():
     assert [entry.code for entry in cpv_search("Bewachung")] == ["79713000"]
     assert "90919200" in [entry.code for entry in cpv_search("Bueroreinigung")]
-    # Every word must occur; broader codes first.
-    assert [entry.code for entry in cpv_search("reinigung büro")] == ["39000000", "90919000", "90919100", "90919200"]
+    # Every word must occur; codes the words are central to first, "Möbel … Reinigungsmittel" last.
+    assert [entry.code for entry in cpv_search("reinigung büro")] == ["90919200", "90919000", "90919100", "39000000"]
     hits = cpv_search("4521", limit=3)
     assert [entry.code for entry in hits] == ["45210000", "45211000", "45212000"]
     assert cpv_search("   ") == []
+
+
+def test_a_word_finds_the_codes_it_names_before_those_it_merely_mentions():
+    # "Möbel (…) und Reinigungsmittel" holds the word too, as an afterthought; the cleaning services lead.
+    hits = [entry.code for entry in cpv_search("Reinigung", limit=200)]
+    assert hits[:2] == ["90900000", "90910000"]
+    assert hits.index("39000000") > hits.index("90911200")  # Gebäudereinigung
+    assert hits.index("98131000") > hits.index("39000000")  # "Vereinigungen": the word inside another one
+    assert [entry.code for entry in cpv_search("9091", limit=2)] == ["90910000", "90911000"]
 
 
 def test_every_code_can_be_reached_by_browsing_down_from_the_divisions():

@@ -12,6 +12,7 @@ from kernel.vocabulary.places import (
     kreis_by_key,
     kreis_lookup,
     kreis_postcodes,
+    kreis_suggestions,
     kreise,
     kreise_within,
     postcode_kreise,
@@ -109,3 +110,26 @@ def test_kreise_within_a_radius_are_judged_by_their_point():
     # Stuttgart 0.44 km, Göppingen 38.51 km inside; Stadtkreis Heilbronn 41.74 km outside.
     assert {"08111", "08117"} <= keys and "08121" not in keys
     assert kreis_by_key("08121").nuts == ("DE117",)
+
+
+@pytest.mark.parametrize(
+    "term, keys",
+    [
+        ("München", ["09162", "09184"]),
+        ("muench land", ["09184"]),  # every word the start of a word of the name, umlauts as typed
+        ("Landkreis München", ["09184"]),
+        ("09162", ["09162"]),
+        ("DE212", ["09162"]),
+        ("Deg", ["09271"]),  # Deggendorf, not the NUTS codes DEG…
+        ("<script>", []),
+        ("   ", []),
+    ],
+)
+def test_kreis_suggestions_by_name_key_or_nuts_code(term, keys):
+    assert [kreis.key for kreis in kreis_suggestions(term)] == keys
+
+
+def test_kreis_suggestions_are_bounded_and_led_by_names_that_start_with_the_word():
+    assert kreis_suggestions("DE", limit=5)[0].name == "Deggendorf"  # no digit: the start of a name
+    assert len(kreis_suggestions("0", limit=5)) == 5
+    assert kreis_suggestions("Neustadt")[0].name.startswith("Neustadt")

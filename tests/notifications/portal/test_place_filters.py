@@ -27,7 +27,7 @@ def test_search_form_round_trip_keeps_the_place_filters(alpha_client, places):
     response = alpha_client.get("/suche/", {"kreis": "08111", "umkreis_plz": "70173", "umkreis_km": "40"})
     assert response.status_code == 200
     html = response.content.decode()
-    assert '<option value="08111" selected>Stuttgart, Stadtkreis</option>' in html
+    assert '<input type="checkbox" name="kreis" value="08111" checked><span>Stuttgart, Stadtkreis</span>' in html
     assert 'name="umkreis_plz"' in html and 'value="70173"' in html and 'value="40"' in html
     assert "kreis=08111" in html and "umkreis_plz=70173" in html and "umkreis_km=40" in html  # links keep them
     assert _titles(response) == {"Dachsanierung Stuttgart", "Dachsanierung nur NUTS"}
