@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.http import Http404, HttpResponseNotFound
 from django.shortcuts import render
 from django.utils.translation import gettext as _
+from django.views.defaults import page_not_found
 
 from kernel.errors import ApplicationError
 
@@ -13,14 +16,30 @@ _HEADINGS = {
 }
 
 
+# The sentence of Django's debug 404 page (django/views/templates/technical_404.html).
+_DEBUG_404_MARK = b"<code>DEBUG = True</code>"
+
+
+def _is_debug_404(response) -> bool:
+    return type(response) is HttpResponseNotFound and _DEBUG_404_MARK in response.content
+
+
 class ApplicationErrorMiddleware:
-    """400/403/404 with the error's messages; views that can show them beside a form catch them first."""
+    """400/403/404 with the error's messages; views that can show them beside a form catch them first.
+
+    The demo (local settings: DEBUG on, ``DEMO_ENABLED``) shows the branded 404 page too: Django answers
+    an unknown URL with its English debug page whenever DEBUG is on, before any view or handler404 runs,
+    so the page is swapped here.
+    """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        return self.get_response(request)
+        response = self.get_response(request)
+        if settings.DEBUG and getattr(settings, "DEMO_ENABLED", False) and _is_debug_404(response):
+            return page_not_found(request, Http404())
+        return response
 
     def process_exception(self, request, exception):
         if not isinstance(exception, ApplicationError):

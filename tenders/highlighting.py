@@ -150,12 +150,45 @@ def has_hit(segments: Sequence[Segment]) -> bool:
     return any(hit for _text, hit in segments)
 
 
+_EDGE_PUNCTUATION = " \t\n.,;:–—-_/|…"
+
+
+def _comparable(text: str) -> str:
+    return " ".join(text.casefold().split()).strip(_EDGE_PUNCTUATION)
+
+
+def description_beyond_title(title: str, description: str) -> str:
+    """The description without a leading repeat of the title; "" when it says nothing more.
+
+    Many notices fill the description with the title (DÖE's OCDS twin, RSS items, alert mails), or
+    open it with the title: shown under the title, that is the same line twice. A description the
+    title starts with (a cut copy) says nothing more either.
+    """
+    description = description or ""
+    wanted, full = _comparable(title or ""), _comparable(description)
+    if not full or not wanted:
+        return description
+    if wanted.startswith(full):
+        return ""
+    if not full.startswith(wanted) or full[len(wanted) : len(wanted) + 1].isalnum():
+        return description  # "Reinigung Schulen" does not repeat the title "Reinigung Schule"
+    # Walk the original text word by word until the title's words are used up: spacing and case may differ.
+    remaining = len(wanted.split())
+    words = description.split()
+    rest = description
+    for word in words[:remaining]:
+        rest = rest[rest.index(word) + len(word) :]
+    rest = rest.lstrip(_EDGE_PUNCTUATION)
+    return rest if _comparable(rest) else ""
+
+
 def cpv_label_texts(codes: Iterable[str], language: str) -> list[str]:
     """Every label ``cpv_hits`` may show for ``codes``: pass them to ``Highlighter.prepare``."""
     texts = []
     for code in codes:
-        texts.append(cpv_label(code, language))
-        texts += [entry.label_in(language) for entry in cpv_indexed_ancestors(code)]
+        texts += [cpv_label(code), cpv_label(code, language)]
+        for entry in cpv_indexed_ancestors(code):
+            texts += [entry.label, entry.label_in(language)]
     return texts
 
 
@@ -165,16 +198,24 @@ def cpv_hits(highlighter: Highlighter, codes: Sequence[str], language: str) -> t
     """
     hits: list[CpvHit] = []
     shown_parents: set[str] = set()
+
+    def marked(german: str, shown: str) -> tuple[tuple[Segment, ...], bool]:
+        # The search looks at the German label: it decides the hit; English mode shows the English label.
+        segments = highlighter.segments(german, synonyms=False)
+        if shown == german:
+            return segments, has_hit(segments)
+        return highlighter.segments(shown, synonyms=False), has_hit(segments)
+
     for code in codes:
-        label = highlighter.segments(cpv_label(code, language), synonyms=False)
-        hits.append(CpvHit(code=code, label=label, hit=has_hit(label)))
-        if has_hit(label) or not highlighter.active:
+        label, hit = marked(cpv_label(code), cpv_label(code, language))
+        hits.append(CpvHit(code=code, label=label, hit=hit))
+        if hit or not highlighter.active:
             continue
         for entry in cpv_indexed_ancestors(code):
             if entry.code in shown_parents or entry.code in codes:
                 continue
-            parent = highlighter.segments(entry.label_in(language), synonyms=False)
-            if has_hit(parent):
+            parent, parent_hit = marked(entry.label, entry.label_in(language))
+            if parent_hit:
                 shown_parents.add(entry.code)
                 hits.append(CpvHit(code=entry.code, label=parent, hit=True, parent_of=code))
                 break
@@ -196,14 +237,19 @@ def tender_highlights(
     """
     highlighter = highlighter or Highlighter(q)
     texts: list[str] = []
+    descriptions = {
+        tender.pk: description_beyond_title(tender.title, getattr(tender, description_attr, "") or "")
+        for tender in tenders
+    }
     for tender in tenders:
-        texts += [tender.title, getattr(tender, description_attr, "") or ""]
+        texts += [tender.title, descriptions[tender.pk]]
         texts += cpv_label_texts(tender.cpv_codes or (), language)
     highlighter.prepare(texts)
     return {
         tender.pk: TenderHighlight(
             title=highlighter.segments(tender.title),
-            snippet=highlighter.snippet(getattr(tender, description_attr, "") or ""),
+            # never the title again: a description that only repeats it has no snippet
+            snippet=highlighter.snippet(descriptions[tender.pk]),
             cpv=cpv_hits(highlighter, list(tender.cpv_codes or ()), language),
         )
         for tender in tenders

@@ -24,8 +24,9 @@ from tenders.highlighting import Highlighter
 # description C, lot titles and CPV labels D).
 WORD_FIELDS = ("title", "buyer", "description", "lots", "cpv_labels")
 MAX_WORDS_PER_FIELD = 5
-# Filters other than keywords and CPV, reported with the tender's own value that satisfied them.
-_PLAIN_FILTERS = tuple(f.name for f in fields(TenderFilters) if f.name not in ("q", "cpv"))
+# Filters other than keywords and CPV, reported with the tender's own value that satisfied them (the
+# keywords' scope is not one: it says where the words hit, which the word hits show).
+_PLAIN_FILTERS = tuple(f.name for f in fields(TenderFilters) if f.name not in ("q", "q_scope", "cpv"))
 
 
 @dataclass(frozen=True)
@@ -80,11 +81,12 @@ def _loaded(tender, name: str, default=None):
     return vars(tender).get(name, default)
 
 
-def _field_texts(tender, language: str, description_attr: str) -> dict[str, list[str]]:
+def _field_texts(tender, description_attr: str) -> dict[str, list[str]]:
+    # The German labels whatever the page's language: they are what the search vector carries.
     labels = []
     for code in tender.cpv_codes or ():
-        labels.append(cpv_label(code, language))
-        labels += [entry.label_in(language) for entry in cpv_indexed_ancestors(code)]
+        labels.append(cpv_label(code))
+        labels += [entry.label for entry in cpv_indexed_ancestors(code)]
     return {
         "title": [tender.title or ""],
         "buyer": [_loaded(tender, "buyer_name", "") or ""],
@@ -161,7 +163,7 @@ def match_reasons(
     if filters.q:
         if highlighter is None:
             highlighter = Highlighter(keywords.check_for(filters.q) if keywords is not None else filters.q)
-        texts_by_tender = {tender.pk: _field_texts(tender, language, description_attr) for tender in tenders}
+        texts_by_tender = {tender.pk: _field_texts(tender, description_attr) for tender in tenders}
         highlighter.prepare(text for texts in texts_by_tender.values() for group in texts.values() for text in group)
         for tender in tenders:
             texts = texts_by_tender[tender.pk]

@@ -171,6 +171,8 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Europe/Berlin"
 USE_I18N = True
 USE_TZ = True
+# English mode writes dates the British way (6 Dec 2026, 06/12/2026, 10:00), not Django's US "en" ones.
+FORMAT_MODULE_PATH = ["config.settings.formats"]
 
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"

@@ -5,13 +5,15 @@ CPV is hierarchical by trailing zeros: ``45000000`` is a division (2 digits),
 categories. Codes here are the 8 digits without the check digit, as everywhere
 in the project (``normalise_cpv``).
 
-Labels are German (the shipped source has no other language); an English label
-is used where ``cpv_labels_en.csv`` provides one.
+Every code has its German label and its official English one (``data/cpv_labels_en.csv.gz``, see
+``data/README.md``); English mode shows the English label. The search vector carries the German
+labels only: the notices are German.
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -69,9 +71,8 @@ class CpvCode:
 
 
 def _read(path: Path) -> dict[str, str]:
-    if not path.exists():
-        return {}
-    with path.open(encoding="utf-8", newline="") as handle:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", newline="") as handle:
         return {row["code"].split("-", 1)[0]: row["name"].strip() for row in csv.DictReader(handle)}
 
 
@@ -79,7 +80,7 @@ def _read(path: Path) -> dict[str, str]:
 def vocabulary() -> dict[str, CpvCode]:
     """Every CPV code by its 8 digits, in code order (loaded once per process, about 10 ms)."""
     german = _read(_DATA / "cpv_labels.csv")
-    english = _read(_DATA / "cpv_labels_en.csv")
+    english = _read(_DATA / "cpv_labels_en.csv.gz")
     return {code: CpvCode(code, label, english.get(code, "")) for code, label in sorted(german.items())}
 
 

@@ -6,6 +6,7 @@ is tested without a database. Wording is translated at call time (gettext).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -16,11 +17,14 @@ from django.utils.translation import get_language, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from kernel.links import safe_link
+from kernel.vocabulary.contract_nature import contract_nature_label
 from kernel.vocabulary.cpv import cpv_label
+from kernel.vocabulary.deadlines import DeadlineKind, deadline_label
+from kernel.vocabulary.legal_basis import legal_basis_label
 from kernel.vocabulary.places import kreis_by_key
 from kernel.vocabulary.procedures import procedure_type_label
 from kernel.vocabulary.time_zone import BERLIN
-from tenders.filter_fields import FILTER_FIELDS
+from tenders.filter_fields import FILTER_FIELDS, Q_SCOPE_CHOICES
 from tenders.filters import TenderFilters
 from tenders.models import TENDER_STATUS_LABELS
 
@@ -48,6 +52,27 @@ def deadline_distance(deadline: datetime | None, *, now: datetime) -> DeadlineDi
         text = ngettext("in %(days)d Tag", "in %(days)d Tagen", days) % {"days": days}
     urgency = "urgent" if days <= 3 else "soon" if days <= 7 else "later"
     return DeadlineDistance(text, urgency)
+
+
+# --- portal references ------------------------------------------------------------------------------------
+
+PORTAL_FAMILY_NAMES = {
+    "netserver": gettext_lazy("Vergabeplattform Vergabe@Net (NetServer)"),
+    "cosinex": gettext_lazy("Vergabemarktplatz (cosinex)"),
+    "dtad": gettext_lazy("DTAD"),
+}
+
+
+def portal_references_shown(references) -> list[dict[str, str]]:
+    """``Tender.portal_references`` ("netserver:<TenderOID>") as the portal's kind and its id there.
+
+    They are merge keys without a host, so nothing here is a link; the page's sources carry the links."""
+    shown = []
+    for reference in references or ():
+        family, _sep, value = str(reference).partition(":")
+        if value:
+            shown.append({"portal": str(PORTAL_FAMILY_NAMES.get(family, family)), "id": value})
+    return shown
 
 
 # --- version history ---------------------------------------------------------------------------------------
@@ -94,6 +119,90 @@ def procedure_type_text(code: str) -> str:
     if code in PROCEDURE_TYPE_LABELS:
         return str(PROCEDURE_TYPE_LABELS[code])
     return procedure_type_label(code) or code
+
+
+# German labels of kernel.vocabulary (legal_basis, contract_nature, deadlines) that are words, not names:
+# "VgV" or "VOB/A-EU" stay as they are in English, "Richtlinie 2014/24/EU" does not.
+LEGAL_BASIS_TEXTS = {
+    "vob-a": gettext_lazy("VOB/A (Abschnitt 1)"),
+    "haushaltsrecht": gettext_lazy("Haushaltsrecht"),
+    "eu-2014-24": gettext_lazy("Richtlinie 2014/24/EU"),
+    "eu-2014-25": gettext_lazy("Richtlinie 2014/25/EU"),
+    "eu-2014-23": gettext_lazy("Richtlinie 2014/23/EU"),
+    "eu-2009-81": gettext_lazy("Richtlinie 2009/81/EG"),
+    "other": gettext_lazy("Sonstige"),
+}
+CONTRACT_NATURE_TEXTS = {
+    "works": gettext_lazy("Bauleistung"),
+    "supplies": gettext_lazy("Lieferleistung"),
+    "services": gettext_lazy("Dienstleistung"),
+}
+DEADLINE_TEXTS = {
+    DeadlineKind.TENDER: gettext_lazy("Angebotsfrist"),
+    DeadlineKind.PARTICIPATION: gettext_lazy("Teilnahmefrist"),
+    DeadlineKind.QUESTIONS: gettext_lazy("Fragenfrist"),
+    DeadlineKind.OPENING: gettext_lazy("Eröffnungstermin"),
+}
+
+
+def legal_basis_text(code: str) -> str:
+    return str(LEGAL_BASIS_TEXTS[code]) if code in LEGAL_BASIS_TEXTS else legal_basis_label(code)
+
+
+def contract_nature_text(code: str) -> str:
+    return str(CONTRACT_NATURE_TEXTS[code]) if code in CONTRACT_NATURE_TEXTS else contract_nature_label(code)
+
+
+def deadline_text(kind: str) -> str:
+    return str(DEADLINE_TEXTS[kind]) if kind in DEADLINE_TEXTS else deadline_label(kind)
+
+
+# --- durations ------------------------------------------------------------------------------------------------
+
+_ISO_DURATION = re.compile(
+    r"P(?!$)(?:(?P<years>\d+)Y)?(?:(?P<months>\d+)M)?(?:(?P<weeks>\d+)W)?(?:(?P<days>\d+)D)?"
+    r"(?:T(?=\d)(?:(?P<hours>\d+)H)?(?:(?P<minutes>\d+)M)?)?"
+)
+
+
+def _duration_unit(unit: str, count: int) -> str:
+    forms = {
+        "years": ngettext("%(count)d Jahr", "%(count)d Jahre", count),
+        "months": ngettext("%(count)d Monat", "%(count)d Monate", count),
+        "weeks": ngettext("%(count)d Woche", "%(count)d Wochen", count),
+        "days": ngettext("%(count)d Tag", "%(count)d Tage", count),
+        "hours": ngettext("%(count)d Stunde", "%(count)d Stunden", count),
+        "minutes": ngettext("%(count)d Minute", "%(count)d Minuten", count),
+    }
+    return forms[unit] % {"count": count}
+
+
+def duration_text(raw: str | None) -> str:
+    """An ISO 8601 duration as notices state it, in words: "P48M" → "48 Monate", "P2Y6M" → "2 Jahre 6 Monate".
+
+    Anything that is not such a duration is returned as it came (a portal's own "48 Monate"); a zero
+    duration ("P0D"), which says nothing about the contract, gives "".
+    """
+    text = (raw or "").strip()
+    match = _ISO_DURATION.fullmatch(text.upper())
+    if match is None:
+        return text
+    parts = [_duration_unit(unit, int(value)) for unit, value in match.groupdict().items() if value and int(value)]
+    return " ".join(parts)
+
+
+# --- notices -------------------------------------------------------------------------------------------------
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
+
+
+def notice_text(notice_id: str, publication_number: str = "") -> str:
+    """What a notice is called on the page: its publication number ("615938-2024") where it has one,
+    else the portal's id, except an eForms UUID, which no reader can use: then ""."""
+    if publication_number:
+        return publication_number
+    notice_id = (notice_id or "").strip()
+    return "" if _UUID.fullmatch(notice_id) or _UUID.match(notice_id) else notice_id
 
 
 @dataclass(frozen=True)
@@ -164,6 +273,8 @@ def filters_summary(filters: TenderFilters) -> list[tuple[str, str]]:
             continue
         if name == "status":
             value = ", ".join(str(TENDER_STATUS_LABELS.get(s, s)) for s in value)
+        elif name == "q_scope":
+            value = dict(Q_SCOPE_CHOICES).get(value, value)
         elif name == "cpv":
             value = "; ".join(_cpv_with_label(code) for code in value)  # labels hold commas
         elif name == "kreis":

@@ -106,3 +106,34 @@ def test_thesaurus_words_are_marked_in_texts_but_not_in_cpv_labels():
     marks = tender_highlights(q="Müllabfuhr", tenders=[tender])[1]
     assert has_hit(marks.title) and not marks.cpv[0].hit
     assert not has_hit(Highlighter("Reinigung -Müllabfuhr").segments("Abfallentsorgung"))
+
+
+def test_a_description_that_repeats_the_title_says_nothing_more():
+    from tenders.highlighting import description_beyond_title
+
+    assert description_beyond_title("Reinigung Schule", "Reinigung Schule") == ""
+    assert description_beyond_title("Reinigung Schule", "  reinigung   SCHULE. ") == ""
+    assert description_beyond_title("Reinigung Schule Nord", "Reinigung Schule …") == ""  # a cut copy
+    assert (
+        description_beyond_title("Reinigung Schule", "Reinigung Schule – Unterhaltsreinigung") == "Unterhaltsreinigung"
+    )
+    assert description_beyond_title("Reinigung Schule", "Reinigung Schulen und Kitas") == "Reinigung Schulen und Kitas"
+    assert description_beyond_title("Reinigung", "Glasreinigung der Fenster") == "Glasreinigung der Fenster"
+    assert description_beyond_title("", "Text") == "Text"
+
+
+def test_the_snippet_never_repeats_the_title():
+    class Row:
+        pk = 1
+        title = "Reinigung Grundschule Nord"
+        description = "Reinigung Grundschule Nord"
+        cpv_codes = []
+
+    class Longer(Row):
+        pk = 2
+        description = "Reinigung Grundschule Nord: Unterhaltsreinigung und Glasreinigung der Fenster"
+
+    highlights = tender_highlights(q="Reinigung", tenders=[Row(), Longer()])
+    assert highlights[1].snippet == ()
+    assert has_hit(highlights[1].title)
+    assert "".join(text for text, _hit in highlights[2].snippet) == "Unterhaltsreinigung und Glasreinigung der Fenster"

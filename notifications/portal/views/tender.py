@@ -16,10 +16,19 @@ from django.views.decorators.http import require_GET, require_POST
 
 from config.edges import form_refusal
 from kernel.errors import ApplicationError, NotFound
-from kernel.vocabulary.contract_nature import contract_nature_label
-from kernel.vocabulary.deadlines import deadline_label
-from kernel.vocabulary.legal_basis import legal_basis_label
-from notifications.portal.formatting import change_lines, external_url, notice_kind_label, procedure_type_text
+from kernel.vocabulary.countries import country_name
+from notifications.portal.formatting import (
+    change_lines,
+    contract_nature_text,
+    deadline_text,
+    duration_text,
+    external_url,
+    legal_basis_text,
+    notice_kind_label,
+    notice_text,
+    portal_references_shown,
+    procedure_type_text,
+)
 from notifications.portal.forms import TriageForm
 from notifications.portal.provenance import provenance_of
 from notifications.portal.reasons import reasons_view
@@ -27,11 +36,18 @@ from notifications.portal.selectors import tender_view, triage_for
 from notifications.portal.services import triage_set
 from tenders.filter_fields import FILTER_FIELDS
 from tenders.filters import FilterError
-from tenders.highlighting import Highlighter, cpv_hits, cpv_label_texts
+from tenders.highlighting import Highlighter, cpv_hits, cpv_label_texts, description_beyond_title
 from tenders.market import awards_shown, similar_awarded
 from tenders.models import Tender
 
 _KEYWORDS_HINT = next(field.hint for field in FILTER_FIELDS if field.name == "q")
+
+
+def _country_shown(code: str, language: str) -> str:
+    # Germany goes without saying on a portal of German tenders; another country is named, not coded.
+    if code.upper() in ("DEU", "DE"):
+        return ""
+    return country_name(code, language) or code
 
 
 @login_required
@@ -50,18 +66,43 @@ def tender_page(request, tender_id: int):
         raise Http404(_("Diese Ausschreibung gibt es nicht.")) from exc
     tender = view.tender
     language = get_language() or "de"
-    highlighter.prepare([tender.title, tender.description, *cpv_label_texts(tender.cpv_codes, language)])
-    sources = [{"source": source, "url": external_url(source.url)} for source in tender.sources.all()]
-    history = [
-        {"version": version, "kind": notice_kind_label(version.kind), "changes": change_lines(version.changes)}
-        for version in reversed(list(tender.versions.all()))
+    # A description that only repeats the title is not shown twice.
+    description = tender.description if description_beyond_title(tender.title, tender.description) else ""
+    highlighter.prepare([tender.title, description, *cpv_label_texts(tender.cpv_codes, language)])
+    versions = list(tender.versions.all())
+    # Notices are named by publication number where they have one, never by an eForms UUID.
+    publication_numbers = {version.pk: (version.record or {}).get("publication_number") or "" for version in versions}
+    newest_number = {
+        version.tender_source_id: publication_numbers[version.pk]
+        for version in versions
+        if publication_numbers[version.pk]
+    }
+    sources = [
+        {
+            "source": source,
+            "url": external_url(source.url),
+            "notice": notice_text(source.source_notice_id, newest_number.get(source.pk, "")),
+        }
+        for source in tender.sources.all()
     ]
+    history = [
+        {
+            "version": version,
+            "kind": notice_kind_label(version.kind),
+            "notice": notice_text(version.source_notice_id, publication_numbers[version.pk]),
+            "changes": change_lines(version.changes),
+        }
+        for version in reversed(versions)
+    ]
+    lot_ids = {lot.get("lot_id") for lot in [*tender.lots, *tender.awards, *tender.deadlines] if lot.get("lot_id")}
+    single_lot = len(tender.lots) <= 1 and len(lot_ids) <= 1  # its id ("LOT-0000") tells the reader nothing
     awards, unawarded_lots = awards_shown(tender.awards)
     context = {
         "tender": tender,
         "q": q,
         "title_segments": highlighter.segments(tender.title),
-        "description_segments": highlighter.segments(tender.description),
+        "description": description,
+        "description_segments": highlighter.segments(description),
         "cpv": cpv_hits(highlighter, list(tender.cpv_codes), language),
         "sources": sources,
         "history": history,
@@ -73,10 +114,18 @@ def tender_page(request, tender_id: int):
         "awards": awards,
         "unawarded_lots": unawarded_lots,
         "similar": similar_awarded(tender=tender),
-        "legal_basis": legal_basis_label(tender.legal_basis),
-        "contract_nature": contract_nature_label(tender.contract_nature),
+        "legal_basis": legal_basis_text(tender.legal_basis),
+        "contract_nature": contract_nature_text(tender.contract_nature),
+        "contract_duration": duration_text(tender.contract_duration),
+        "country": _country_shown(tender.country, language),
+        "portal_references": portal_references_shown(tender.portal_references),
+        "single_lot": single_lot,
         "deadlines": [
-            {"label": deadline_label(d["kind"]), "at": datetime.fromisoformat(d["at"]), "lot": d["lot_id"]}
+            {
+                "label": deadline_text(d["kind"]),
+                "at": datetime.fromisoformat(d["at"]),
+                "lot": "" if single_lot else d.get("lot_id") or "",
+            }
             for d in tender.deadlines
         ],
         "documents_url": external_url(tender.documents_url),

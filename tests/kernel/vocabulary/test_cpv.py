@@ -22,8 +22,20 @@ def test_all_codes_with_their_exact_german_labels():
     assert cpv_label("79713000") == "Bewachungsdienste"
     assert cpv_label("77314100") == "Anlegen von Rasen"
     assert cpv_label("12345678") == ""
-    # No source here has English labels: English mode shows the German label.
-    assert cpv_label("79713000", "en") == "Bewachungsdienste"
+
+
+def test_every_code_has_its_official_english_label():
+    assert all(entry.label_en for entry in vocabulary().values())
+    assert cpv_label("45000000", "en") == "Construction work"
+    assert cpv_label("90919200", "en") == "Office cleaning services"
+    assert cpv_label("79713000", "en") == "Guard services"
+    assert cpv_label("77314100", "en") == "Grassing services"
+    assert cpv_label("03131300", "en") == "Maté"
+    assert cpv_label("79713000", "de") == cpv_label("79713000") == "Bewachungsdienste"
+
+
+def test_the_picker_finds_a_code_by_its_english_label_too():
+    assert "79713000" in [entry.code for entry in cpv_search("guard services")]
 
 
 def test_the_45_divisions_of_cpv_2008():

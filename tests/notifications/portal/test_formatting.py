@@ -148,3 +148,84 @@ def test_filters_summary_names_kreise_and_says_the_radius_in_one_line():
         ("Kreis", "München, Kreisfreie Stadt; München, Landkreis"),
         ("Umkreis", "80 km um PLZ 70173"),
     ]
+
+
+def test_iso_durations_in_words_in_both_languages():
+    from notifications.portal.formatting import duration_text
+
+    with translation.override("de"):
+        assert duration_text("P48M") == "48 Monate"
+        assert duration_text("P540D") == "540 Tage"
+        assert duration_text("P4Y") == "4 Jahre"
+        assert duration_text("P2Y6M") == "2 Jahre 6 Monate"
+        assert duration_text("P1Y1M1D") == "1 Jahr 1 Monat 1 Tag"
+        assert duration_text("p3w") == "3 Wochen"
+        assert duration_text("PT36H") == "36 Stunden"
+    with translation.override("en"):
+        assert duration_text("P48M") == "48 months"
+        assert duration_text("P540D") == "540 days"
+        assert duration_text("P2Y6M") == "2 years 6 months"
+        assert duration_text("P1Y") == "1 year"
+
+
+def test_durations_that_are_no_iso_duration_stay_as_they_came():
+    from notifications.portal.formatting import duration_text
+
+    assert duration_text("48 Monate") == "48 Monate"
+    assert duration_text("") == duration_text(None) == duration_text("P0D") == ""
+    assert duration_text("P") == "P"  # not a duration: no designator at all
+
+
+def test_vocabulary_labels_in_the_active_language():
+    from notifications.portal.formatting import contract_nature_text, deadline_text, legal_basis_text
+
+    with translation.override("de"):
+        assert legal_basis_text("eu-2014-24") == "Richtlinie 2014/24/EU"
+        assert legal_basis_text("vgv") == "VgV"
+        assert contract_nature_text("works") == "Bauleistung"
+        assert deadline_text("teilnahmefrist") == "Teilnahmefrist"
+    with translation.override("en"):
+        assert legal_basis_text("eu-2014-24") == "Directive 2014/24/EU"
+        assert legal_basis_text("eu-2009-81") == "Directive 2009/81/EC"
+        assert legal_basis_text("vob-a-eu") == "VOB/A-EU"  # a name, the same in English
+        assert contract_nature_text("services") == "Services"
+        assert deadline_text("angebotsfrist") == "Submission deadline"
+        assert legal_basis_text("") == contract_nature_text("") == deadline_text("") == ""
+
+
+def test_notices_are_named_by_publication_number_never_by_uuid():
+    from notifications.portal.formatting import notice_text
+
+    uuid = "3f6f1c1e-9d2b-4c57-8a4e-0b1f2c3d4e5f"
+    assert notice_text(uuid, "615938-2024") == "615938-2024"
+    assert notice_text(uuid) == ""
+    assert notice_text(f"{uuid}-01") == ""
+    assert notice_text("CXP4Y9PRGS5") == "CXP4Y9PRGS5"
+
+
+def test_portal_references_name_their_portal():
+    from notifications.portal.formatting import portal_references_shown
+
+    with translation.override("de"):
+        shown = portal_references_shown(["netserver:54321-Tender-18c", "cosinex:CXP4Y9PRGS5", "broken"])
+    assert shown == [
+        {"portal": "Vergabeplattform Vergabe@Net (NetServer)", "id": "54321-Tender-18c"},
+        {"portal": "Vergabemarktplatz (cosinex)", "id": "CXP4Y9PRGS5"},
+    ]
+
+
+def test_english_dates_are_british_and_on_the_24_hour_clock():
+    from django.utils.formats import date_format
+
+    from notifications.templatetags.portal_format import when
+
+    day = date(2026, 12, 6)
+    moment = datetime(2026, 12, 6, 16, 30, tzinfo=BERLIN)
+    with translation.override("en"):
+        assert date_format(day, "SHORT_DATE_FORMAT") == "06/12/2026"
+        assert date_format(day, "DATE_FORMAT") == "6 Dec 2026"
+        assert when(moment) == "06/12/2026 16:30"
+        assert when(day) == "06/12/2026"
+    with translation.override("de"):
+        assert date_format(day, "SHORT_DATE_FORMAT") == "06.12.2026"
+        assert when(moment) == "06.12.2026 16:30"

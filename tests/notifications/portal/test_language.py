@@ -90,6 +90,7 @@ def test_date_only_values_show_no_midnight_and_english_dates_are_english():
         assert filters_summary(TenderFilters(deadline_until=date(2026, 12, 24))) == [("Frist bis", "24.12.2026")]
         assert money(1200000) == '<span class="amount">1.200.000 €</span>'
     with translation.override("en"):
-        assert when(midnight) == "07/13/2026"
-        assert "10/20/2026" in when(noon)
-        assert filters_summary(TenderFilters(deadline_until=date(2026, 12, 24)))[0][1] == "12/24/2026"
+        # British day-first dates (config/settings/formats/en): "07/13" would be read as the 7th of a 13th month.
+        assert when(midnight) == "13/07/2026"
+        assert when(noon) == "20/10/2026 12:00"
+        assert filters_summary(TenderFilters(deadline_until=date(2026, 12, 24)))[0][1] == "24/12/2026"

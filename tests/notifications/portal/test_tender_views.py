@@ -61,13 +61,13 @@ def test_detail_shows_every_field(alpha_client, merged):
         "1.234.567,89 €",
         "80331 München, Bayern",
         "45261210",
-        "LOT-0001",
         "Rohbau",
         "800.000 €",
         "Frist für Bieterfragen",
         "VgV-2026-0815",
     ):
         assert text in html, text
+    assert "LOT-0001" not in html  # the only lot: its id tells the reader nothing
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
     assert "Zweite Zeile" in html
 
@@ -222,3 +222,53 @@ def test_nuts_codes_are_shown_with_their_names(alpha_client, db):
         html = alpha_client.get(f"/ausschreibung/{tender_id}/").content.decode()
     cell = re.search(r'<dd data-testid="nuts">(.*?)</dd>', html).group(1)
     assert "DE212 – München, Kreisfreie Stadt" in cell and "AT130 – Austria" in cell
+
+
+@pytest.fixture
+def raw_values(db) -> int:
+    """A DÖE notice the way eForms states it: UUID id, ISO duration, alpha-3 country, one lot, a portal link."""
+    from kernel.records import Deadline
+
+    now = timezone.now()
+    deadline = (now + timedelta(days=20)).astimezone(BERLIN).replace(hour=10, minute=0, second=0, microsecond=0)
+    record = NoticeRecordFactory(
+        source="doe",
+        source_notice_id="3f6f1c1e-9d2b-4c57-8a4e-0b1f2c3d4e5f",
+        publication_number="615938-2026",
+        title="Wartung der Lüftungsanlagen",
+        description="Wartung der Lüftungsanlagen",
+        contract_duration="P48M",
+        country="FRA",
+        legal_basis="eu-2014-24",
+        contract_nature="services",
+        submission_deadline=deadline,
+        deadlines=(Deadline(kind="angebotsfrist", at=deadline, lot_id="LOT-0000"),),
+        lots=(Lot(lot_id="LOT-0000", title="Wartung", cpv_codes=("50700000",)),),
+        portal_references=("netserver:54321-Tender-18c4e2f1a7b-3f2a1b0c9d8e7f6a",),
+        url="https://oeffentlichevergabe.de/ui/de/search/details?noticeId=3f6f1c1e",
+        published_at=now - timedelta(days=1),
+    )
+    notices_ingest(records=[record], now=now, use_fingerprint=False)
+    return TenderSource.objects.get(source="doe", source_notice_id=record.source_notice_id).tender_id
+
+
+def test_raw_notice_values_are_shown_as_people_say_them(alpha_client, raw_values):
+    html = alpha_client.get(f"/ausschreibung/{raw_values}/").content.decode()
+    assert "48 Monate" in html and "P48M" not in html
+    assert "(Frankreich)" in html and "(FRA)" not in html
+    assert "Richtlinie 2014/24/EU" in html and "Dienstleistung" in html
+    assert "LOT-0000" not in html  # one lot: its id says nothing
+    assert "3f6f1c1e-9d2b" not in html  # no UUID as a notice's name
+    assert "615938-2026 ↗" in html
+    assert "Portal-Verweise" not in html and "netserver:" not in html
+    assert "Vergabeplattform Vergabe@Net (NetServer) (54321-Tender-" in html
+    assert 'data-testid="description"' not in html  # the description only repeats the title
+
+
+def test_raw_notice_values_in_english_mode(alpha_client, raw_values):
+    alpha_client.post("/sprache/", {"language": "en", "next": "/"})
+    html = alpha_client.get(f"/ausschreibung/{raw_values}/").content.decode()
+    assert "48 months" in html and "(France)" in html
+    assert "Directive 2014/24/EU" in html and "Richtlinie" not in html
+    assert "Services" in html and "Dienstleistung" not in html
+    assert "Submission deadline" in html
