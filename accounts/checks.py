@@ -1,9 +1,9 @@
-"""System checks of this app: the keys that encrypt stored secrets must exist and be valid Fernet keys."""
+"""System checks of this app: the keys that encrypt stored secrets, and the mail that carries first logins."""
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.checks import Error, register
+from django.core.checks import Error, Tags, Warning, register
 
 from config.local_keys import HOW_TO_MAKE_A_KEY
 
@@ -30,3 +30,38 @@ def secrets_keys_check(app_configs=None, **kwargs) -> list[Error]:
                 )
             )
     return errors
+
+
+@register(Tags.compatibility)
+def mail_backend_check(app_configs=None, **kwargs) -> list[Error]:
+    """The platform's mail backend must load: an ESP whose library is missing (django-anymail's Amazon SES
+    without boto3) would otherwise only fail when the first operator's link is mailed."""
+    from django.utils.module_loading import import_string
+
+    try:
+        import_string(settings.EMAIL_BACKEND)
+    except Exception as exc:  # ImportError, or anymail's AnymailImproperlyInstalled naming the missing package
+        return [
+            Error(
+                f"The mail backend {settings.EMAIL_BACKEND} (from EMAIL_URL) cannot be loaded: "
+                f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+                hint="Install what it needs, or choose another EMAIL_URL (smtp://…, smtps://…; see .env.example).",
+                id="accounts.E003",
+            )
+        ]
+    return []
+
+
+@register(Tags.security, deploy=True)
+def console_mail_check(app_configs=None, **kwargs) -> list[Warning]:
+    """The console backend writes every mail, first-login links included, into the process's log."""
+    if settings.EMAIL_BACKEND == "django.core.mail.backends.console.EmailBackend":
+        return [
+            Warning(
+                "EMAIL_URL is console://: invitations and password links would be written to the logs, "
+                "and platform_init and tenant_create refuse to send them.",
+                hint="Set EMAIL_URL to smtp://… or smtps://… (see .env.example).",
+                id="accounts.W001",
+            )
+        ]
+    return []

@@ -1,9 +1,11 @@
-"""A production first run: the operators' host, the first operator and how that operator gets a password.
+"""A production first run: the operators' host, the first operator, a company's first admin, and how
+each of them gets a password.
 
 ``platform_init`` is idempotent: run it on every deploy (the docker-compose migrate step does).
 The operator's password is never chosen, printed or logged by it: a new operator gets an
 unusable password and a one-time link (Django's password-reset token: expires after
 PASSWORD_RESET_TIMEOUT, void once used) by e-mail, or the command prompts for one on a terminal.
+A company made by ``tenant_create`` gets the same for its first admin, on the company's own host.
 """
 
 from __future__ import annotations
@@ -22,8 +24,16 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from django_tenants.utils import get_public_schema_name, schema_context
 
-from accounts.services import _HOST_NAME, public_tenant_ensure
+from accounts.services import _HOST_NAME, TenantCreated, public_tenant_ensure, tenant_create, tenant_discard
 from kernel.errors import ApplicationError
+
+# Backends that put the whole mail, a link included, on the process's output (and so in deploy logs).
+PRINTING_MAIL_BACKENDS = frozenset({"django.core.mail.backends.console.EmailBackend"})
+
+
+def mail_prints_messages() -> bool:
+    """True when "sending" a one-time link would print it: it is a password, so it is then not sent."""
+    return settings.EMAIL_BACKEND in PRINTING_MAIL_BACKENDS
 
 
 @dataclass(frozen=True)
@@ -91,3 +101,60 @@ def operator_password_set(*, operator_email: str, password: str) -> None:
         validate_password(password, user=user)
         user.set_password(password)
         user.save(update_fields=["password"])
+
+
+class FirstLoginMailFailed(Exception):
+    """The mail carrying someone's first way in could not be sent; what was made for it is undone."""
+
+    def __init__(self, recipient: str, cause: Exception):
+        super().__init__(f"{type(cause).__name__}: {cause}")
+        self.recipient = recipient
+
+
+@dataclass(frozen=True)
+class TenantAdminInvited:
+    created: TenantCreated
+    link: str | None  # only when asked for (``send=False``); otherwise it went by mail and is kept nowhere
+
+
+def tenant_admin_link(*, created: TenantCreated) -> str:
+    """A one-time link on the company's own host for its first admin to choose a password."""
+    with schema_context(created.tenant.schema_name):
+        user = get_user_model().objects.get(username=created.admin_email)
+        token = default_token_generator.make_token(user)
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    path = reverse("accounts:invite-accept", kwargs={"uidb64": uid, "token": token}, urlconf=settings.ROOT_URLCONF)
+    return settings.PORTAL_URL_FORMAT.format(domain=created.domain.domain) + path
+
+
+def tenant_create_with_admin_link(
+    *, name: str, schema_name: str, domain: str, admin_email: str, send: bool
+) -> TenantAdminInvited:
+    """A new company whose first admin chooses a password through a one-time link.
+
+    With ``send`` the link is mailed (the platform's EMAIL_URL); when that fails, the company is removed
+    again and ``FirstLoginMailFailed`` raised, so the command can be run once more as it was. Without ``send`` the link
+    is returned, for a terminal nobody records.
+    """
+    created = tenant_create(
+        name=name, schema_name=schema_name, domain=domain, admin_email=admin_email, admin_password_by_link=True
+    )
+    link = tenant_admin_link(created=created)
+    if not send:
+        return TenantAdminInvited(created=created, link=link)
+    days = max(1, settings.PASSWORD_RESET_TIMEOUT // 86400)
+    try:
+        send_mail(
+            subject=f"Tender Radar: Ihr Zugang für {created.tenant.name}",
+            message=(
+                f"Für {created.tenant.name} ist Tender Radar unter {created.domain.domain} eingerichtet; "
+                f"Sie sind die erste Administratorin oder der erste Administrator ({created.admin_email}).\n\n"
+                f"Legen Sie hier Ihr Passwort fest (der Link gilt {days} Tage und nur einmal):\n{link}\n"
+            ),
+            from_email=None,
+            recipient_list=[created.admin_email],
+        )
+    except Exception as exc:  # SMTP's OSErrors, an ESP's errors: whatever stopped the mail
+        tenant_discard(tenant=created.tenant)
+        raise FirstLoginMailFailed(created.admin_email, exc) from exc
+    return TenantAdminInvited(created=created, link=None)

@@ -58,8 +58,13 @@ def tenant_create(
     domain: str,
     admin_email: str,
     admin_password: str | None = None,
+    admin_password_by_link: bool = False,
 ) -> TenantCreated:
     """Create a tenant: its schema (migrated), its primary domain and its first admin user.
+
+    The admin gets ``admin_password``, a generated one (returned, for the console to show once), or
+    with ``admin_password_by_link`` none at all: the account waits for its one-time link
+    (``accounts.platform.tenant_create_with_admin_link``).
 
     Creating a schema runs the tenant migrations, which cannot share one
     transaction with the rest; if anything after that fails the tenant row and
@@ -69,7 +74,7 @@ def tenant_create(
     domain = domain.strip().lower()
     admin_email = admin_email.strip().lower()
     _validate_new_tenant(schema_name=schema_name, domain=domain)
-    password = admin_password or secrets.token_urlsafe(12)
+    password = "" if admin_password_by_link else (admin_password or secrets.token_urlsafe(12))
 
     connection.set_schema_to_public()
     tenant = Tenant(schema_name=schema_name, name=name.strip(), contact_email=admin_email)
@@ -78,12 +83,18 @@ def tenant_create(
         with transaction.atomic():
             domain_row = Domain.objects.create(domain=domain, tenant=tenant, is_primary=True)
         with schema_context(schema_name), transaction.atomic():
-            user_create(email=admin_email, password=password, role=Role.ADMIN)
+            user_create(email=admin_email, password=password or None, role=Role.ADMIN)
     except Exception:
-        tenant.auto_drop_schema = True
-        tenant.delete(force_drop=True)
+        tenant_discard(tenant=tenant)
         raise
     return TenantCreated(tenant=tenant, domain=domain_row, admin_email=admin_email, admin_password=password)
+
+
+def tenant_discard(*, tenant: Tenant) -> None:
+    """Remove a tenant that was never handed over (its creation failed half-way): row, domains and schema."""
+    connection.set_schema_to_public()
+    tenant.auto_drop_schema = True
+    tenant.delete(force_drop=True)
 
 
 def public_tenant_ensure(*, domain: str) -> Tenant:

@@ -20,6 +20,7 @@ BENCHMARKS = {
     "market": "bench.market",
     "relevance": "bench.relevance",
     "migrate": "bench.migrate",
+    "login": "bench.login",
 }
 
 

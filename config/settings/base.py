@@ -13,6 +13,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from config.embedded import embedded_database_settings, filesystem_broker_options
+from config.email_url import email_config
 from config.env import env_bool, env_int, env_list, env_optional, env_str
 
 BASE_DIR = Path(__file__).resolve().parents[2]
@@ -134,6 +135,16 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "config.wsgi.application"
 
+# Django's default list with its pbkdf2_sha256 computed by cryptography's OpenSSL (accounts.hashers):
+# the same hashes and iterations, half the time per sign-in. Django's own class must not be listed too:
+# hashers are looked up by algorithm name, and the later of two with one name would win.
+PASSWORD_HASHERS = [
+    "accounts.hashers.PBKDF2SHA256Hasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -175,7 +186,8 @@ USE_TZ = True
 FORMAT_MODULE_PATH = ["config.settings.formats"]
 
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# collectstatic writes here and WhiteNoise serves from here (the files present when the process started).
+STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -305,7 +317,16 @@ HEALTH_DELIVERY_MAX_AGE_SECONDS = env_int("HEALTH_DELIVERY_MAX_AGE_SECONDS", 900
 
 # --- Mail ------------------------------------------------------------------------
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Tender Radar <radar@localhost>")
-EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# The platform's own mail (first-login links, invitations, password resets) from one EMAIL_URL
+# (config.email_url: smtp://, smtps://, console://, anymail://<esp>). Here the console: development
+# reads its mails in the terminal; production defaults to SMTP (config.settings.production).
+if env_optional("EMAIL_BACKEND"):
+    raise ImproperlyConfigured(
+        "EMAIL_BACKEND is no longer read: set EMAIL_URL instead (smtp://user:password@host:587, smtps://…, "
+        "console://, anymail://<esp>; see .env.example)."
+    )
+EMAIL_URL = env_str("EMAIL_URL", "console://")
+globals().update(email_config(EMAIL_URL).settings())
 
 # --- Secrets at rest -----------------------------------------------------------
 # Comma-separated Fernet keys, newest first; older keys still decrypt (rotation).

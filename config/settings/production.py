@@ -2,6 +2,7 @@
 
 from django.core.exceptions import ImproperlyConfigured
 
+from config.email_url import email_config
 from config.env import env_bool, env_int, env_list, env_str
 from config.local_keys import HOW_TO_MAKE_A_KEY
 from config.settings.base import *  # noqa: F403
@@ -42,7 +43,10 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
-EMAIL_BACKEND = env_str("EMAIL_BACKEND", "anymail.backends.amazon_ses.EmailBackend")
+# SMTP unless EMAIL_URL names another way (config.email_url); without it, a relay on this machine, as
+# Django's own default. Mail that cannot go out fails platform_init and tenant_create, never silently.
+EMAIL_URL = env_str("EMAIL_URL", "smtp://localhost:25?starttls=off")
+globals().update(email_config(EMAIL_URL).settings())
 SECRETS_ENCRYPTION_KEYS = env_list("SECRETS_ENCRYPTION_KEYS")
 if not SECRETS_ENCRYPTION_KEYS:  # refuse to start rather than fail on the first saved password
     raise ImproperlyConfigured(HOW_TO_MAKE_A_KEY)

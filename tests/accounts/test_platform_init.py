@@ -14,6 +14,8 @@ from django_celery_beat.models import PeriodicTask
 from django_tenants.utils import schema_context
 
 from accounts.models import Domain
+from config.email_url import email_config
+from tests.fixtures.network import free_loopback_port
 
 HOST = "betrieb.radar.example"
 
@@ -114,3 +116,51 @@ def test_bad_input_is_a_clear_error():
         call_command("platform_init", host="", operator_email="")
     with pytest.raises(CommandError, match="'not a host' ist kein gültiger Hostname"):
         call_command("platform_init", host="not a host", operator_email="ops@radar.example")
+
+
+def _email_url(settings, url: str) -> None:
+    """The mail settings production derives from EMAIL_URL (config.email_url), set for this test."""
+    for name, value in email_config(url).settings().items():
+        setattr(settings, name, value)
+
+
+@pytest.mark.django_db
+def test_the_link_goes_through_a_real_smtp_server_named_by_email_url(settings, smtp_server):
+    settings.PORTAL_URL_FORMAT = "https://{domain}"
+    _email_url(settings, f"smtp://{smtp_server.host}:{smtp_server.port}?starttls=off")
+    out, err = _run(host=HOST, operator_email="ops@radar.example")
+    [message] = smtp_server.messages
+    assert message["To"] == "ops@radar.example"
+    link = re.search(rf"https://{HOST}/admin/passwort/\S+/", message.get_content()).group(0)
+    assert link not in out + err and "not shown here" in out
+
+
+@pytest.mark.django_db
+def test_an_unreachable_mail_server_fails_the_command_and_names_it(settings):
+    port = free_loopback_port()  # nothing listens
+    _email_url(settings, f"smtp://ops:Geheim-123@127.0.0.1:{port}?starttls=off&timeout=5")
+    out, err = StringIO(), StringIO()
+    with pytest.raises(CommandError) as failed:
+        call_command("platform_init", host=HOST, operator_email="ops@radar.example", stdout=out, stderr=err)
+    message = str(failed.value)
+    assert "ConnectionRefusedError" in message and f"smtp://127.0.0.1:{port}" in message
+    assert "Geheim-123" not in message and "/admin/passwort/" not in message + out.getvalue() + err.getvalue()
+
+
+@pytest.mark.django_db
+def test_prompt_without_a_terminal_reads_the_password_from_standard_input(monkeypatch):
+    monkeypatch.setattr("sys.stdin", StringIO("Kr3ftig-genug-2026\n"))
+    out, _err = _run(host=HOST, operator_email="ops@radar.example", prompt=True)
+    assert "Password set (read from standard input)." in out
+    with schema_context("public"):
+        assert get_user_model().objects.get(username="ops@radar.example").check_password("Kr3ftig-genug-2026")
+
+
+@pytest.mark.django_db
+def test_prompt_without_a_terminal_or_input_says_so_instead_of_waiting(monkeypatch):
+    monkeypatch.setattr("sys.stdin", StringIO(""))  # docker compose's migrate service: stdin is /dev/null
+    with pytest.raises(CommandError, match="no terminal to ask on"):
+        _run(host=HOST, operator_email="ops@radar.example", prompt=True)
+    monkeypatch.setattr("sys.stdin", StringIO("kurz\n"))
+    with pytest.raises(CommandError, match="Password refused"):
+        _run(host=HOST, operator_email="ops@radar.example", prompt=True)

@@ -65,3 +65,19 @@ def test_deploy_check_fails_for_a_key_that_is_no_fernet_key():
     result = _deploy_check({"SECRETS_ENCRYPTION_KEYS": "not-a-key"})
     assert result.returncode != 0
     assert "accounts.E002" in result.stderr
+
+
+def test_a_mail_backend_that_cannot_load_stops_every_command_before_a_first_run_half_succeeds():
+    # django-anymail's Amazon SES needs boto3, which is not installed: platform_init could never mail the link.
+    result = _deploy_check(
+        {"SECRETS_ENCRYPTION_KEYS": "MDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDA=", "EMAIL_URL": "anymail://amazon_ses"}
+    )
+    assert result.returncode != 0
+    assert "accounts.E003" in result.stderr and "boto3" in result.stderr
+
+
+def test_console_mail_in_production_is_a_deploy_warning_and_the_old_variable_is_refused():
+    keys = {"SECRETS_ENCRYPTION_KEYS": "MDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDA="}
+    assert "accounts.W001" in _deploy_check({**keys, "EMAIL_URL": "console://"}).stderr
+    refused = _deploy_check({**keys, "EMAIL_BACKEND": "anymail.backends.amazon_ses.EmailBackend"})
+    assert refused.returncode != 0 and "set EMAIL_URL instead" in refused.stderr
