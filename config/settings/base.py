@@ -12,8 +12,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.embedded import embedded_database_settings, filesystem_broker_options
 from config.email_url import email_config
+from config.embedded import embedded_database_settings, filesystem_broker_options
 from config.env import env_bool, env_int, env_list, env_optional, env_str
 
 BASE_DIR = Path(__file__).resolve().parents[2]
