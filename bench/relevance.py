@@ -12,7 +12,9 @@ transaction rolled back), so the thesaurus's own share is visible.
 - precision@10: relevant tenders among those shown in the first ten (up to ten),
   averaged over the queries that show anything (an empty list is a recall failure,
   not an imprecise one);
-- MRR: 1 / rank of the first relevant tender (0 if none in the first ten).
+- MRR: 1 / rank of the first relevant tender (0 if none in the first ten);
+- negatives shown: tenders among a query's first ten that its negative cases (``NEGATIVES``) say must
+  never be there; the precision guard (tests/tenders/test_relevance_guard.py) wants none.
 """
 # ruff: noqa: S608  (the SQL here is built from our own constants)
 
@@ -23,11 +25,11 @@ from datetime import datetime
 from django.db import connection, transaction
 from django.utils import timezone
 
-from bench.relevance_set import CONSTRUCTED, FIXTURES, QUERIES, REAL_NOTICES
+from bench.relevance_set import CONSTRUCTED, FIXTURES, NEGATIVES, QUERIES, REAL_NOTICES
 from kernel.records import NoticeKind, NoticeRecord
 from kernel.vocabulary.search_words import websearch_text
 from kernel.vocabulary.time_zone import BERLIN
-from tenders.filters import TenderFilters
+from tenders.filters import STATUSES, TenderFilters
 from tenders.models import SynonymGroup, TenderSource
 from tenders.search import tender_search
 from tenders.services import notices_ingest
@@ -135,9 +137,10 @@ def load_corpus(now: datetime) -> dict[str, int]:
 
 
 def current_top(q: str, *, now: datetime) -> list[int]:
-    return list(
-        tender_search(filters=TenderFilters(q=q), order="relevance", now=now).values_list("id", flat=True)[:TOP]
-    )
+    # Every status: the set measures the words, and most real notices have expired or been awarded since
+    # (without a status the search shows open tenders only, tenders.filters.effective_filters).
+    filters = TenderFilters(q=q, status=STATUSES)
+    return list(tender_search(filters=filters, order="relevance", now=now).values_list("id", flat=True)[:TOP])
 
 
 def _add_previous_index() -> None:
@@ -203,6 +206,12 @@ def scores(results: dict[str, list[int]], relevant: dict[str, set[int]]) -> dict
     }
 
 
+def negatives_shown(results: dict[str, list[int]], ids: dict[str, int]) -> list[tuple[str, str]]:
+    """(query, key) of each negative case found among its query's first ten."""
+    key_of = {tender_id: key for key, tender_id in ids.items()}
+    return [(q, key_of[t]) for q, keys in NEGATIVES for t in results[q] if key_of[t] in keys]
+
+
 def run(*, n: int | None) -> None:
     now = timezone.now().astimezone(BERLIN).replace(microsecond=0)
     ids = load_corpus(now)
@@ -227,6 +236,10 @@ def run(*, n: int | None) -> None:
         print(f"{q[:24]:24} {before:9.2f} {middle:9.2f} {after:9.2f}  {missed or ''} {extra or ''}")
     before, after = scores(previous, relevant), scores(current, relevant)
     middle = scores(plain, relevant)
+    wrong = negatives_shown(current, ids)
+    print(
+        f"\nnegative cases: {sum(len(keys) for _q, keys in NEGATIVES)} in {len(NEGATIVES)} queries; shown: {wrong or 'none'}"
+    )
     print()
     for name in ("recall10", "precision10", "mrr"):
         print(f"{name:12} previous {before[name]:.3f}  without thesaurus {middle[name]:.3f}  current {after[name]:.3f}")
@@ -235,5 +248,5 @@ def run(*, n: int | None) -> None:
         f"mrr={after['mrr']:.3f} previous_recall10={before['recall10']:.3f} "
         f"previous_precision10={before['precision10']:.3f} previous_mrr={before['mrr']:.3f} "
         f"no_thesaurus_recall10={middle['recall10']:.3f} no_thesaurus_precision10={middle['precision10']:.3f} "
-        f"no_thesaurus_mrr={middle['mrr']:.3f}"
+        f"no_thesaurus_mrr={middle['mrr']:.3f} negatives_shown={len(wrong)}"
     )

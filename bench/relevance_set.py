@@ -172,6 +172,7 @@ QUERIES: list[tuple[str, set[str]]] = [
     ("Friedhof", {"g_park", "real_worms"}),
     ("Bewachung", SECURITY),
     ("Sicherheitsdienst", {"x_objekt", "x_event", "x_wach", "x_revier", "real_kaserne", "real_worms"}),
+    ("Sicherheitsdienste", {"x_objekt", "x_event", "x_wach", "x_revier", "real_kaserne", "real_worms"}),
     ("Wachdienst", {"x_objekt", "x_wach", "real_kaserne", "real_worms"}),
     ("Objektschutz", {"x_objekt", "x_wach", "real_kaserne"}),
     ("Software", {"i_software", "i_rz", "real_digitalcheck", "real_eam"}),
@@ -216,4 +217,19 @@ QUERIES: list[tuple[str, set[str]]] = [
     ("Kaserne", {"real_kaserne"}),
     ("Synagoge", {"real_worms"}),
     ("Digitalcheck", {"real_digitalcheck"}),
+]
+
+# Negative cases: (query, tenders that must never be among its first ten). Each was once wrongly found,
+# through a CPV label's word or a compound part chained across fields (issue "Precision where words are
+# weak"): the Digitalcheck award (IT consulting, CPV 79000000 "… Druck und Sicherheit") for a security
+# profile; road markings, bridges and pipes for "Straßenbau" ("Straße" in "Landesstraßen", "Bau" in the
+# label "Bauarbeiten"); cleaning agents for cleaning work.
+NEGATIVES: list[tuple[str, set[str]]] = [
+    ("Sicherheitsdienst", {"real_digitalcheck"}),
+    ("Sicherheitsdienste", {"real_digitalcheck"}),
+    ("Straßenbau", {"s_markierung", "s_licht", "b_ersatz", "b_lahn", "g_bankett", "e_trinkwasser", "e_kanal"}),
+    ("Strassenbau", {"s_markierung", "s_licht", "b_ersatz", "b_lahn", "g_bankett", "e_trinkwasser", "e_kanal"}),
+    ("Reinigung", {"c_mittel"}),
+    ("Reinigungsdienste", {"c_mittel"}),
+    ("Reinigung -Straße", {"c_mittel", "c_strasse"}),
 ]

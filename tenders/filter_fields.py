@@ -63,6 +63,19 @@ FILTER_FIELDS: tuple[FilterField, ...] = (
         placeholder=_('z. B. Straßenbau "Los 1" -Planung'),
     ),
     FilterField(
+        "q_scope",
+        filter_values.keyword_scope,
+        "string",
+        False,
+        "Suchbereich: all (Standard) oder title = Suchbegriffe nur im Titel (mit seinen Wortteilen), nicht in "
+        "Beschreibung, Vergabestelle und CPV-Bezeichnungen; mit cpv genügt statt des Titeltreffers ein CPV-Code "
+        "der Suche",
+        label=_("Suchbereich"),
+        hint=_("Suchbereich: all oder title angeben."),
+        widget="checkboxes",
+        choices="q_scopes",
+    ),
+    FilterField(
         "cpv",
         filter_values.cpv_codes,
         "string",
@@ -220,3 +233,5 @@ FILTER_FIELDS: tuple[FilterField, ...] = (
 )
 
 FILTER_NAMES: tuple[str, ...] = tuple(field.name for field in FILTER_FIELDS)
+# The one option of the "q_scope" checkbox (unticked: the keywords hit anywhere).
+Q_SCOPE_CHOICES = (("title", _("nur im Titel oder über den CPV-Code")),)

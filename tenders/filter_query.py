@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, time, timedelta
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import BooleanField, Exists, F, Func, OuterRef, Q
 
 from kernel.vocabulary.cpv import cpv_prefix
 from kernel.vocabulary.time_zone import BERLIN
@@ -24,6 +24,27 @@ def _cpv_q(codes: tuple[str, ...]) -> Q:
     return Q(cpv_prefixes__overlap=sorted({cpv_prefix(code) for code in codes}))
 
 
+class TitleMatch(Func):
+    """``title_vector @@ query``: the title's words (A) and their compound parts (B) as ``search_vector``
+    weighs them, computed from the row (no index: ``filters_q`` looks the keywords up in ``search_vector``
+    first, so only the tenders found there are read)."""
+
+    output_field = BooleanField()
+
+    def __init__(self, query):
+        super().__init__(F("title"), F("title_parts"), query)
+
+    def as_sql(self, compiler, connection, **extra_context):
+        (title, title_params), (parts, parts_params), (query, query_params) = (
+            compiler.compile(expression) for expression in self.source_expressions
+        )
+        sql = (
+            f"((setweight(to_tsvector('german'::regconfig, COALESCE({title}, '')), 'A')"
+            f" || setweight(to_tsvector('german'::regconfig, COALESCE({parts}, '')), 'B')) @@ ({query}))"
+        )
+        return sql, [*title_params, *parts_params, *query_params]
+
+
 def filters_q(filters: TenderFilters, *, now: datetime, keywords: KeywordQuery | None = None) -> Q:
     """A Q over Tender for everything except keywords' ranking (see ``tender_search``).
 
@@ -33,9 +54,16 @@ def filters_q(filters: TenderFilters, *, now: datetime, keywords: KeywordQuery |
     condition = Q()
     if filters.q:
         keywords = keywords.check_for(filters.q) if keywords is not None else keyword_query_build(q=filters.q)
-        condition &= Q(search_vector=keywords.search)
-    if filters.cpv:
-        condition &= _cpv_q(filters.cpv)
+    if filters.q and filters.q_scope == "title":
+        lookup, exact = keywords.title_search
+        in_title = Q(search_vector=lookup) & Q(TitleMatch(exact))
+        # "nur im Titel/CPV": the two strong signals, either of them; with no CPV filter, the title alone.
+        condition &= (in_title | _cpv_q(filters.cpv)) if filters.cpv else in_title
+    else:
+        if filters.q:
+            condition &= Q(search_vector=keywords.search)
+        if filters.cpv:
+            condition &= _cpv_q(filters.cpv)
     if filters.bundesland:
         condition &= Q(bundesland__in=filters.bundesland)
     if filters.plz:

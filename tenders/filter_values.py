@@ -146,3 +146,18 @@ def statuses(params, name: str, errors: dict[str, str]) -> tuple[str, ...]:
 def source_keys(params, name: str, errors: dict[str, str]) -> tuple[str, ...]:
     # Keys that cannot be a Source key are dropped, not refused: they would match nothing anyway.
     return _unique([key for key in split_values(params, name) if re.fullmatch(r"[a-z0-9-]{2,40}", key)])
+
+
+# Where the keywords must hit: "" (default, also typed "all") anywhere in the search vector; "title" in the
+# title (its words and their compound parts), or the tender carries one of the CPV codes the search names.
+Q_SCOPES = ("all", "title")
+
+
+def keyword_scope(params, name: str, errors: dict[str, str]) -> str:
+    raw = _first(params, name)
+    if raw in ("", None, "all"):
+        return ""
+    if raw not in Q_SCOPES:
+        errors[name] = f"Unbekannter Suchbereich {raw!r}; erlaubt: {', '.join(Q_SCOPES)}."
+        return ""
+    return raw

@@ -58,6 +58,7 @@ class FilterError(ApplicationError):
 @dataclass(frozen=True)
 class TenderFilters:
     q: str = ""
+    q_scope: str = ""  # "" = keywords hit anywhere; "title" = in the title, or a CPV code of ``cpv`` (filter_values)
     cpv: tuple[str, ...] = ()  # 8-digit codes, or 2..7-digit prefixes (a division is 2 digits)
     bundesland: tuple[str, ...] = ()
     plz: str = ""  # prefix

@@ -142,6 +142,49 @@ class HeadQuery(SearchQuery):
         return sql, [self.head + "%", _SERVICE_FORM.format(head=self.head)]
 
 
+# Goods named after the work they serve: "Reinigungsmittel" are no "Reinigung", "Mähgeräte" no "Mahd".
+GOODS_WORDS = (
+    "mittel",
+    "mitteln",
+    "gerät",
+    "geräte",
+    "geräten",
+    "maschine",
+    "maschinen",
+    "material",
+    "materialien",
+    "fahrzeug",
+    "fahrzeuge",
+    "fahrzeugen",
+    "produkte",
+    "produkten",
+    "artikel",
+    "bedarf",
+    "zubehör",
+)
+MIN_GOODS_WORD = 5
+_GOODS_FORM = "^{word}(s|n|e|en|es)?(" + "|".join(GOODS_WORDS) + ")$"
+
+
+class GoodsQuery(SearchQuery):
+    """Titles (A) naming goods after a plain query word ("Reinigungsmitteln" for "Reinigung"), not the word itself."""
+
+    def __init__(self, word: str):
+        self.config, self.invert = None, False
+        self.word = word
+        Func.__init__(self)
+
+    def as_sql(self, compiler, connection, **extra_context):
+        forms = (
+            "SELECT string_agg(v.word || ':A', ' | ') FROM tenders_search_vocabulary v"
+            " WHERE v.word LIKE %s AND v.word ~ %s"
+        )
+        sql = f"coalesce(to_tsquery('german', ({forms})) && !!to_tsquery('german', %s), ''::tsquery)"
+        sql = f"!!({sql})" if self.invert else sql
+        own = "'" + self.word.replace("\\", "\\\\").replace("'", "''") + "':A"
+        return sql, [self.word + "%", _GOODS_FORM.format(word=self.word), own]
+
+
 class PhraseQuery(SearchQuery):
     """A typed phrase: each word followed by the next at its distance or one more (``phrase_steps``).
 
@@ -181,8 +224,51 @@ def thesaurus_version() -> str:
         return cursor.fetchone()[0]
 
 
-def _tsquery(q: str) -> SearchQuery:
-    """The tsquery expression for the keywords ``q`` (see the module docstring), not yet evaluated."""
+class TsQueryText(SearchQuery):
+    """``to_tsquery('german', text)`` over operands we wrote ourselves (``_stated_operand``)."""
+
+    def __init__(self, text: str):
+        self.config, self.invert = None, False
+        self.text = text
+        Func.__init__(self)
+
+    def as_sql(self, compiler, connection, **extra_context):
+        return "to_tsquery('german', %s)", [self.text]
+
+
+# A compound's parts ("Straßenbau": "Straße" and "Bau") count where the tender states them: title,
+# buyer, title parts, description (A-C), not the labels of its CPV codes and the parts of long
+# compounds (D). A part in a label chains two loose links: "Straße" in "Landesstraßen" and "Bau" in the
+# label "Bauarbeiten" made every road marking and bridge a Straßenbau hit. The parts as one hyphenated or
+# spaced word ("Software-Entwicklung" in a CPV label for "Softwareentwicklung") still count anywhere.
+PART_WEIGHTS = "ABC"
+
+
+def _stated_operand(word: str) -> str:
+    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "':" + PART_WEIGHTS
+
+
+def _word_query(token: str) -> SearchQuery:
+    """One plain word: itself and its spellings anywhere, its compound parts where the tender states them."""
+    whole = word_alternatives(token, parts=False)
+    query = reduce(or_, (_websearch(text) for text in whole))
+    for text in word_alternatives(token):
+        if text not in whole:
+            query |= TsQueryText(" & ".join(_stated_operand(part) for part in text.split()))
+            query |= SearchQuery(text, config="german", search_type="phrase")
+    return query
+
+
+def _names_goods(token: str) -> bool:
+    """Whether a plain word's search leaves out titles naming goods after it (``GoodsQuery``)."""
+    return token.isalpha() and len(token) >= MIN_GOODS_WORD and not word_alternatives(token)[1:]
+
+
+def _tsquery(q: str, *, goods: bool = True) -> SearchQuery:
+    """The tsquery expression for the keywords ``q`` (see the module docstring), not yet evaluated.
+
+    ``goods=False`` leaves out ``GoodsQuery`` (the query ``KeywordQuery.positive_tsquery`` ranks by).
+    """
     groups: list[list[SearchQuery]] = []
     join_next = False
     for token in query_tokens(q):
@@ -194,9 +280,11 @@ def _tsquery(q: str) -> SearchQuery:
         elif token.startswith("-"):
             query = _websearch(token)  # exclusions exactly as typed
         else:
-            query = SynonymRewrite(reduce(or_, (_websearch(text) for text in word_alternatives(token))))
+            query = SynonymRewrite(_word_query(token))
             if head := word_head(token):
                 query = query | HeadQuery(head)
+            elif goods and _names_goods(token):
+                query = query & ~GoodsQuery(token.casefold())
         if join_next:
             groups[-1].append(query)
         else:
@@ -221,11 +309,32 @@ class KeywordQuery:
     tsquery: str = ""
     lexemes: frozenset[str] = frozenset()
     synonyms: frozenset[str] = frozenset()
+    # The tsquery without anything negated, typed exclusions or ``GoodsQuery`` ("" if there is none: then
+    # ``tsquery``). What relevance ranks by: ts_rank gives any tsquery with a NOT the same 1e-20, so
+    # "Reinigung -Straße" would be listed by deadline alone. And what a title-only search looks up in the
+    # index before it reads the title (``title_search``): every tender ``tsquery`` finds matches it.
+    positive_tsquery: str = ""
+
+    @property
+    def title_search(self) -> tuple[SearchQuery, SearchQuery]:
+        """(index lookup, exact condition) of a search in the title only (``TenderFilters.q_scope`` "title").
+
+        The exact condition is the whole tsquery over the title's words (A) and their compound parts (B) as
+        ``title_vector`` builds them, without the buyer's name that shares weight B in ``search_vector``;
+        the lookup, the tsquery without its exclusions over ``search_vector``, which every such tender
+        matches (an excluded word in the description or a CPV label does not exclude it here).
+        """
+        return self.rank_search, self.search
 
     @property
     def search(self) -> SearchQuery:
-        """The tsquery as a constant for ``search_vector`` lookups and ``SearchRank``."""
+        """The tsquery as a constant for ``search_vector`` lookups."""
         return TsQueryConstant(self.tsquery)
+
+    @property
+    def rank_search(self) -> SearchQuery:
+        """What ``SearchRank`` ranks the found tenders by: the tsquery without its negations (``positive_tsquery``)."""
+        return TsQueryConstant(self.positive_tsquery or self.tsquery)
 
     def check_for(self, q: str) -> KeywordQuery:
         """``self``, if it was built for the keywords ``q``; a query built for other words would disagree silently."""
@@ -245,19 +354,27 @@ def keyword_query_build(*, q: str) -> KeywordQuery:
         return sql, list(params)
 
     full_sql, full_params = compiled(_tsquery(q))
+    tokens = query_tokens(q)
+    positive_words = [token for token in tokens if not token.startswith("-")]
+    negated = len(positive_words) < len(tokens) or any(_names_goods(token) for token in positive_words)
+    positive_sql, positive_params = (
+        compiled(_tsquery(" ".join(positive_words), goods=False)) if negated and positive_words else ("NULL", [])
+    )
     plain = plain_words(q)
     # The thesaurus words the highlighting marks: those of the plain words alone (an excluded word's are not).
     synonyms_sql, synonyms_params = compiled(_tsquery(" ".join(plain))) if plain else ("NULL", [])
     # The SQL is compiled from our own expressions; every value is a parameter.
     statement = (
-        f"SELECT ({full_sql})::text, ({synonyms_sql})::text, "  # noqa: S608
+        f"SELECT ({full_sql})::text, ({synonyms_sql})::text, ({positive_sql})::text, "  # noqa: S608
         "ARRAY(SELECT DISTINCT lexeme FROM unnest(%s::text[]) AS w, unnest(ts_lexize('german_stem', w)) AS lexeme)"
     )
     with connection.cursor() as cursor:
-        cursor.execute(statement, [*full_params, *synonyms_params, sorted(highlight_words(q))])
-        tsquery, rewritten, stems = cursor.fetchone()
+        cursor.execute(statement, [*full_params, *synonyms_params, *positive_params, sorted(highlight_words(q))])
+        tsquery, rewritten, positive, stems = cursor.fetchone()
     lexemes = frozenset(stems or ())
     synonyms = frozenset(
         lexeme.replace("''", "'") for lexeme in _LEXEMES.findall(rewritten or "") if not lexeme.startswith("§")
     )
-    return KeywordQuery(text=q, tsquery=tsquery, lexemes=lexemes, synonyms=synonyms - lexemes)
+    return KeywordQuery(
+        text=q, tsquery=tsquery, lexemes=lexemes, synonyms=synonyms - lexemes, positive_tsquery=positive or ""
+    )

@@ -26,6 +26,11 @@ DEFAULT_ORDER = "relevance"
 # walking the publication index and are what a bid manager looks at. Lists meant to be complete (CSV,
 # counting, a partner's full sync) use the deadline or publication order, which are not bounded.
 RANK_CANDIDATES = 1000
+# ts_rank's weights for D, C, B, A (SEARCH_VECTOR_EXPRESSION): a title word counts 2.5 times a buyer's or
+# a title part's, 10 times a description's, 20 times a CPV label's (PostgreSQL's default: 0.1, 0.2, 0.4,
+# 1.0). A label names the code's whole class ("… Druck und Sicherheit" for consulting), a description
+# mentions much besides the work, so a hit there ranks below a tender whose title states the word.
+RANK_WEIGHTS = [0.05, 0.1, 0.4, 1.0]
 
 
 def order_or_default(raw: str | None) -> str:
@@ -58,7 +63,7 @@ def tender_search(
         newest = queryset.order_by(F("published_at").desc(nulls_last=True), "-id").values("pk")[:RANK_CANDIDATES]
         return (
             queryset.filter(pk__in=newest)
-            .annotate(rank=SearchRank(F("search_vector"), keywords.search))
+            .annotate(rank=SearchRank(F("search_vector"), keywords.rank_search, weights=RANK_WEIGHTS))
             .order_by("-rank", F("submission_deadline").asc(nulls_last=True), "-id")
         )
     if order == "deadline":

@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from kernel.vocabulary.regions import BUNDESLAENDER
 from notifications.models import TriageStatus
 from notifications.portal.services import NAME_MAX_LENGTH, NOTE_MAX_LENGTH
-from tenders.filter_fields import FILTER_FIELDS, FilterField
+from tenders.filter_fields import FILTER_FIELDS, Q_SCOPE_CHOICES, FilterField
 from tenders.filters import DEFAULT_STATUSES, FilterError, TenderFilters, parse_filters
 from tenders.models import TENDER_STATUS_CHOICES
 
@@ -55,6 +55,8 @@ def _choices(vocabulary: str) -> list[tuple[str, str]]:
         return [(name, name) for name in sorted(BUNDESLAENDER.values())]
     if vocabulary == "statuses":
         return list(TENDER_STATUS_CHOICES)
+    if vocabulary == "q_scopes":
+        return list(Q_SCOPE_CHOICES)
     return []
 
 

@@ -17,6 +17,7 @@ def test_the_filters_value_has_exactly_the_declared_fields_in_order():
 def test_every_declared_field_is_parsed_by_its_parser():
     typed = {
         "q": "Dach",
+        "q_scope": "title",
         "cpv": "45",
         "bundesland": "bayern",
         "plz": "80",
