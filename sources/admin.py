@@ -10,30 +10,18 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from kernel.network import decode_bytes
 from sources.adapters.mail.forwarding import forwarder_domain_normalised, forwarder_domain_problem
 from sources.denylist import DENIED_PORTALS
 from sources.models import ApprovedForwarder, FetchRun, FetchRunStatus, InboundMail, PortalPageRequest, Source
 from sources.registry import adapter_types
-from sources.run_summary import field_problems_text, run_summary_text
+from sources.run_admin import run_badge  # the module registers the fetch runs' console
+from sources.run_words import layout_label, reason_label, run_state_text, status_label
 from sources.schedules import schedules_sync
 from sources.selectors import portal_domains_current, run_yield, source_health_list
 from sources.services import source_poll_now_enqueue
 from tenders.pagination import EstimatedCountPaginator
-
-# Run end states the operator must read as words, not as a bare "blocked".
-STATE_LABELS = {
-    "changed_layout": "blockiert: Layout geändert",
-    "browser_only": "nicht unterstützt: Ergebnisliste nur im Browser",
-}
-
-
-def _state(status: str | None) -> str:
-    """A run's state in German words ("erfolgreich", "fehlgeschlagen"), whatever the stored code."""
-    return FetchRunStatus(status).label if status in FetchRunStatus.values else (status or "—")
 
 
 def _run_url(run: FetchRun) -> str:
@@ -41,7 +29,7 @@ def _run_url(run: FetchRun) -> str:
 
 
 def _run_links(runs: list[FetchRun]):
-    return format_html_join(", ", '<a href="{}">{}</a>', ((_run_url(run), run.source) for run in runs))
+    return format_html_join(", ", '<a href="{}">{}</a>', ((_run_url(run), run.source.name) for run in runs))
 
 
 class SourceForm(forms.ModelForm):
@@ -79,45 +67,33 @@ class SourceAdmin(admin.ModelAdmin):
     change_list_template = "admin/sources/source/change_list.html"
     change_form_template = "admin/sources/source/change_form.html"
 
-    class Media:
-        css = {"all": ["css/admin.css"]}
-
     def get_queryset(self, request):
         return source_health_list()
 
     @admin.display(description="Zustand")
     def health(self, obj):
-        status = obj.last_run_status or "—"
-        # Colours live in static/css/admin.css: the Content-Security-Policy blocks style attributes.
-        tone = status if status in ("succeeded", "partial", "failed", "blocked") else "none"
-        extra = " · wenig Treffer" if obj.last_run_low_yield else ""
-        label = _state(obj.last_run_status)
-        if obj.last_run_error_reason in STATE_LABELS:
-            label, extra = STATE_LABELS[obj.last_run_error_reason], ""
+        text = run_state_text(obj.last_run_status, obj.last_run_error_reason, low_yield=bool(obj.last_run_low_yield))
+        status = obj.last_run_status
         if obj.failing_mailboxes:  # mail source: tenants whose latest mailbox check failed
-            extra += " · Postfach fehlerhaft: " + ", ".join(obj.failing_mailboxes)
-            tone = "failed"
-        return format_html(
-            '<span class="run-status run-status-{}" title="{}">{}{}</span>',
-            tone,
-            obj.last_run_error or "",
-            label,
-            extra,
-        )
+            text += " · Postfach fehlerhaft: " + ", ".join(obj.failing_mailboxes)
+            status = FetchRunStatus.FAILED
+        title = reason_label(obj.last_run_error_reason)
+        return run_badge(status=status, text=text, low_yield=bool(obj.last_run_low_yield), title=title)
 
     @admin.display(description="Layout zuletzt")
     def last_layout(self, obj):
-        return obj.last_layout or "—"
+        return layout_label(obj.last_layout) if obj.last_layout else "—"
 
     @admin.display(description="Ausbeute letzte Läufe (gelesen/Zeilen)")
     def recent_yield(self, obj):
         parts = []
         for run in map(run_yield, obj.recent_yields or []):
             if run["rows_seen"] is None:
-                parts.append(f"{run['fetched']} ({_state(run['status'])})")
+                text = f"{run['fetched']} ({status_label(run['status'])})"
             else:
-                parts.append(f"{run['parsed']}/{run['rows_seen']} ({_state(run['status'])})")
-        return " · ".join(parts) or "—"
+                text = f"{run['parsed']}/{run['rows_seen']} ({status_label(run['status'])})"
+            parts.append(run_badge(status=run["status"], text=text))
+        return format_html_join(" ", "{}", ((part,) for part in parts)) or "—"
 
     @admin.display(description="Letzter Lauf", ordering="last_run_at")
     def last_run_at(self, obj):
@@ -147,9 +123,11 @@ class SourceAdmin(admin.ModelAdmin):
         runs = source_poll_now_enqueue(source_ids=list(queryset.values_list("pk", flat=True)))
         queued = [run for run in runs if run.status != FetchRunStatus.SKIPPED]
         busy = [run for run in runs if run.status == FetchRunStatus.SKIPPED]
-        self.message_user(
-            request, format_html("{} Abruf(e) eingeplant: {}", len(queued), _run_links(queued)), messages.SUCCESS
-        )
+        if queued:
+            what = "Abruf von {} eingeplant." if len(queued) == 1 else "Abrufe von {} eingeplant."
+            self.message_user(request, format_html(what, _run_links(queued)), messages.SUCCESS)
+        elif not busy:
+            self.message_user(request, "Keine aktive Quelle ausgewählt; nichts eingeplant.", messages.WARNING)
         if busy:
             self.message_user(
                 request, format_html("Läuft bereits, nicht erneut eingeplant: {}", _run_links(busy)), messages.WARNING
@@ -163,18 +141,18 @@ class SourceAdmin(admin.ModelAdmin):
         runs = source_poll_now_enqueue(source_ids=[source.pk])
         if runs and runs[0].status == FetchRunStatus.SKIPPED:
             self.message_user(
-                request, f"{source} wird gerade abgerufen; kein weiterer Abruf eingeplant.", messages.WARNING
+                request, f"{source.name} wird gerade abgerufen; kein weiterer Abruf eingeplant.", messages.WARNING
             )
             return redirect(_run_url(runs[0]))
         if runs:
             self.message_user(
                 request,
-                format_html('Abruf von {} eingeplant: <a href="{}">zum Abruf</a>', source, _run_url(runs[0])),
+                format_html('Abruf von {} eingeplant. <a href="{}">Abruf ansehen</a>', source.name, _run_url(runs[0])),
                 messages.SUCCESS,
             )
             return redirect(_run_url(runs[0]))
         else:
-            self.message_user(request, f"{source} ist deaktiviert; nichts eingeplant.", messages.WARNING)
+            self.message_user(request, f"{source.name} ist deaktiviert; nichts eingeplant.", messages.WARNING)
         return redirect("admin:sources_source_change", source.pk)
 
     @admin.action(description="Zeitpläne schreiben (Celery Beat)")
@@ -203,68 +181,6 @@ class SourceAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/sources/denylist.html", context)
 
 
-@admin.register(FetchRun)
-class FetchRunAdmin(admin.ModelAdmin):
-    list_display = (
-        "started_at",
-        "source_link",
-        "trigger",
-        "scope",
-        "status",
-        "fetched",
-        "new",
-        "changed",
-        "unchanged",
-        "refused",
-        "field_problems_summary",
-        "failed",
-        "low_yield",
-        "layout",
-        "error_reason",
-    )
-    list_filter = ("status", "trigger", "low_yield", "layout", "source", ("started_at", admin.DateFieldListFilter))
-    list_select_related = ("source",)
-    search_fields = ("=scope", "error_reason")
-    show_full_result_count = False
-    paginator = EstimatedCountPaginator
-    exclude = ("sample_page",)
-    readonly_fields = [f.name for f in FetchRun._meta.fields if f.name != "sample_page"] + [
-        "summary",
-        "sample_page_preview",
-    ]
-
-    class Media:
-        css = {"all": ["css/admin.css"]}
-
-    @admin.display(description=_("Zusammenfassung"))
-    def summary(self, obj):
-        return run_summary_text(obj)
-
-    @admin.display(description=_("nicht lesbare Angaben"))
-    def field_problems_summary(self, obj):
-        return field_problems_text(obj.field_problems) or "—"
-
-    @admin.display(description="Beispielseite (Anfang, als Text)")
-    def sample_page_preview(self, obj):
-        if not obj.sample_page:
-            return "—"
-        # Portal markup is foreign input: shown as escaped text only, never rendered.
-        text = decode_bytes(bytes(obj.sample_page[:50_000])).text
-        return format_html("<pre class='sample-page'>{}</pre>", text)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    @admin.display(description="Quelle", ordering="source__key")
-    def source_link(self, obj):
-        return format_html(
-            '<a href="{}">{}</a>', reverse("admin:sources_source_change", args=[obj.source_id]), obj.source
-        )
-
-
 @admin.register(InboundMail)
 class InboundMailAdmin(admin.ModelAdmin):
     """Portal alert mails of every tenant; the unparsed ones are where a portal changed its mail format."""
@@ -285,9 +201,6 @@ class InboundMailAdmin(admin.ModelAdmin):
     paginator = EstimatedCountPaginator
     exclude = ("raw",)
     readonly_fields = [f.name for f in InboundMail._meta.fields if f.name != "raw"] + ["raw_preview"]
-
-    class Media:
-        css = {"all": ["css/admin.css"]}
 
     @admin.display(description="Betreff")
     def subject_short(self, obj):

@@ -339,3 +339,20 @@ class Heartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} {self.beat_at:%Y-%m-%d %H:%M:%S}"
+
+
+class OperatorDigest(models.Model):
+    """The operators' daily mail about source health; one row per Berlin day is what makes it once a day."""
+
+    day = models.DateField(unique=True, verbose_name=_("Tag"))
+    sent_at = models.DateTimeField(verbose_name=_("gesendet"))
+    subject = models.CharField(max_length=250, verbose_name=_("Betreff"))
+    recipients = models.JSONField(default=list, blank=True, verbose_name=_("Empfänger"))
+
+    class Meta:
+        ordering = ["-day"]
+        verbose_name = _("Betriebsbericht")
+        verbose_name_plural = _("Betriebsberichte")
+
+    def __str__(self) -> str:
+        return f"{self.day:%d.%m.%Y}: {self.subject}"

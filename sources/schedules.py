@@ -11,8 +11,8 @@ from django_celery_beat.models import IntervalSchedule, PeriodicTask
 from sources.models import Source
 
 TASK_PREFIX = "poll source "
-# The sweep of portal page requests an alert mail left pending (a lost task, a Source that was crawling):
-# a job of this app, so written here rather than declared in settings.
+# Jobs of this app are written here rather than declared in settings. The sweep of portal page requests
+# an alert mail left pending (a lost task, a Source that was crawling):
 PAGE_REQUEST_SWEEP = {
     "name": "sources: fetch requested portal pages",
     "task": "sources.sweep_portal_page_requests",
@@ -20,6 +20,17 @@ PAGE_REQUEST_SWEEP = {
     "queue": "ingest",
     "description": "Fetches the portal pages alert mails pointed at whose own task did not finish them",
 }
+
+# The operators' daily mail about source health (sources.operator_digest): hourly, sent once per Berlin
+# day from its hour on, so a beat that was down at that hour still sends it at the next tick.
+OPERATOR_DIGEST = {
+    "name": "sources: operator digest",
+    "task": "sources.send_operator_digest",
+    "minutes": 60,
+    "queue": "notify",
+    "description": "Mails the operators (staff accounts) once a day which sources failed, read little or went stale",
+}
+APP_JOBS = {job["name"]: job for job in (PAGE_REQUEST_SWEEP, OPERATOR_DIGEST)}
 
 
 def schedules_sync() -> dict[str, int]:
@@ -50,7 +61,7 @@ def schedules_sync() -> dict[str, int]:
         disabled = stale.update(enabled=False)
         # Platform jobs (digest fan-out, expiry …) are declared in settings by name, so this shared
         # module needs no import of the apps that implement them.
-        platform = {**settings.PLATFORM_PERIODIC_TASKS, PAGE_REQUEST_SWEEP["name"]: PAGE_REQUEST_SWEEP}
+        platform = {**settings.PLATFORM_PERIODIC_TASKS, **APP_JOBS}
         for name, spec in platform.items():
             interval, _ = IntervalSchedule.objects.get_or_create(every=spec["minutes"], period=IntervalSchedule.MINUTES)
             PeriodicTask.objects.update_or_create(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, JSONObject
 from django_tenants.utils import get_tenant_model
 
@@ -155,3 +156,27 @@ def fetch_runs_by_ids(*, ids) -> list[FetchRun]:
 def heartbeat_at(*, name: str) -> datetime | None:
     """When the named scheduler last ticked (beat writes its heartbeat every minute), or None if never."""
     return Heartbeat.objects.filter(name=name).values_list("beat_at", flat=True).first()
+
+
+def run_counts_since(*, since: datetime) -> dict[int, dict[str, Any]]:
+    """Per source, the runs started since ``since``: how many, how many failed, were blocked, partial or low,
+    and the failure reasons with their counts (for the operator digest). Mailbox checks are left out:
+    they are each tenant's, named through ``source_health_list().failing_mailboxes``. Two queries."""
+    runs = FetchRun.objects.filter(started_at__gte=since).exclude(trigger=MAILBOX_TRIGGER).order_by()
+    counts = runs.values("source_id").annotate(
+        runs=Count("pk"),
+        failed=Count("pk", filter=Q(status=FetchRunStatus.FAILED)),
+        blocked=Count("pk", filter=Q(status=FetchRunStatus.BLOCKED)),
+        partial=Count("pk", filter=Q(status=FetchRunStatus.PARTIAL)),
+        low_yield=Count("pk", filter=Q(low_yield=True)),
+    )
+    result = {row.pop("source_id"): {**row, "reasons": {}} for row in counts}
+    reasons = (
+        runs.filter(status__in=FAILED_RUN_STATUSES)
+        .values("source_id", "error_reason")
+        .annotate(n=Count("pk"))
+        .order_by("source_id", "-n", "error_reason")
+    )
+    for row in reasons:
+        result[row["source_id"]]["reasons"][row["error_reason"]] = row["n"]
+    return result

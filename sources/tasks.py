@@ -41,3 +41,11 @@ def portal_page_requests_sweep_task() -> int:
     from sources.tender_pages import portal_page_requests_sweep
 
     return portal_page_requests_sweep()
+
+
+@public_task(name="sources.send_operator_digest", refused=0)
+def operator_digest_send_task() -> int:
+    """Hourly; sends the operators' digest once per Berlin day (the service decides whether it is due)."""
+    from sources.operator_digest import operator_digest_send
+
+    return 1 if operator_digest_send() is not None else 0

@@ -6,9 +6,11 @@ changes of tenders already told. Shared searches appear in other users' portals,
 their mails go to the owner only: whether a match was told is stored per search, not per
 reader, so a second reader's digest could not honour "never twice".
 
-A digest without matches or changes is not sent, unless a source's last run failed:
-then the user hears that silence may mean "not fetched" rather than "nothing published".
-Every digest ends with the coverage of each source since the previous digest.
+A digest speaks to the customer: matches, changes and deadlines, never the health of the
+platform's sources (that goes to the operators, ``sources.operator_digest``). The one exception
+is the tenant's own mailbox for portal alert e-mails: its IMAP settings are the tenant's, so a
+digest names what it brought and, when it could not be read, asks to check the settings. A
+digest without matches or changes is not sent, unless that mailbox failed.
 
 Due-ness is computed from the wall clock: the latest slot (today's hour, or this
 Monday's for weekly) at or before now, due while the last digest is older than that
@@ -36,8 +38,8 @@ from notifications.alerts.composing import (
     user_language,
 )
 from notifications.alerts.deliveries import deliveries_send_soon, delivery_create
-from notifications.alerts.rendering import coverage_lines, digest_subject, render_mail
-from notifications.alerts.selectors import mailbox_coverage, source_coverage, tenant_base_url, tenders_for_mail
+from notifications.alerts.rendering import digest_subject, mailbox_lines, render_mail
+from notifications.alerts.selectors import mailbox_coverage, tenant_base_url, tenders_for_mail
 from notifications.alerts.unsubscribe import SCOPE_DIGEST, SCOPE_SEARCH
 from notifications.models import Delivery, DeliveryKind, DigestInterval, SavedSearch, UserPreference
 
@@ -152,8 +154,8 @@ def digest_create(*, preference_id: int, now: datetime, base_url: str) -> Delive
         )
         matches = claim.claimed
         language = user_language(user)
-        coverage = coverage_lines([*source_coverage(since=since), *mailbox_coverage(since=since)], language=language)
-        if not matches and not changes and not any(line.problem for line in coverage):
+        mailbox = mailbox_lines(mailbox_coverage(since=since), language=language)
+        if not matches and not changes and not any(line.problem for line in mailbox):
             return None
         tenders = tenders_for_mail({m.tender_id for m in matches} | {c.tender_id for c in changes})
         matches_by, changes_by = by_search(matches), by_search(changes)
@@ -179,7 +181,7 @@ def digest_create(*, preference_id: int, now: datetime, base_url: str) -> Delive
             sections=sections,
             unsubscribe_url=unsubscribe_url,
             portal_url=base_url + "/",
-            coverage=coverage,
+            mailbox=mailbox,
             period_start=since,
         )
         return delivery_create(

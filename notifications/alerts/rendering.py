@@ -34,7 +34,7 @@ TEXTS = {
         "change_one": "{label}: {title}",
         "change_many": "{count} Änderungen an gemeldeten Ausschreibungen",
         "digest": "Ihre Ausschreibungen: {new} neu, {changed} geändert",
-        "digest_quiet": "Keine neuen Treffer – Quellen mit Störung",
+        "digest_quiet": "Keine neuen Treffer – bitte Ihr Postfach für Portal-E-Mails prüfen",
         "test": "Testmail von Tender Radar",
         "deadline_extended": "Frist verlängert",
         "deadline_shortened": "Frist verkürzt",
@@ -44,10 +44,11 @@ TEXTS = {
         "no_deadline": "keine Frist angegeben",
         "no_value": "",
         "status": {"active": "laufend", "awarded": "vergeben", "cancelled": "aufgehoben", "expired": "abgelaufen"},
-        "coverage_new": "{name}: {count} neue Bekanntmachungen",
-        "coverage_failed": "{name}: letzter Abruf fehlgeschlagen ({when}) – Treffer können fehlen",
-        "coverage_never": "{name}: noch nicht abgerufen",
-        "coverage_mailbox": "Ihr Postfach (Portal-Alert-E-Mails)",
+        "mailbox_new": "Aus Ihrem Postfach für Portal-E-Mails: {count} neue Bekanntmachungen",
+        "mailbox_failed": (
+            "Ihr Postfach für Portal-E-Mails konnte zuletzt nicht gelesen werden ({when}). "
+            "Bitte prüfen Sie die Zugangsdaten unter Einstellungen → Postfach."
+        ),
         "why": "Warum gefunden",
         "why_fields": {
             "title": "Titel",
@@ -64,7 +65,7 @@ TEXTS = {
         "change_one": "{label}: {title}",
         "change_many": "{count} changes to tenders you were told about",
         "digest": "Your tenders: {new} new, {changed} changed",
-        "digest_quiet": "No new matches – some sources have problems",
+        "digest_quiet": "No new matches – please check your mailbox for portal e-mails",
         "test": "Test mail from Tender Radar",
         "deadline_extended": "Deadline extended",
         "deadline_shortened": "Deadline shortened",
@@ -74,10 +75,11 @@ TEXTS = {
         "no_deadline": "no deadline given",
         "no_value": "",
         "status": {"active": "open", "awarded": "awarded", "cancelled": "cancelled", "expired": "expired"},
-        "coverage_new": "{name}: {count} new notices",
-        "coverage_failed": "{name}: last fetch failed ({when}) – matches may be missing",
-        "coverage_never": "{name}: not fetched yet",
-        "coverage_mailbox": "Your mailbox (portal alert e-mails)",
+        "mailbox_new": "From your mailbox for portal e-mails: {count} new notices",
+        "mailbox_failed": (
+            "Your mailbox for portal e-mails could not be read last time ({when}). "
+            "Please check its sign-in details under Settings → Mailbox."
+        ),
         "why": "Why it matched",
         "why_fields": {
             "title": "title",
@@ -173,7 +175,9 @@ class Section:
 
 
 @dataclass(frozen=True)
-class CoverageLine:
+class MailboxLine:
+    """The tenant's own mailbox (its IMAP settings) in the reader's words; ``problem``: they should look at it."""
+
     text: str
     problem: bool = False
 
@@ -281,7 +285,7 @@ def render_mail(
     sections: Sequence[Section],
     unsubscribe_url: str,
     portal_url: str,
-    coverage: Sequence[CoverageLine] = (),
+    mailbox: Sequence[MailboxLine] = (),
     period_start: datetime | None = None,
 ) -> RenderedMail:
     language = language_of(language)
@@ -289,7 +293,7 @@ def render_mail(
         "kind": kind,
         "subject": subject,
         "sections": sections,
-        "coverage": coverage,
+        "mailbox": mailbox,
         "since": format_moment(period_start, language),
         "unsubscribe_url": unsubscribe_url,
         "portal_url": portal_url,
@@ -312,18 +316,20 @@ def render_test_mail(*, language: str, sender: str) -> RenderedMail:
     return RenderedMail(subject=TEXTS[language]["test"], text_body=text, html_body="")
 
 
-def coverage_lines(rows, *, language: str) -> list[CoverageLine]:
-    """One line per source: what it brought in, or that its last run failed (silence is not "nothing new")."""
+def mailbox_lines(rows, *, language: str) -> list[MailboxLine]:
+    """What the tenant's own mailbox brought, or that it could not be read: the tenant's settings, its business.
+
+    Platform sources are never named here: their health is the operators' (sources.operator_digest);
+    a customer cannot act on "DÖE: letzter Abruf fehlgeschlagen" and reads it as "the product is broken".
+    A mailbox never checked yet or without new mail says nothing.
+    """
     texts = TEXTS[language]
     lines = []
     for row in rows:
-        name = texts["coverage_mailbox"] if row.own_mailbox else single_line(row.name, max_length=100)
         if row.failing:
             when = format_moment(row.last_run_at, language)
-            lines.append(CoverageLine(texts["coverage_failed"].format(name=name, when=when), problem=True))
-        elif row.last_run_status is None:
-            lines.append(CoverageLine(texts["coverage_never"].format(name=name)))
-        else:
+            lines.append(MailboxLine(texts["mailbox_failed"].format(when=when), problem=True))
+        elif row.new_since:
             count = f"{row.new_since:,}".replace(",", "." if language == "de" else ",")
-            lines.append(CoverageLine(texts["coverage_new"].format(name=name, count=count)))
+            lines.append(MailboxLine(texts["mailbox_new"].format(count=count)))
     return lines

@@ -1,4 +1,4 @@
-"""Reads for alert mails: the tenant's portal address, tenders to show, and source coverage."""
+"""Reads for alert mails: the tenant's portal address, tenders to show, and what the tenant's own mailbox brought."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import IntegerField, OuterRef, Q, Subquery, Sum, Value
+from django.db.models import Q, Sum
 from django.db.models.functions import Coalesce
 
 from accounts.models import Domain
@@ -16,7 +16,6 @@ from notifications.inbox.selectors import mailbox_settings_active
 from notifications.models import SavedSearch, SmtpSettings
 from sources.mail_runs import MAIL_SOURCE_KEY
 from sources.models import FAILED_RUN_STATUSES, MAILBOX_TRIGGER, FetchRun, FetchRunStatus
-from sources.selectors import source_health_list
 from tenders.models import Tender
 
 _MAIL_FIELDS = (
@@ -36,13 +35,10 @@ _MAIL_FIELDS = (
 
 
 @dataclass(frozen=True)
-class SourceCoverage:
-    key: str
-    name: str
-    new_since: int
+class MailboxCoverage:
+    new_since: int  # notices the tenant's alert mails brought since the previous digest
     last_run_status: str | None
     last_run_at: datetime | None
-    own_mailbox: bool = False  # the tenant's mailbox checks, not a platform source
 
     @property
     def failing(self) -> bool:
@@ -64,41 +60,11 @@ def tenders_for_mail(ids: Iterable[int]) -> dict[int, Tender]:
     return {t.pk: t for t in Tender.objects.filter(pk__in=list(ids)).only(*_MAIL_FIELDS).order_by()}
 
 
-def source_coverage(*, since: datetime) -> list[SourceCoverage]:
-    """Every active source with the notices it brought in since ``since`` and how its last run ended.
-
-    Builds on ``source_health_list`` (last run per source) and adds one subquery summing
-    ``FetchRun.new``; one query in all.
-    """
-    new_since = (
-        FetchRun.objects.filter(source=OuterRef("pk"), started_at__gte=since)
-        .order_by()
-        .values("source")
-        .annotate(n=Sum("new"))
-        .values("n")
-    )
-    rows = (
-        source_health_list()
-        .filter(is_active=True)
-        .annotate(new_since=Coalesce(Subquery(new_since, output_field=IntegerField()), Value(0)))
-    )
-    return [
-        SourceCoverage(
-            key=row.key,
-            name=row.name,
-            new_since=row.new_since,
-            last_run_status=row.last_run_status,
-            last_run_at=row.last_run_at,
-        )
-        for row in rows
-    ]
-
-
-def mailbox_coverage(*, since: datetime) -> list[SourceCoverage]:
+def mailbox_coverage(*, since: datetime) -> list[MailboxCoverage]:
     """The current tenant's own mailbox checks as one coverage row, when it has an active mailbox.
 
-    The mail source is not polled for the platform (it is inactive, so ``source_coverage``
-    leaves it out): each tenant's mailbox is checked as a run of its own (``scope`` = schema).
+    The mail source is not polled for the platform: each tenant's mailbox is checked as a run of
+    its own (``scope`` = schema).
     A tenant whose alert mails are read is told what they brought and whether the last check
     failed, and never about another tenant's mailbox.
     """
@@ -108,10 +74,7 @@ def mailbox_coverage(*, since: datetime) -> list[SourceCoverage]:
     last = runs.exclude(status=FetchRunStatus.RUNNING).order_by("-started_at").values("status", "started_at").first()
     new_since = runs.aggregate(n=Coalesce(Sum("new", filter=Q(started_at__gte=since)), 0))["n"]
     return [
-        SourceCoverage(
-            key=MAIL_SOURCE_KEY,
-            name="",  # named in the reader's language when rendered
-            own_mailbox=True,
+        MailboxCoverage(
             new_since=new_since,
             last_run_status=last["status"] if last else None,
             last_run_at=last["started_at"] if last else None,

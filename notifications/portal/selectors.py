@@ -306,10 +306,14 @@ def dashboard_deadlines(*, user: AbstractBaseUser, now: datetime, days: int = 7,
 
 
 def tender_daily_counts(*, since: datetime, until: datetime) -> dict[date, int]:
-    """New tenders (first seen) per Berlin calendar day: one GROUP BY."""
+    """Tenders per Berlin day of publication: one GROUP BY over the published_at index.
+
+    By publication, not by when we first read them: a first run or a backfill reads weeks of
+    notices in one day, and a chart by ingest day then shows them all on today.
+    """
     rows = (
-        Tender.objects.filter(first_seen_at__gte=since, first_seen_at__lt=until)
-        .annotate(day=TruncDate("first_seen_at", tzinfo=BERLIN))
+        Tender.objects.filter(published_at__gte=since, published_at__lt=until)
+        .annotate(day=TruncDate("published_at", tzinfo=BERLIN))
         .values("day")
         .annotate(count=Count("id"))
         .values_list("day", "count")

@@ -111,10 +111,11 @@ class LayoutChanged(Blocked):
     def __init__(self, final_url: str, *, page_yield: PageYield, sample: SamplePage, detail: str = "") -> None:
         super().__init__(final_url, "changed-layout")
         reasons = ", ".join(f"{reason} ({count})" for reason, count in page_yield.rejected.items())
+        # German: operators read it in the console and in their digest (reasons are the parsers' own words).
         self.message = (
-            f"changed layout at {final_url}: {page_yield.rows_seen} result rows seen, none readable"
-            f"{f' ({detail})' if detail else ''}{f'; rejected: {reasons}' if reasons else ''}. "
-            "This is not an empty result; the page is kept as a sample on the run."
+            f"Layout geändert auf {final_url}: {page_yield.rows_seen} Ergebniszeilen gesehen, keine lesbar"
+            f"{f' ({detail})' if detail else ''}{f'; abgelehnt: {reasons}' if reasons else ''}. "
+            "Das ist kein leeres Ergebnis; die Seite liegt als Beispielseite am Abruf."
         )
         self.args = (self.message,)
         self.page_yield = page_yield
@@ -131,14 +132,15 @@ def run_rejected_too_much(yields: Iterable[PageYield | Mapping[str, Any]]) -> st
         page_rejected = page_seen - int(report.get("parsed") or 0)
         if page_seen and page_rejected == page_seen:
             return (
-                f"changed layout at {report.get('page')}: {page_seen} result rows seen, none readable "
-                f"(rejected: {', '.join(f'{r} ({n})' for r, n in dict(report.get('rejected') or {}).items())}); "
-                "this is not an empty result"
+                f"Layout geändert auf {report.get('page')}: {page_seen} Ergebniszeilen gesehen, keine lesbar "
+                f"(abgelehnt: {', '.join(f'{r} ({n})' for r, n in dict(report.get('rejected') or {}).items())}); "
+                "das ist kein leeres Ergebnis"
             )
         seen, rejected = seen + page_seen, rejected + page_rejected
     if seen < MIN_ROWS_FOR_SHARE or rejected <= seen * REJECTED_SHARE_LIMIT:
         return ""
     return (
-        f"{rejected} of {seen} result rows rejected ({rejected / seen:.0%}, limit {REJECTED_SHARE_LIMIT:.0%}): "
-        "the portal's list markup changed; see the yield report and the sample page of this run"
+        f"{rejected} von {seen} Ergebniszeilen abgelehnt ({rejected / seen * 100:.0f} %, "
+        f"Grenze {REJECTED_SHARE_LIMIT * 100:.0f} %): das Listenlayout des Portals hat sich geändert; "
+        "siehe Ausbeute je Seite und Beispielseite dieses Abrufs"
     )

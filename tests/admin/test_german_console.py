@@ -78,7 +78,7 @@ def test_console_pages_show_no_english_labels_and_local_times(operator_client):
     FetchRun.objects.create(source=other, started_at=timezone.now(), status="failed", error="HTTP 503")
     listing = operator_client.get("/admin/sources/source/").content.decode()
     # The state column speaks German: "doe"'s newest run is the demo sample's, the other source's failed just now.
-    states = dict(re.findall(r'run-status-(\w+)" title="[^"]*">([^<]*)<', listing))
+    states = dict(re.findall(r'field-health"><span [^>]*data-status="(\w+)" title="[^"]*">([^<]*)<', listing))
     assert (states.get("succeeded"), states.get("failed")) == ("erfolgreich", "fehlgeschlagen"), states
 
 

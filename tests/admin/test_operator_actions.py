@@ -198,4 +198,4 @@ def test_fetch_now_on_a_running_source_says_so_and_queues_nothing(operator_clien
     assert skipped.count() == 2 and all(str(running.pk) in run.error for run in skipped)
     assert "wird gerade abgerufen; kein weiterer Abruf eingeplant" in button.content.decode()
     page = action.content.decode()
-    assert "0 Abruf(e) eingeplant" in page and "Läuft bereits, nicht erneut eingeplant" in page
+    assert "eingeplant." not in page and "Läuft bereits, nicht erneut eingeplant" in page

@@ -37,7 +37,7 @@ def test_layout_last_seen_and_recent_yields_per_source(operator_client, django_a
             ("succeeded", "table-6"),
         ]
     listing = operator_client.get("/admin/sources/source/").content.decode()
-    assert "Layout zuletzt" in listing and "table-5" in listing
+    assert "Layout zuletzt" in listing and "Tabelle, 5 Spalten" in listing
     assert "0/25 (blockiert)" in listing and "50/50 (erfolgreich)" in listing  # states in German words
     run = FetchRun.objects.get(source=source, error_reason="changed_layout")
     detail = operator_client.get(f"/admin/sources/fetchrun/{run.pk}/change/").content.decode()

@@ -72,7 +72,7 @@ def test_a_run_rejecting_more_than_the_threshold_ends_blocked_with_the_alarm_and
     run = poll(source_on(site, "vergabe-landbw", max_details=0))
     assert (run.status, run.error_reason) == (FetchRunStatus.BLOCKED, "changed_layout")
     assert run.low_yield is True
-    assert "2 of 3 result rows rejected (67%, limit 20%)" in run.error
+    assert "2 von 3 Ergebniszeilen abgelehnt (67 %, Grenze 20 %)" in run.error
     assert bytes(run.sample_page) == site.results
     assert run.yield_report[0]["rejected"] == {"no title cell among 5 cells": 2}
     # What could be read is kept.

@@ -75,7 +75,7 @@ def test_a_changed_layout_blocks_the_run_instead_of_reporting_zero_tenders(tende
     site.answer("search", "0", lambda request: page_response(request, body))
     run = poll(tender24)
     assert (run.status, run.error_reason) == (FetchRunStatus.BLOCKED, "changed_layout")
-    assert "changed layout" in run.error and "not an empty result" in run.error
+    assert "Layout geändert" in run.error and "kein leeres Ergebnis" in run.error
     # The breakage alarm is raised, the page is kept for the operator, the yield report says why.
     assert run.low_yield is True
     assert bytes(run.sample_page) == body and run.sample_page_url.startswith(site.base_url)

@@ -82,7 +82,7 @@ def test_a_digest_has_one_section_per_own_search_and_tells_each_match_once(alpha
 
 
 @pytest.mark.django_db
-def test_pending_changes_of_told_tenders_are_in_the_digest_with_coverage(alpha):
+def test_pending_changes_of_told_tenders_are_in_the_digest_and_source_health_is_not(alpha):
     record = notice(title="Dach", submission_deadline=datetime(2026, 12, 1, 12, tzinfo=BERLIN))
     first = ingest(record)
     Source.objects.filter(key="ted").update(is_active=True)
@@ -111,31 +111,26 @@ def test_pending_changes_of_told_tenders_are_in_the_digest_with_coverage(alpha):
     assert digests_create_due().sent == 1
     digest = Delivery.objects.get()
     assert "Cancelled: Dach" in digest.text_body
-    assert "42 new notices" in digest.text_body
-    assert "last fetch failed" in digest.text_body
+    # Source health is the operators' (sources.operator_digest): no source, count or failure reaches a customer.
+    for body in (digest.text_body, digest.html_body):
+        assert "42" not in body and "TED" not in body and "fetch" not in body and "Sources" not in body
     assert "mailbox" not in digest.text_body  # no mailbox set up, no mailbox line
     assert MatchChange.objects.get().notified_at is not None
 
 
 @pytest.mark.django_db
-def test_without_news_no_digest_unless_a_source_is_failing(alpha):
+def test_without_news_no_digest_even_when_a_source_is_failing(alpha):
     connection.set_tenant(alpha.tenant)
     member = user(alpha.member_email)
     saved_search(member, q="Hubschrauber")
     preference(member, digest_interval="daily", digest_hour=0)
-    assert digests_create_due().sent == 0
-    assert Delivery.objects.count() == 0
-
-    UserPreference.objects.filter(user=member).update(last_digest_at=None)
     connection.set_schema_to_public()
     FetchRun.objects.create(
         source=Source.objects.get(key="doe"), started_at=timezone.now(), status=FetchRunStatus.BLOCKED, error="WAF"
     )
     connection.set_tenant(alpha.tenant)
-    assert digests_create_due().sent == 1
-    digest = Delivery.objects.get()
-    assert digest.subject == "Keine neuen Treffer – Quellen mit Störung"
-    assert "letzter Abruf fehlgeschlagen" in digest.text_body
+    assert digests_create_due().sent == 0
+    assert Delivery.objects.count() == 0
 
 
 MARK = '<mark style="background:#fff1a8;color:inherit;">'
@@ -219,7 +214,7 @@ def test_a_digest_claims_only_the_matches_it_lists_and_counts_the_rest_with_a_li
 
 
 @pytest.mark.django_db
-def test_a_tenant_reading_alert_mails_sees_its_own_mailbox_in_the_digest_coverage(alpha, beta):
+def test_a_tenant_reading_alert_mails_hears_of_its_own_mailbox_and_of_no_one_elses(alpha, beta):
     from notifications.models import MailboxSettings
 
     mail = Source.objects.get(key="mail")
@@ -242,16 +237,23 @@ def test_a_tenant_reading_alert_mails_sees_its_own_mailbox_in_the_digest_coverag
         connection.set_tenant(tenant.tenant)
         MailboxSettings.objects.create(host="imap.example.org", port=993, username="alerts", password="x")
         member = user(tenant.member_email)
-        saved_search(member, q="Hubschrauber")
+        saved_search(member, name="Hubschrauber", q="Hubschrauber")
         preference(member, digest_interval="daily", digest_hour=0, language="en")
         UserPreference.objects.update(last_digest_at=last_digest)
+    connection.set_schema_to_public()
+    delta = ingest(notice(title="Wartung Hubschrauber"))
 
     connection.set_tenant(alpha.tenant)
-    assert digests_create_due().sent == 1  # DÖE blocked: a digest even without matches
-    text = Delivery.objects.get().text_body
-    assert "- Your mailbox (portal alert e-mails): 2 new notices" in text  # since the last digest only
-    assert "Anmeldung abgelehnt" not in text and "Your mailbox (portal alert e-mails): last" not in text
-
-    connection.set_tenant(beta.tenant)
+    delta_process(created=delta.created, changed={})
     assert digests_create_due().sent == 1
-    assert "- Your mailbox (portal alert e-mails): last fetch failed" in Delivery.objects.get().text_body
+    text = Delivery.objects.get().text_body
+    assert "From your mailbox for portal e-mails: 2 new notices" in text  # since the last digest only
+    assert "Anmeldung abgelehnt" not in text and "could not be read" not in text
+    assert "WAF" not in text and "DÖE" not in text  # the blocked platform source is not the customer's business
+
+    connection.set_tenant(beta.tenant)  # no match, but its own mailbox failed: a short mail asks to check it
+    assert digests_create_due().sent == 1
+    quiet = Delivery.objects.get()
+    assert quiet.subject == "No new matches – please check your mailbox for portal e-mails"
+    assert "Your mailbox for portal e-mails could not be read last time" in quiet.text_body
+    assert "Settings → Mailbox" in quiet.text_body and "Anmeldung abgelehnt" not in quiet.text_body

@@ -8,12 +8,14 @@ from types import SimpleNamespace
 
 from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.rendering import (
-    CoverageLine,
+    MailboxLine,
     Section,
     change_line,
+    digest_subject,
     format_value,
     header_safe,
     instant_subject,
+    mailbox_lines,
     render_mail,
     tender_line,
 )
@@ -79,19 +81,48 @@ def test_german_mail_has_portal_links_dates_values_and_one_click_unsubscribe():
     assert mail.headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
 
 
-def test_english_mail_and_coverage_lines():
+def test_english_mail_and_the_mailbox_line():
     mail = _mail(
         "en",
         kind="digest",
-        coverage=[CoverageLine("DÖE: 12 new notices"), CoverageLine("TED: last fetch failed", problem=True)],
+        mailbox=[MailboxLine("Your mailbox for portal e-mails could not be read last time.", problem=True)],
         period_start=datetime(2026, 11, 2, 7, tzinfo=BERLIN),
     )
     assert "New tender: Dachsanierung Grundschule" in mail.subject
     assert "Deadline: 2026-11-03 10:00 (Berlin)" in mail.text_body
     assert "250,000 EUR" in mail.text_body
-    assert "Sources since 2026-11-02 07:00 (Berlin):" in mail.text_body
-    assert "- TED: last fetch failed" in mail.text_body
+    assert "Your mailbox for portal e-mails could not be read last time." in mail.text_body
+    assert "Sources" not in mail.text_body and "Sources" not in mail.html_body
     assert "Unsubscribe from digests" in mail.html_body
+
+
+def test_mailbox_lines_name_only_the_tenants_own_mailbox_in_customer_words():
+    def row(status, new_since=0):
+        return SimpleNamespace(
+            new_since=new_since,
+            last_run_status=status,
+            last_run_at=datetime(2026, 11, 2, 7, tzinfo=BERLIN),
+            failing=status in ("failed", "blocked"),
+        )
+
+    assert mailbox_lines([row(None)], language="de") == []  # never checked: nothing to tell
+    assert mailbox_lines([row("succeeded")], language="de") == []  # nothing new: nothing to tell
+    assert mailbox_lines([row("succeeded", 1234)], language="de") == [
+        MailboxLine("Aus Ihrem Postfach für Portal-E-Mails: 1.234 neue Bekanntmachungen")
+    ]
+    (failed,) = mailbox_lines([row("failed")], language="de")
+    assert failed.problem and failed.text.startswith(
+        "Ihr Postfach für Portal-E-Mails konnte zuletzt nicht gelesen werden (02.11.2026, 07:00 Uhr)."
+    )
+    assert "Einstellungen → Postfach" in failed.text
+
+
+def test_a_quiet_digest_subject_speaks_of_the_mailbox_never_of_sources():
+    assert digest_subject(language="de", new=0, changed=0) == (
+        "Keine neuen Treffer – bitte Ihr Postfach für Portal-E-Mails prüfen"
+    )
+    assert "source" not in digest_subject(language="en", new=0, changed=0).lower()
+    assert digest_subject(language="de", new=2, changed=1) == "Ihre Ausschreibungen: 2 neu, 1 geändert"
 
 
 def test_change_lines_name_the_direction_and_both_deadlines():

@@ -146,7 +146,7 @@ def test_rejected_rows_are_counted_with_their_reasons_on_the_run(db, site) -> No
     run = poll(source_on(site, ODD_ROWS))
     # Four of six rows rejected: more than the run's limit, so the run says the markup changed.
     assert (run.status, run.error_reason) == (FetchRunStatus.BLOCKED, "changed_layout")
-    assert "4 of 6 result rows rejected" in run.error
+    assert "4 von 6 Ergebniszeilen abgelehnt" in run.error
     [report] = run.yield_report
     assert (report["rows_seen"], report["parsed"], report["rejected"]) == (6, 2, ODD_REASONS)
     assert run.sample_page is not None

@@ -219,7 +219,7 @@ def test_a_page_of_another_layout_is_recorded_for_its_category_and_the_run_goes_
     first = batches[0]
     assert first.scope == "DTVP CPV 71300000-1"
     assert first.yields[0].layout == "unknown" and first.sample is not None
-    assert "changed layout" in first.missing[0]
+    assert "Layout geändert" in first.missing[0]
     assert HUMBOLDT in records(batches)  # the next category was read
 
 
