@@ -359,6 +359,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "NoticeOriginEnum": ["official", "portal_detail", "portal_list", "feed", "mail"],
         "FigureOriginEnum": ["award", "estimate"],
+        "BidStageKindEnum": "notifications.bid_models.BidStageKind",
+        "BidDecisionEnum": "notifications.bid_models.BidDecision",
     },
 }
 

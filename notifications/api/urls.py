@@ -2,7 +2,7 @@
 
 from django.urls import path, re_path
 
-from notifications.api import market_views, views
+from notifications.api import board_views, market_views, views
 from notifications.api.errors import not_found
 
 urlpatterns = [
@@ -13,6 +13,12 @@ urlpatterns = [
     path("matches/", views.MatchListView.as_view(), name="api-match-list"),
     path("market/buyer/", market_views.BuyerMarketView.as_view(), name="api-market-buyer"),
     path("market/supplier/", market_views.SupplierMarketView.as_view(), name="api-market-supplier"),
+    path("board/", board_views.BoardView.as_view(), name="api-board"),
+    path("stages/", board_views.StageListView.as_view(), name="api-stage-list"),
+    path("decision-reasons/", board_views.DecisionReasonListView.as_view(), name="api-decision-reason-list"),
+    path("cards/", board_views.CardListView.as_view(), name="api-card-list"),
+    path("cards/<int:pk>/", board_views.CardDetailView.as_view(), name="api-card-detail"),
+    path("cards/<int:pk>/decision/", board_views.CardDecisionView.as_view(), name="api-card-decision"),
     # Last: anything else under api/v1/ is a JSON 404, never the portal's HTML page.
     re_path(r"^", not_found, name="api-not-found"),
 ]
