@@ -3,7 +3,7 @@
 from django.urls import path
 
 from notifications.demo.views import local_outbox, local_outbox_mail_html
-from notifications.portal.views import cpv, market, overview, places, profiles, search, tender
+from notifications.portal.views import board_export, cpv, market, overview, places, profiles, search, tender
 
 app_name = "portal"
 
@@ -26,6 +26,8 @@ urlpatterns = [
     path("suchprofile/<int:pk>/bearbeiten/", profiles.profile_edit, name="profile-edit"),
     path("suchprofile/<int:pk>/loeschen/", profiles.profile_delete, name="profile-delete"),
     path("pipeline/", overview.pipeline, name="pipeline"),
+    # Under the board's path; bids.urls has no "export.csv", so this pattern answers it.
+    path("angebote/export.csv", board_export.board_export, name="board-export"),
     path("kalender/neuer-link/", overview.calendar_rotate, name="calendar-rotate"),
     path("kalender/<str:token>.ics", overview.calendar_feed, name="calendar"),
     path("sprache/", overview.language_switch, name="language"),

@@ -7,6 +7,7 @@ only checked for its form here, every rule (permissions, active people, reasons)
 from __future__ import annotations
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from notifications.models import BidCard, BidDecision, BidStageKind
@@ -128,7 +129,7 @@ class CardChangeSerializer(serializers.Serializer):
 
     def validate(self, attrs):
         if not attrs:
-            raise serializers.ValidationError("Mindestens eines der Felder stage, owner, due_date, watchers.")
+            raise serializers.ValidationError(_("Mindestens eines der Felder stage, owner, due_date, watchers."))
         return attrs
 
 
