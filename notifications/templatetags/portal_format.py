@@ -98,3 +98,13 @@ def deadline_in(deadline):
 @register.simple_tag
 def triage_choices() -> list[tuple[str, str]]:
     return TriageStatus.choices
+
+
+@register.filter
+def email_wrapped(value) -> str:
+    """An e-mail address that a narrow line breaks at its "@" (and only inside if a part is still too long)."""
+    text = str(value or "")
+    local, at, domain = text.partition("@")
+    if not at:
+        return format_html('<span class="breakable" title="{}">{}</span>', text, text)
+    return format_html('<span class="breakable" title="{}">{}<wbr>@{}</span>', text, local, domain)
