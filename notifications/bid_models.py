@@ -34,6 +34,8 @@ class BidStage(models.Model):
     name = models.CharField(max_length=80)
     kind = models.CharField(max_length=10, choices=BidStageKind.choices, default=BidStageKind.OPEN)
     position = models.PositiveSmallIntegerField(default=0)
+    # Deadline reminders for cards in this stage (``notifications.bids.reminders``); closed stages never remind.
+    reminders = models.BooleanField(default=True, db_default=True)
 
     class Meta:
         ordering = ["position", "id"]
@@ -86,6 +88,9 @@ class BidCard(models.Model):
     position = models.IntegerField(default=0)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
+    # The tender's deadlines as the card last saw them ({"<kind>[:<lot>]": ISO}): only to tell on the card that a
+    # newer notice moved one; the card's dated items and reminders are always read from the tender itself.
+    known_deadlines = models.JSONField(default=dict, db_default={}, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["stage", "position"], name="bidcard_stage_idx")]
@@ -118,6 +123,7 @@ class CardEventKind(models.TextChoices):
     DUE = "due", _("Termin geändert")
     DECISION = "decision", _("entschieden")
     COMMENT = "comment", _("kommentiert")
+    DEADLINE = "deadline", _("Frist verschoben")
 
 
 class CardEvent(models.Model):

@@ -47,6 +47,10 @@ def calendar_token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def default_reminder_days() -> list[int]:
+    return [7, 3, 1]
+
+
 class UserPreference(models.Model):
     """A user's language, digest settings and the hash of their secret calendar token; created on first use.
 
@@ -59,6 +63,8 @@ class UserPreference(models.Model):
     digest_hour = models.PositiveSmallIntegerField(default=7)
     calendar_token_hash = models.CharField(max_length=64, unique=True, null=True, blank=True, default=None)
     last_digest_at = models.DateTimeField(null=True, blank=True)
+    # Days before each deadline of a card one owns or watches: a reminder mail and a calendar alarm each; [] = none.
+    reminder_days = models.JSONField(default=default_reminder_days, db_default=[7, 3, 1], blank=True)
 
     class Meta:
         constraints = [
@@ -267,6 +273,7 @@ class DeliveryKind(models.TextChoices):
     CHANGE = "change", _("Änderung")
     TEST = "test", _("Testmail")
     MENTION = "mention", _("Erwähnung")
+    REMINDER = "reminder", _("Fristerinnerung")
 
 
 class DeliveryStatus(models.TextChoices):

@@ -487,6 +487,13 @@ PLATFORM_PERIODIC_TASKS["notifications: send due e-mails"] = {
     "queue": "notify",
     "description": "Queues notifications.send_due_deliveries for every active tenant (retries, lost kicks)",
 }
+# Deadline reminders of the team board (notifications.bids.reminders): due ones queued once, moved deadlines told.
+PLATFORM_PERIODIC_TASKS["notifications: deadline reminders"] = {
+    "task": "notifications.reminders_fanout",
+    "minutes": 15,
+    "queue": "notify",
+    "description": "Queues notifications.send_due_reminders for every active tenant (board deadlines, once each)",
+}
 # "Meinten Sie …" (tenders.suggestions) suggests words of the newest titles: read again once a day.
 PLATFORM_PERIODIC_TASKS["tenders: search vocabulary"] = {
     "task": "tenders.refresh_search_vocabulary",

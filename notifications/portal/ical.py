@@ -31,10 +31,17 @@ class CalendarEvent:
     url: str
     location: str
     last_modified: datetime  # aware
+    # The person's alarm choice (their reminder days); empty: one alarm REMINDER_BEFORE.
+    alarms: tuple[timedelta, ...] = ()
 
 
 def event_uid(tender_id: int, host: str) -> str:
     return f"tender-{tender_id}@{host}"
+
+
+def card_item_uid(card_id: int, item_key: str, host: str) -> str:
+    """One event per dated item of a card; stable when the deadline moves (the event moves, it is not added)."""
+    return f"card-{card_id}-{item_key}@{host}"
 
 
 def sequence_for(changed_at: datetime) -> int:
@@ -67,11 +74,12 @@ def _event(event: CalendarEvent, *, stamp: datetime) -> Event:
         component.add("location", plain_text(event.location))
     if event.url:
         component.add("url", event.url)
-    alarm = Alarm()
-    alarm.add("action", "DISPLAY")
-    alarm.add("trigger", -REMINDER_BEFORE)
-    alarm.add("description", plain_text(event.summary))
-    component.add_component(alarm)
+    for before in event.alarms or (REMINDER_BEFORE,):
+        alarm = Alarm()
+        alarm.add("action", "DISPLAY")
+        alarm.add("trigger", -before)
+        alarm.add("description", plain_text(event.summary))
+        component.add_component(alarm)
     return component
 
 

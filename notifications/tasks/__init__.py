@@ -1,3 +1,3 @@
 """Celery tasks of the tenant app, one module per concern (autodiscovery imports this package)."""
 
-from notifications.tasks import accounts, alerts, inbox, smtp, webhooks  # noqa: F401
+from notifications.tasks import accounts, alerts, inbox, reminders, smtp, webhooks  # noqa: F401

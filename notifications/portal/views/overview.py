@@ -17,11 +17,12 @@ from django.views.i18n import set_language
 
 from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.selectors import instant_alerts_without_mail_route
+from notifications.bid_dates import calendar_cards, clean_reminder_days, tender_dated_items
 from notifications.demo.selectors import demo_data_note
 from notifications.models import TriageStatus
 from notifications.portal.formatting import daily_chart
 from notifications.portal.forms import LanguageForm
-from notifications.portal.ical import CalendarEvent, calendar_text, event_uid
+from notifications.portal.ical import CalendarEvent, calendar_text, card_item_uid, event_uid
 from notifications.portal.selectors import (
     calendar_owner,
     calendar_triage,
@@ -103,6 +104,8 @@ def calendar_feed(request, token: str):
         raise Http404
     now = timezone.now()
     host = _primary_host(request)
+    # The person's reminder days are their alarms, on every event of the feed.
+    alarms = tuple(timedelta(days=d) for d in clean_reminder_days(preference.reminder_days))
     with translation.override(preference.language):
         statuses = dict(TriageStatus.choices)
         events = []
@@ -119,14 +122,41 @@ def calendar_feed(request, token: str):
                     url=link,
                     location=" ".join(part for part in (tender.postal_code, tender.town) if part),
                     last_modified=tender.changed_at,
+                    alarms=alarms,
                 )
             )
+        events += _card_item_events(request, preference=preference, host=host, now=now, alarms=alarms)
         body = calendar_text(name=_("Tender Radar – Fristen"), events=events, now=now)
     response = HttpResponse(body, content_type="text/calendar; charset=utf-8")
     response["Content-Disposition"] = 'inline; filename="fristen.ics"'
     response["Cache-Control"] = "private, max-age=300"
     response["X-Robots-Tag"] = "noindex"
     return response
+
+
+def _card_item_events(request, *, preference, host: str, now, alarms) -> list[CalendarEvent]:
+    """Every dated item (Teilnahmefrist, Bieterfragen, Angebotsfrist, …) of the cards the person owns or watches."""
+    events = []
+    for card in calendar_cards(user=preference.user):
+        tender = card.tender
+        link = request.build_absolute_uri(reverse("bids:card", args=[card.pk]))
+        for item in tender_dated_items(tender):
+            if item.at < now - timedelta(days=1):
+                continue
+            label = f"{item.label} ({item.lot_id})" if item.lot_id else item.label
+            events.append(
+                CalendarEvent(
+                    uid=card_item_uid(card.pk, item.key, host),
+                    start=item.at,
+                    summary=f"{label}: {tender.title}",
+                    description="\n".join(line for line in (tender.buyer_name, link) if line),
+                    url=link,
+                    location=" ".join(part for part in (tender.postal_code, tender.town) if part),
+                    last_modified=tender.changed_at,
+                    alarms=alarms,
+                )
+            )
+    return events
 
 
 @require_POST
