@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy as _
 from kernel.vocabulary.deadlines import DeadlineKind
 from kernel.vocabulary.time_zone import BERLIN
 from notifications.models import BidCard, BidStageKind, UserPreference, default_reminder_days
+from tenders.models import Tender
 
 START = "start"  # the contract's start: a date, shown at 09:00 Berlin time
 BINDING = "bindefrist"
@@ -125,6 +126,16 @@ def reminder_days_of(user: AbstractBaseUser) -> list[int]:
     """A person's reminder days (also the calendar's alarms); [7, 3, 1] until they choose."""
     preference = UserPreference.objects.filter(user_id=user.pk).only("reminder_days").first()
     return clean_reminder_days(preference.reminder_days if preference else default_reminder_days())
+
+
+def tender_items(*, tender_id: int) -> list[DatedItem]:
+    """The dated items of one tender (its card page); [] when there is no such tender."""
+    tender = (
+        Tender.objects.filter(pk=tender_id)
+        .only("id", "deadlines", "submission_deadline", "questions_deadline", "contract_start")
+        .first()
+    )
+    return tender_dated_items(tender) if tender else []
 
 
 _CARD_TENDER_FIELDS = (

@@ -11,6 +11,7 @@ urlpatterns = [
     path("", views.SettingsIndexView.as_view(), name="index"),
     path("benachrichtigungen/", views.PreferencesView.as_view(), name="preferences"),
     path("benachrichtigungen/sofortmeldungen/", views.InstantAlertsView.as_view(), name="instant-alerts"),
+    path("benachrichtigungen/erinnerungen/", views.ReminderDaysView.as_view(), name="reminders"),
     path("smtp/", views.SmtpSettingsView.as_view(), name="smtp"),
     path("smtp/testmail/", views.SmtpTestView.as_view(), name="smtp-test"),
     path("smtp/testmail/status/", views.SmtpTestStatusView.as_view(), name="smtp-test-status"),

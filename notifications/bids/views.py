@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import user_is_tenant_admin
 from kernel.errors import ApplicationError, NotFound
+from notifications.bid_dates import tender_items
 from notifications.bids import services
 from notifications.bids.selectors import (
     bid_board,
@@ -74,6 +75,7 @@ def _card_page(request, card_id: int, *, status: int = 200):
         "reasons": decision_reasons(),
         "members": team_members(),
         "decisions": BidDecision.choices,
+        "dated_items": tender_items(tender_id=detail.card.tender_id),
     }
     return render(request, "bids/card.html", context, status=status)
 

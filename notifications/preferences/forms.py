@@ -28,6 +28,24 @@ class PreferenceForm(forms.Form):
     )
 
 
+class ReminderDaysForm(forms.Form):
+    """Days before each deadline of one's board cards: a reminder mail and a calendar alarm each."""
+
+    reminder_days = forms.CharField(
+        label=_("Erinnern (Tage vor jeder Frist)"),
+        required=False,
+        max_length=40,
+        help_text=_("Zum Beispiel „7, 3, 1“; leer: keine Erinnerungen. Gilt auch für die Alarme im Kalender."),
+    )
+
+    def clean_reminder_days(self) -> list[int]:
+        text = self.cleaned_data["reminder_days"].replace(";", ",")
+        parts = [part.strip() for part in text.split(",") if part.strip()]
+        if any(not part.isdigit() or not 1 <= int(part) <= 60 for part in parts) or len(parts) > 5:
+            raise forms.ValidationError(_("Bis zu fünf ganze Zahlen von 1 bis 60, durch Kommas getrennt."))
+        return [int(part) for part in parts]
+
+
 class InstantAlertsForm(forms.Form):
     """Checked profiles get instant alerts; only the user's own profiles are offered."""
 

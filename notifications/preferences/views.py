@@ -19,6 +19,7 @@ from accounts.roles import user_is_tenant_admin
 from accounts.views import TenantAdminRequiredMixin
 from config.edges import form_refusal
 from kernel.errors import ApplicationError
+from notifications.bids.reminders import user_reminder_days_set
 from notifications.inbox.imap import MailboxError
 from notifications.inbox.probe import mailbox_connection_test
 from notifications.inbox.quarantine import inbound_mail_release
@@ -29,6 +30,7 @@ from notifications.preferences.forms import (
     InstantAlertsForm,
     MailboxSettingsForm,
     PreferenceForm,
+    ReminderDaysForm,
     SmtpSettingsForm,
 )
 from notifications.preferences.selectors import (
@@ -64,7 +66,7 @@ class SettingsIndexView(LoginRequiredMixin, TemplateView):
         return context
 
 
-def _preferences_page(request, *, form=None, alerts_form=None, status=200):
+def _preferences_page(request, *, form=None, alerts_form=None, reminders_form=None, status=200):
     preference = user_preference_ensure(user=request.user)
     own = saved_search_list_own(user=request.user)
     form = form or PreferenceForm(
@@ -77,7 +79,15 @@ def _preferences_page(request, *, form=None, alerts_form=None, status=200):
     alerts_form = alerts_form or InstantAlertsForm(
         own_searches=own, initial={"saved_searches": [s.pk for s in own if s.instant_alert]}
     )
-    context = {"form": form, "alerts_form": alerts_form, "has_searches": own.exists()}
+    reminders_form = reminders_form or ReminderDaysForm(
+        initial={"reminder_days": ", ".join(str(day) for day in preference.reminder_days or [])}
+    )
+    context = {
+        "form": form,
+        "alerts_form": alerts_form,
+        "reminders_form": reminders_form,
+        "has_searches": own.exists(),
+    }
     return render(request, "settings/preferences.html", context, status=status)
 
 
@@ -108,6 +118,18 @@ class PreferencesView(LoginRequiredMixin, View):
             samesite=settings.LANGUAGE_COOKIE_SAMESITE,
         )
         return response
+
+
+class ReminderDaysView(LoginRequiredMixin, View):
+    """The days before each deadline of one's board cards (reminder mails and calendar alarms)."""
+
+    def post(self, request):
+        form = ReminderDaysForm(request.POST)
+        if not form.is_valid():
+            return _preferences_page(request, reminders_form=form, status=400)
+        user_reminder_days_set(user=request.user, days=form.cleaned_data["reminder_days"])
+        messages.success(request, _("Fristerinnerungen gespeichert."))
+        return redirect("settings:preferences")
 
 
 class InstantAlertsView(LoginRequiredMixin, View):

@@ -158,6 +158,21 @@ def test_a_newer_notice_moving_the_teilnahmefrist_moves_its_reminders_and_says_s
     told = re.search(r'data-testid="card-deadline-moved">([^<]*)<', page).group(1)
     expected = f"{first.astimezone(BERLIN):%d.%m.} → {moved.astimezone(BERLIN):%d.%m.}"
     assert told == f"Teilnahmefrist verschoben: {expected}"
+    items = re.search(r'data-testid="card-dated-items">(.*?)</ul>', page, re.S).group(1)
+    assert "Teilnahmefrist:" in items and "Angebotsfrist:" in items
+
+
+@pytest.mark.django_db
+def test_a_person_sets_their_reminder_days_on_the_settings_page(alpha, alpha_client):
+    url = "/einstellungen/benachrichtigungen/erinnerungen/"
+    assert alpha_client.post(url, {"reminder_days": "3; 10, 1"}).status_code == 302
+    with schema_context(alpha.schema_name):
+        assert user(alpha.member_email).preference.reminder_days == [10, 3, 1]
+    assert 'value="10, 3, 1"' in alpha_client.get("/einstellungen/benachrichtigungen/").content.decode()
+    assert alpha_client.post(url, {"reminder_days": "0, drei"}).status_code == 400
+    assert alpha_client.post(url, {"reminder_days": ""}).status_code == 302
+    with schema_context(alpha.schema_name):
+        assert user(alpha.member_email).preference.reminder_days == []
 
 
 @pytest.mark.django_db
