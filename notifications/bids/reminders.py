@@ -28,6 +28,8 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from accounts.roles import user_is_tenant_admin
+from kernel.errors import PermissionRefused
 from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.composing import mailable, user_language
 from notifications.alerts.deliveries import deliveries_send_soon, delivery_create
@@ -264,8 +266,10 @@ def reminders_send_due(*, now: datetime | None = None) -> ReminderRun:
     return ReminderRun(moved=moved, due=len(planned), queued=len(fresh))
 
 
-def bid_stage_reminders_set(*, stage_id: int, enabled: bool) -> BidStage:
-    """Switch a stage's reminders on or off (closed stages never remind, whatever is set)."""
+def bid_stage_reminders_set(*, actor, stage_id: int, enabled: bool) -> BidStage:
+    """Switch a stage's reminders on or off (tenant admins; closed stages never remind, whatever is set)."""
+    if not user_is_tenant_admin(actor):
+        raise PermissionRefused(_("Phasen und Gründe ändern nur Administratoren."))
     with transaction.atomic():
         stage = BidStage.objects.select_for_update().get(pk=stage_id)
         stage.reminders = bool(enabled)

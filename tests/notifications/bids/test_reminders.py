@@ -12,6 +12,7 @@ from django.utils import timezone
 from django_tenants.utils import schema_context
 
 from config.celery import app as celery_app
+from kernel.errors import PermissionRefused
 from kernel.records import Deadline
 from kernel.vocabulary.time_zone import BERLIN
 from notifications.bid_dates import DatedItem, clean_reminder_days, dated_items
@@ -187,9 +188,11 @@ def test_closed_stages_switched_off_stages_and_people_without_days_get_no_remind
         assert reminders.reminders_send_due().queued == 0
         reminders.user_reminder_days_set(user=member, days=["1"])
         entry = BidStage.objects.get(pk=card.stage_id)
-        reminders.bid_stage_reminders_set(stage_id=entry.pk, enabled=False)
+        with pytest.raises(PermissionRefused):
+            reminders.bid_stage_reminders_set(actor=member, stage_id=entry.pk, enabled=False)
+        reminders.bid_stage_reminders_set(actor=admin, stage_id=entry.pk, enabled=False)
         assert reminders.reminders_send_due().queued == 0
-        reminders.bid_stage_reminders_set(stage_id=entry.pk, enabled=True)
+        reminders.bid_stage_reminders_set(actor=admin, stage_id=entry.pk, enabled=True)
         lost = BidStage.objects.get(name="verloren")
         assert lost.reminders is False  # the migration's default for closed stages
         services.bid_card_move(card_id=card.pk, actor=admin, stage_id=lost.pk)
