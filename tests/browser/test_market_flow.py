@@ -135,7 +135,7 @@ def _walk(page, *, base: str, ids: dict[str, int]) -> None:
     page.click(f"[data-testid=similar] a:text-is('{MAINZ_TITLE}')")
     page.wait_for_url(f"{base}/ausschreibung/{ids['mainz']}/")
     assert _rows(page, "[data-testid=awards]") == [
-        "LOT-0001 Rheinwacht Sicherheitsdienste GmbH (Mainz) 148.500 € 5 Angebote –"
+        "Rheinwacht Sicherheitsdienste GmbH (Mainz) 148.500 € 5 Angebote –"  # one lot: no lot id shown
     ]
     # The constructed award is in the same class and Land: the Worms award is similar to it in turn.
     assert _rows(page, "[data-testid=similar]")[0].startswith(WORMS_TITLE[:40])
