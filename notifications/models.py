@@ -28,6 +28,14 @@ from notifications.bid_models import (  # noqa: F401  (the bid desk's models, de
     CardEventKind,
     DecisionReason,
 )
+from notifications.outcome_models import (  # noqa: F401  (who the tenant is in award notices, whom it watches)
+    ID_IDENTITY_KINDS,
+    NAME_IDENTITY_KINDS,
+    CompanyIdentity,
+    CompetitorWin,
+    IdentityKind,
+    WatchedCompetitor,
+)
 from tenders.filters import FilterError, TenderFilters
 
 
@@ -274,6 +282,8 @@ class DeliveryKind(models.TextChoices):
     TEST = "test", _("Testmail")
     MENTION = "mention", _("Erwähnung")
     REMINDER = "reminder", _("Fristerinnerung")
+    AWARD = "award", _("Zuschlag")
+    COMPETITOR = "competitor", _("Wettbewerber")
 
 
 class DeliveryStatus(models.TextChoices):

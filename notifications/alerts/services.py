@@ -3,7 +3,8 @@
 ``delta_process`` is what the per-tenant match task runs for each ingest batch, in ONE
 transaction: change notices for tenders already matched, then the new matches, then one
 instant mail per saved search with instant alerts (bundling all its new matches of this
-batch), the new matches' cards on the team board (``notifications.bid_cards``), one update
+batch), the new matches' cards on the team board (``notifications.bid_cards``), the cards award notices
+decide and the wins of watched competitors (``notifications.alerts.awards``), one update
 mail per such search for its changes, and the webhook events of both. Re-running the same delta
 creates nothing: matches and change notices are unique, and mails are only made for
 rows this run inserted and claimed.
@@ -19,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from notifications.alerts.awards import award_outcomes_apply
 from notifications.alerts.changes import match_changes_insert
 from notifications.alerts.composing import (
     ClaimedChange,
@@ -182,6 +184,8 @@ def delta_process(
         # What a profile found lands on the team's board ("neu"), one statement for the batch.
         bid_cards_land(tender_ids=[m.tender_id for m in new_matches], now=now)
         deliveries = instant_alerts_create(matches=new_matches, now=now)
+        # Award notices: cards won or lost by the tenant's own names, wins of watched competitors.
+        deliveries += award_outcomes_apply(tender_ids=tender_ids, now=now).delivery_ids
         deliveries += change_alerts_create(change_ids=change_ids, now=now)
         webhook_events_for_matches(match_ids=[m.id for m in new_matches], now=now)
         webhook_events_for_changes(change_ids=change_ids, now=now)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from notifications.bids import views
+from notifications.bids import outcome_views, views
 
 app_name = "bids"
 
@@ -19,4 +19,6 @@ urlpatterns = [
     path("ausschreibung/<int:tender_id>/schnell/", views.tender_quick, name="tender-quick"),
     path("einstellungen/", views.settings_page, name="settings"),
     path("einstellungen/aendern/", views.settings_change, name="settings-change"),
+    path("firma/", outcome_views.company_page, name="company"),
+    path("firma/aendern/", outcome_views.company_change, name="company-change"),
 ]

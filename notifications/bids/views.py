@@ -22,6 +22,7 @@ from accounts.roles import user_is_tenant_admin
 from kernel.errors import ApplicationError, NotFound
 from notifications.bid_dates import tender_items
 from notifications.bids import services
+from notifications.bids.outcomes import win_rates
 from notifications.bids.selectors import (
     bid_board,
     bid_card_detail,
@@ -59,6 +60,7 @@ def board(request):
         "show_closed": show_closed,
         "total": sum(len(column.cards) for column in columns),
         "is_admin": user_is_tenant_admin(request.user),
+        "rates": win_rates(),
     }
     return render(request, "bids/board.html", context)
 

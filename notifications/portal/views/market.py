@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
+from notifications.bids.outcomes import competitor_watched
 from notifications.portal.market_csv import market_csv
 from tenders.market import BUYER, SUPPLIER, market_summary
 
@@ -19,7 +20,9 @@ NAME_LIMIT = 500
 def _page(request, role: str):
     name = request.GET.get("name", "")[:NAME_LIMIT]
     summary = market_summary(role=role, name=name)
-    return render(request, "portal/market.html", {"summary": summary, "role": role, "name": name})
+    # A supplier the team watches shows it; the button adds it to the tenant's watch list (POST, CSRF).
+    watched = role == SUPPLIER and competitor_watched(name=summary.name or name)
+    return render(request, "portal/market.html", {"summary": summary, "role": role, "name": name, "watched": watched})
 
 
 def _csv(request, role: str):

@@ -1,0 +1,204 @@
+"""Who the tenant is in award notices (tenant admins) and whom the team watches (every member), with the
+board's win rate.
+
+Identities are the company's own records: names and former names, USt-IdNr, Handelsregisternummer and
+addresses; an award notice naming one of them decides the tender's card (``notifications.alerts.awards``).
+Because a wrong identity would move the team's cards, only tenant admins edit them. Watching a competitor
+only tells the person who added it, so every member may add one (and remove their own; admins any).
+"""
+
+# ruff: noqa: S608  (identifiers are our own table names; every value is a query parameter)
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.roles import user_is_tenant_admin
+from kernel.errors import ApplicationError, NotFound, PermissionRefused
+from notifications.alerts.award_rules import identifier_key, name_key
+from notifications.models import (
+    BidCard,
+    BidStage,
+    BidStageKind,
+    CardEvent,
+    CompanyIdentity,
+    IdentityKind,
+    WatchedCompetitor,
+)
+from tenders.filter_limits import text_problem
+from tenders.models import Tender
+
+VALUE_MAX_LENGTH = 300
+_VAT_ID = re.compile(r"^[A-Z]{2}[0-9A-Z]{2,13}$")
+_GERMAN_VAT_ID = re.compile(r"^DE\d{9}$")
+
+
+def _clean(value: str, *, field: str) -> str:
+    value = " ".join((value or "").split())
+    if not value:
+        raise ApplicationError(fields={field: _("Bitte einen Wert eingeben.")})
+    if len(value) > VALUE_MAX_LENGTH or text_problem(value, max_length=VALUE_MAX_LENGTH):
+        raise ApplicationError(fields={field: _("Der Wert ist zu lang oder enthält unzulässige Zeichen.")})
+    return value
+
+
+def identity_key(*, kind: str, value: str) -> str:
+    """The key an identity is matched by; a USt-IdNr must look like one ("DE" and nine digits for Germany)."""
+    if kind == IdentityKind.VAT_ID:
+        key = identifier_key(value)
+        if not _VAT_ID.match(key) or (key.startswith("DE") and not _GERMAN_VAT_ID.match(key)):
+            raise ApplicationError(fields={"value": _("Keine gültige USt-IdNr. (z. B. DE123456789).")})
+        return key
+    key = identifier_key(value) if kind == IdentityKind.REGISTER_NO else name_key(value)
+    if not key:
+        raise ApplicationError(fields={"value": _("Bitte einen Wert eingeben.")})
+    return key
+
+
+@transaction.atomic
+def company_identity_add(
+    *, actor: AbstractBaseUser, kind: str, value: str, now: datetime | None = None
+) -> CompanyIdentity:
+    if not user_is_tenant_admin(actor):
+        raise PermissionRefused(_("Die eigenen Firmenangaben ändern nur Administratoren."))
+    if kind not in IdentityKind.values:
+        raise ApplicationError(fields={"kind": _("Unbekannte Art.")})
+    value = _clean(value, field="value")
+    key = identity_key(kind=kind, value=value)
+    existing = CompanyIdentity.objects.filter(kind=kind, key=key).first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            return CompanyIdentity.objects.create(
+                kind=kind, value=value, key=key, created_by=actor, created_at=now or timezone.now()
+            )
+    except IntegrityError:  # added at the same moment by someone else: the same record
+        return CompanyIdentity.objects.get(kind=kind, key=key)
+
+
+@transaction.atomic
+def company_identity_remove(*, actor: AbstractBaseUser, identity_id: int) -> None:
+    if not user_is_tenant_admin(actor):
+        raise PermissionRefused(_("Die eigenen Firmenangaben ändern nur Administratoren."))
+    if not CompanyIdentity.objects.filter(pk=identity_id).delete()[0]:
+        raise NotFound(_("Diesen Eintrag gibt es nicht."))
+
+
+@transaction.atomic
+def watched_competitor_add(
+    *, actor: AbstractBaseUser, name: str = "", identifier: str = "", now: datetime | None = None
+) -> WatchedCompetitor:
+    """Watch a competitor by name, identifier or both; watching the same one again returns the first row."""
+    name = " ".join((name or "").split())
+    identifier = " ".join((identifier or "").split())
+    if not name and not identifier:
+        raise ApplicationError(fields={"name": _("Bitte einen Namen oder eine Kennung eingeben.")})
+    label = _clean(name or identifier, field="name")
+    if identifier:
+        _clean(identifier, field="identifier")
+    keys = {"name_key": name_key(name) if name else "", "id_key": identifier_key(identifier) if identifier else ""}
+    if not any(keys.values()):
+        raise ApplicationError(fields={"name": _("Bitte einen Namen oder eine Kennung eingeben.")})
+    existing = WatchedCompetitor.objects.filter(**keys).first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            return WatchedCompetitor.objects.create(
+                label=label, created_by=actor, created_at=now or timezone.now(), **keys
+            )
+    except IntegrityError:
+        return WatchedCompetitor.objects.get(**keys)
+
+
+@transaction.atomic
+def watched_competitor_remove(*, actor: AbstractBaseUser, competitor_id: int) -> None:
+    competitor = WatchedCompetitor.objects.filter(pk=competitor_id).first()
+    if competitor is None:
+        raise NotFound(_("Diesen Eintrag gibt es nicht."))
+    if competitor.created_by_id != actor.pk and not user_is_tenant_admin(actor):
+        raise PermissionRefused(_("Nur wer den Wettbewerber beobachtet, oder ein Administrator kann ihn entfernen."))
+    competitor.delete()
+
+
+# --- reads ------------------------------------------------------------------------------------------------------
+
+
+def company_identities() -> list[CompanyIdentity]:
+    return list(CompanyIdentity.objects.order_by("kind", "value", "id"))
+
+
+def watched_competitors() -> list[WatchedCompetitor]:
+    return list(WatchedCompetitor.objects.select_related("created_by").order_by("label", "id"))
+
+
+def competitor_watched(*, name: str) -> bool:
+    """Whether a supplier (by name, as the market page names it) is on the watch list."""
+    key = name_key(name)
+    return bool(key) and WatchedCompetitor.objects.filter(name_key=key).exists()
+
+
+@dataclass(frozen=True)
+class WinRate:
+    dimension: str  # "stage", "cpv" or "buyer"
+    key: str
+    won: int
+    lost: int
+
+    @property
+    def rate(self) -> float | None:
+        decided = self.won + self.lost
+        return self.won / decided if decided else None
+
+
+def win_rates(*, limit: int = 10) -> dict[str, list[WinRate]]:
+    """Won / (won + lost) of the board's decided cards per stage passed, per CPV division and per buyer.
+
+    One statement: the decided cards with their tender's CPV division and buyer, and every stage a card
+    was in before it was decided (its history's "from" stages, "neu" where it landed); each dimension is a
+    grouping set. "Per stage": of the cards that reached a stage, how many were won.
+    """
+    card, stage, event, tender = (
+        BidCard._meta.db_table,
+        BidStage._meta.db_table,
+        CardEvent._meta.db_table,
+        Tender._meta.db_table,
+    )
+    sql = (
+        "WITH decided AS ("
+        f"  SELECT c.id, s.kind = %s AS won, left(t.main_cpv, 2) AS cpv, t.buyer_name AS buyer "
+        f"  FROM {card} c JOIN {stage} s ON s.id = c.stage_id JOIN {tender} t ON t.id = c.tender_id "
+        "  WHERE s.kind IN (%s, %s)"
+        "), passed AS ("
+        f"  SELECT DISTINCT e.card_id, e.data->>'from' AS stage FROM {event} e JOIN decided d ON d.id = e.card_id "
+        "  WHERE e.kind IN ('stage', 'decision') AND coalesce(e.data->>'from', '') <> ''"
+        ") "
+        "SELECT 'stage', p.stage, count(*) FILTER (WHERE d.won), count(*) FILTER (WHERE NOT d.won) "
+        "FROM passed p JOIN decided d ON d.id = p.card_id GROUP BY p.stage "
+        "UNION ALL SELECT 'cpv', d.cpv, count(*) FILTER (WHERE d.won), count(*) FILTER (WHERE NOT d.won) "
+        "FROM decided d WHERE d.cpv <> '' GROUP BY d.cpv "
+        "UNION ALL SELECT 'buyer', d.buyer, count(*) FILTER (WHERE d.won), count(*) FILTER (WHERE NOT d.won) "
+        "FROM decided d WHERE d.buyer <> '' GROUP BY d.buyer"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [str(BidStageKind.WON), str(BidStageKind.WON), str(BidStageKind.LOST)])
+        rows = [WinRate(*row) for row in cursor.fetchall()]
+    order = {
+        name: position
+        for position, name in enumerate(BidStage.objects.order_by("position", "id").values_list("name", flat=True))
+    }
+    result: dict[str, list[WinRate]] = {"stage": [], "cpv": [], "buyer": []}
+    for row in rows:
+        result[row.dimension].append(row)
+    result["stage"].sort(key=lambda r: (order.get(r.key, len(order)), r.key))
+    for dimension in ("cpv", "buyer"):
+        result[dimension] = sorted(result[dimension], key=lambda r: (-(r.won + r.lost), r.key))[:limit]
+    return result
