@@ -10,6 +10,7 @@ import hashlib
 import secrets
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
@@ -325,9 +326,13 @@ class Delivery(models.Model):
 
 
 class Webhook(models.Model):
-    """A partner endpoint for one saved search; events are signed with HMAC-SHA256."""
+    """A partner endpoint for one saved search, or for the team board's events; events are signed with HMAC-SHA256."""
 
-    saved_search = models.ForeignKey(SavedSearch, on_delete=models.CASCADE, related_name="webhooks")
+    # A profile's webhook gets its tender.* events; one without a profile the board events it lists (card.*).
+    saved_search = models.ForeignKey(
+        SavedSearch, on_delete=models.CASCADE, null=True, blank=True, related_name="webhooks"
+    )
+    board_events = ArrayField(models.CharField(max_length=30), default=list, blank=True)
     # Who connected it: a webhook on someone else's profile only sends while that profile is shared.
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
@@ -336,6 +341,13 @@ class Webhook(models.Model):
     secret = EncryptedTextField()
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(saved_search__isnull=False) | ~Q(board_events=[]), name="webhook_profile_or_board_events"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.url

@@ -37,6 +37,7 @@ from notifications.models import (
     DecisionReason,
     DeliveryKind,
 )
+from notifications.webhooks.card_events import EVENT_CARD_DECIDED, EVENT_CARD_STAGE_CHANGED, webhook_events_for_card
 from tenders.filter_limits import text_problem
 from tenders.models import Tender
 
@@ -114,13 +115,14 @@ def bid_card_move(*, card_id: int, actor: AbstractBaseUser, stage_id: int, now: 
         previous = card.stage
         card.stage = stage
         card.save(update_fields=["stage"])
-        _record(
+        event = _record(
             card,
             actor=actor,
             kind=CardEventKind.STAGE,
             data={"from": previous.name, "to": stage.name, "kind": stage.kind},
             now=_now(now),
         )
+        webhook_events_for_card(card_event=event, events=(EVENT_CARD_STAGE_CHANGED,))
     return card
 
 
@@ -189,7 +191,9 @@ def _decide(card: BidCard, *, actor, decision: str, reason: DecisionReason | Non
             card.stage = declined
             fields.append("stage")
     card.save(update_fields=fields)
-    _record(card, actor=actor, kind=CardEventKind.DECISION, data=data, now=now)
+    event = _record(card, actor=actor, kind=CardEventKind.DECISION, data=data, now=now)
+    moved = (EVENT_CARD_STAGE_CHANGED,) if "stage" in fields else ()
+    webhook_events_for_card(card_event=event, events=(EVENT_CARD_DECIDED, *moved))
     return card
 
 

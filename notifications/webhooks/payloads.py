@@ -15,6 +15,10 @@ EVENT_MATCHED = "tender.matched"
 EVENT_CHANGED = "tender.changed"
 EVENT_CANCELLED = "tender.cancelled"
 EVENTS = (EVENT_MATCHED, EVENT_CHANGED, EVENT_CANCELLED)
+# The team board's events, for webhooks without a profile that subscribe to them (``card_events.py``).
+EVENT_CARD_STAGE_CHANGED = "card.stage_changed"
+EVENT_CARD_DECIDED = "card.decided"
+BOARD_EVENTS = (EVENT_CARD_STAGE_CHANGED, EVENT_CARD_DECIDED)
 PAYLOAD_VERSION = 1
 
 # The subset of ``tenders.selectors.tender_representation`` sent with every event: what a partner

@@ -33,6 +33,7 @@ from notifications.models import (
     WebhookEvent,
 )
 from notifications.webhooks.payloads import (
+    BOARD_EVENTS,
     EVENT_MATCHED,
     change_details,
     change_event_key,
@@ -54,13 +55,28 @@ class WebhookCreated:
     secret: str  # shown to the admin once, stored encrypted, never displayed again
 
 
-def webhook_create(*, saved_search: SavedSearch, url: str, created_by: AbstractBaseUser) -> WebhookCreated:
-    """Register an HTTPS endpoint for a profile; raises ``ApplicationError`` for a URL we must not call.
+def webhook_create(
+    *,
+    saved_search: SavedSearch | None,
+    url: str,
+    created_by: AbstractBaseUser,
+    board_events: Iterable[str] = (),
+) -> WebhookCreated:
+    """Register an HTTPS endpoint for a profile, or (no profile) for the team board's ``board_events``;
+    raises ``ApplicationError`` for a URL we must not call.
 
     Only the creator's own profiles and shared ones qualify (``webhook_may_send``): a webhook on
     another person's private profile would hand its matches to a third party behind the owner's back.
     """
-    if not (saved_search.is_shared or saved_search.owner_id == created_by.pk):
+    board_events = sorted(set(board_events))
+    if saved_search is None:
+        if not board_events or not set(board_events) <= set(BOARD_EVENTS):
+            message = _("Bitte ein Suchprofil oder mindestens ein Ereignis des Team-Boards wählen.")
+            raise ApplicationError(fields={"board_events": message}, code="board_events")
+    elif board_events:
+        message = _("Ereignisse des Team-Boards gehen an einen Webhook ohne Suchprofil.")
+        raise ApplicationError(fields={"board_events": message}, code="board_events")
+    elif not (saved_search.is_shared or saved_search.owner_id == created_by.pk):
         message = "Nur eigene oder geteilte Suchprofile können einen Webhook bekommen."
         raise ApplicationError(fields={"saved_search": message}, code="saved_search")
     # WebhookTargetRefused (an ApplicationError on the "url" field) for a URL we must not call.
@@ -68,7 +84,12 @@ def webhook_create(*, saved_search: SavedSearch, url: str, created_by: AbstractB
     secret = new_signing_secret()
     with transaction.atomic():
         webhook = Webhook.objects.create(
-            saved_search=saved_search, url=url, secret=secret, is_active=True, created_by=created_by
+            saved_search=saved_search,
+            board_events=board_events,
+            url=url,
+            secret=secret,
+            is_active=True,
+            created_by=created_by,
         )
     return WebhookCreated(webhook=webhook, secret=secret)
 

@@ -34,7 +34,10 @@ class WebhookListView(TenantAdminRequiredMixin, View):
             return self._render(request, form, status=400)
         try:
             created = webhook_create(
-                saved_search=form.cleaned_data["saved_search"], url=form.cleaned_data["url"], created_by=request.user
+                saved_search=form.cleaned_data["saved_search"],
+                url=form.cleaned_data["url"],
+                created_by=request.user,
+                board_events=form.cleaned_data["board_events"],
             )
         except ApplicationError as exc:
             form_refusal(form, exc)

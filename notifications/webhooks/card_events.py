@@ -1,0 +1,77 @@
+"""Board events for webhooks: ``card.stage_changed`` and ``card.decided``, queued with the change itself.
+
+The board's services call ``webhook_events_for_card`` right after they wrote the ``CardEvent``, inside
+their transaction: a change that rolls back sends nothing, one that commits is queued once per webhook
+(the event key names the ``CardEvent``, unique per webhook), then signed and sent by
+``notifications.webhooks.delivery`` like every other event. Not a signal: the service that changes the
+card is the one place that knows the actor and the stages before and after.
+
+A webhook without a profile subscribes to the board events it lists (``Webhook.board_events``).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from kernel.vocabulary.time_zone import BERLIN
+from notifications.models import BidCard, CardEvent, Webhook
+from notifications.webhooks.payloads import (
+    BOARD_EVENTS,
+    EVENT_CARD_DECIDED,
+    EVENT_CARD_STAGE_CHANGED,
+    PAYLOAD_VERSION,
+)
+from notifications.webhooks.services import _EventRow, _insert_events
+
+__all__ = ["BOARD_EVENTS", "EVENT_CARD_DECIDED", "EVENT_CARD_STAGE_CHANGED", "webhook_events_for_card"]
+
+
+def _person(user: AbstractBaseUser | None) -> dict | None:
+    if user is None:
+        return None
+    name = f"{user.first_name or ''} {user.last_name or ''}".strip()
+    return {"id": user.pk, "email": user.email or "", "name": name}
+
+
+def card_event_payload(*, event: str, card_event: CardEvent, card: BidCard, tender_title: str) -> dict:
+    """The documented body of a board event (``version`` bumps on incompatible changes)."""
+    if event not in BOARD_EVENTS:
+        raise ValueError(f"unknown board event {event!r}")
+    data = card_event.data
+    payload = {
+        "version": PAYLOAD_VERSION,
+        "id": str(uuid.uuid4()),
+        "event": event,
+        "occurred_at": card_event.created_at.astimezone(BERLIN).isoformat(),
+        "card": {"id": card.pk},
+        "tender": {"id": card.tender_id, "title": tender_title},
+        "actor": _person(card_event.actor),
+        "stage": {"id": card.stage_id, "name": card.stage.name, "kind": card.stage.kind},
+    }
+    if "to" in data and "from" in data:
+        payload["stage_change"] = {"from": data["from"], "to": data["to"]}
+    if event == EVENT_CARD_DECIDED:
+        payload["decision"] = {"value": data.get("decision", ""), "reason": data.get("reason") or None}
+    return payload
+
+
+def webhook_events_for_card(*, card_event: CardEvent, events: tuple[str, ...]) -> int:
+    """Queue ``events`` of one card change for every active webhook subscribed to them; returns how many."""
+    card = (
+        BidCard.objects.select_related("stage", "tender")
+        .only("id", "tender_id", "stage_id", "stage__name", "stage__kind", "tender__id", "tender__title")
+        .get(pk=card_event.card_id)
+    )
+    rows = []
+    for webhook_id, subscribed in Webhook.objects.filter(
+        is_active=True, saved_search__isnull=True, board_events__overlap=list(events)
+    ).values_list("id", "board_events"):
+        for event in events:
+            if event in subscribed:
+                payload = card_event_payload(
+                    event=event, card_event=card_event, card=card, tender_title=card.tender.title
+                )
+                rows.append(_EventRow(webhook_id, event, f"{event}:{card_event.pk}", payload))
+    return _insert_events(rows, now=card_event.created_at)
