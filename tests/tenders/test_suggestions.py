@@ -58,3 +58,40 @@ def test_the_vocabulary_is_empty_until_refreshed(db):
     assert query_suggestion(q="Reinigungg") == ""
     search_vocabulary_refresh()
     assert query_suggestion(q="Reinigungg") == "reinigung"
+
+
+PAIRS = [
+    ("reinigung", "reinigungg"),
+    ("bewachung", "bewachnug"),
+    ("straßenbau", "strassenbau"),
+    ("kaserne", "xyzzy"),
+    ("henning-von-tresckow", "tresckow"),
+    ("gebäudereinigung", "gebaudereinigung"),
+]
+
+
+@pytest.mark.parametrize(("left", "right"), PAIRS)
+def test_the_own_trigram_similarity_is_pg_trgms(left, right):
+    from django.db import connection
+
+    from tenders.suggestions import _server_has_trigrams, trigram_similarity
+
+    if not _server_has_trigrams(connection.alias):
+        pytest.skip("this server has no pg_trgm to compare with (the embedded one)")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT similarity(%s, %s)", [left, right])
+        expected = cursor.fetchone()[0]
+    assert trigram_similarity(left, right) == pytest.approx(expected, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("q", "suggestion"),
+    [("Reinigungg", "reinigung"), ("Bewachnug Kaserne", "bewachung Kaserne"), ("Strassenbau", ""), ("xyzzy", "")],
+)
+def test_without_pg_trgm_the_same_suggestions_in_one_query(
+    vocabulary, monkeypatch, django_assert_max_num_queries, q, suggestion
+):
+    # The embedded PostgreSQL of a first run ships no pg_trgm: the similarity is computed in Python then.
+    monkeypatch.setattr("tenders.suggestions._server_has_trigrams", lambda alias="default": False)
+    with django_assert_max_num_queries(1):
+        assert query_suggestion(q=q) == suggestion
