@@ -37,6 +37,8 @@ from django_tenants.utils import schema_context
 from notifications.api.services import api_key_create
 from notifications.models import (
     ApiKey,
+    CompanyIdentity,
+    CompetitorWin,
     Delivery,
     MailboxSettings,
     MatchChange,
@@ -45,6 +47,7 @@ from notifications.models import (
     TenderMatch,
     Triage,
     UserPreference,
+    WatchedCompetitor,
     Webhook,
     WebhookEvent,
     calendar_token_hash,
@@ -145,6 +148,20 @@ def _seed_tenant_objects(*, pk: int, mark: str, owner, tender_id: int, now) -> N
         id=pk, webhook=webhook, event="tender.matched", event_key=f"{mark}-{pk}", payload={"mark": mark},
         next_attempt_at=now, last_error=mark,
     )  # fmt: skip
+    _seed_outcomes(pk=pk, mark=mark, owner=owner, tender_id=tender_id, now=now)
+
+
+def _seed_outcomes(*, pk: int, mark: str, owner, tender_id: int, now) -> None:
+    """The company's identities, a watched competitor and its win, with the same ids."""
+    CompanyIdentity.objects.create(
+        id=pk, kind="name", value=f"{mark} Firma", key=f"{mark} firma {pk}", created_by=owner, created_at=now
+    )
+    competitor = WatchedCompetitor.objects.create(
+        id=pk, label=f"{mark} Wettbewerber", name_key=f"{mark} wettbewerber {pk}", created_by=owner, created_at=now
+    )
+    CompetitorWin.objects.create(
+        id=pk, competitor=competitor, tender_id=tender_id, lot_id=f"{mark}-LOT", supplier_name=mark, created_at=now
+    )
 
 
 def _preference(*, pk: int, user, mark: str) -> str:
@@ -159,6 +176,7 @@ def _preference(*, pk: int, user, mark: str) -> str:
 SEEDED_MODELS = {
     SavedSearch, TenderMatch, MatchChange, Triage, ApiKey, SmtpSettings, MailboxSettings, Delivery, Webhook,
     WebhookEvent, UserPreference,
+    CompanyIdentity, WatchedCompetitor, CompetitorWin,
 }  # fmt: skip
 
 
