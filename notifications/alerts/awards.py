@@ -59,6 +59,7 @@ from notifications.models import (
     DeliveryKind,
     WatchedCompetitor,
 )
+from notifications.webhooks.card_events import EVENT_CARD_STAGE_CHANGED, webhook_events_for_cards
 from tenders.models import Tender
 
 
@@ -135,7 +136,7 @@ def _cards_move(outcomes: list[CardOutcome], *, tenders: dict[int, AwardedTender
         ids = [o.card_id for o in outcomes if o.outcome == outcome_kind]
         if ids:
             BidCard.objects.filter(pk__in=ids).update(stage_id=stage_id, updated_at=now)
-    CardEvent.objects.bulk_create(
+    moved_events = CardEvent.objects.bulk_create(
         CardEvent(
             card_id=o.card_id,
             actor=None,
@@ -160,6 +161,8 @@ def _cards_move(outcomes: list[CardOutcome], *, tenders: dict[int, AwardedTender
         )
         for o in outcomes
     )
+    # Partners hear of these stage changes like of any other (card.stage_changed, same transaction).
+    webhook_events_for_cards(card_events=moved_events, events=(EVENT_CARD_STAGE_CHANGED,))
     return outcomes
 
 

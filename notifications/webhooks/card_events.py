@@ -25,7 +25,13 @@ from notifications.webhooks.payloads import (
 )
 from notifications.webhooks.services import _EventRow, _insert_events
 
-__all__ = ["BOARD_EVENTS", "EVENT_CARD_DECIDED", "EVENT_CARD_STAGE_CHANGED", "webhook_events_for_card"]
+__all__ = [
+    "BOARD_EVENTS",
+    "EVENT_CARD_DECIDED",
+    "EVENT_CARD_STAGE_CHANGED",
+    "webhook_events_for_card",
+    "webhook_events_for_cards",
+]
 
 
 def _person(user: AbstractBaseUser | None) -> dict | None:
@@ -52,6 +58,8 @@ def card_event_payload(*, event: str, card_event: CardEvent, card: BidCard, tend
     }
     if "to" in data and "from" in data:
         payload["stage_change"] = {"from": data["from"], "to": data["to"]}
+        if data.get("via"):  # e.g. "award": moved by an award notice, actor null
+            payload["stage_change"]["via"] = data["via"]
     if event == EVENT_CARD_DECIDED:
         payload["decision"] = {"value": data.get("decision", ""), "reason": data.get("reason") or None}
     return payload
@@ -59,19 +67,32 @@ def card_event_payload(*, event: str, card_event: CardEvent, card: BidCard, tend
 
 def webhook_events_for_card(*, card_event: CardEvent, events: tuple[str, ...]) -> int:
     """Queue ``events`` of one card change for every active webhook subscribed to them; returns how many."""
-    card = (
-        BidCard.objects.select_related("stage", "tender")
-        .only("id", "tender_id", "stage_id", "stage__name", "stage__kind", "tender__id", "tender__title")
-        .get(pk=card_event.card_id)
+    return webhook_events_for_cards(card_events=[card_event], events=events)
+
+
+def webhook_events_for_cards(*, card_events: list[CardEvent], events: tuple[str, ...]) -> int:
+    """The same for a batch of changes (e.g. cards moved by award notices): three statements in all."""
+    hooks = list(
+        Webhook.objects.filter(is_active=True, saved_search__isnull=True, board_events__overlap=list(events))
+        .order_by("id")
+        .values_list("id", "board_events")
     )
+    if not hooks or not card_events:
+        return 0
+    cards = BidCard.objects.select_related("stage", "tender").only(
+        "id", "tender_id", "stage_id", "stage__name", "stage__kind", "tender__id", "tender__title"
+    )
+    cards_by_id = cards.in_bulk([card_event.card_id for card_event in card_events])
     rows = []
-    for webhook_id, subscribed in Webhook.objects.filter(
-        is_active=True, saved_search__isnull=True, board_events__overlap=list(events)
-    ).values_list("id", "board_events"):
-        for event in events:
-            if event in subscribed:
-                payload = card_event_payload(
-                    event=event, card_event=card_event, card=card, tender_title=card.tender.title
-                )
-                rows.append(_EventRow(webhook_id, event, f"{event}:{card_event.pk}", payload))
-    return _insert_events(rows, now=card_event.created_at)
+    for card_event in card_events:
+        card = cards_by_id.get(card_event.card_id)
+        if card is None:
+            continue
+        for webhook_id, subscribed in hooks:
+            for event in events:
+                if event in subscribed:
+                    payload = card_event_payload(
+                        event=event, card_event=card_event, card=card, tender_title=card.tender.title
+                    )
+                    rows.append(_EventRow(webhook_id, event, f"{event}:{card_event.pk}", payload))
+    return _insert_events(rows, now=min(card_event.created_at for card_event in card_events))

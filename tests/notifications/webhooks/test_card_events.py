@@ -136,3 +136,25 @@ def test_an_admin_connects_a_board_webhook_in_the_settings(alpha, alpha_admin_cl
     assert "Team-Board" in alpha_admin_client.get(f"/einstellungen/webhooks/{webhook.pk}/").content.decode()
     refused = alpha_admin_client.post("/einstellungen/webhooks/", {"saved_search": "", "url": url})
     assert refused.status_code == 400
+
+
+def test_a_card_moved_by_an_award_notice_is_told_once(alpha, board_scene):
+    from notifications.alerts.services import delta_process
+    from notifications.bids.outcomes import company_identity_add
+    from tests.notifications.alerts.helpers import ingest
+    from tests.notifications.alerts.test_awards import _card_in, award_notice
+
+    _scene, both, _decided_only, _card, _tender = board_scene
+    delta = ingest(award_notice())
+    from django.db import connection
+
+    connection.set_tenant(alpha.tenant)
+    company_identity_add(
+        actor=get_user_model().objects.get(username=alpha.admin_email), kind="name", value="M & G Cleaning"
+    )
+    card = _card_in(delta.created[0], "Angebot in Arbeit")
+    delta_process(created=delta.created, changed={}, now=timezone.now())
+    delta_process(created=delta.created, changed={}, now=timezone.now())  # a retry tells nobody twice
+    [event] = [e for e in _events(both) if e.payload["card"]["id"] == card.pk]
+    assert event.event == "card.stage_changed" and event.payload["actor"] is None
+    assert event.payload["stage_change"] == {"from": "Angebot in Arbeit", "to": "gewonnen", "via": "award"}
