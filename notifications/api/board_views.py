@@ -32,7 +32,7 @@ from notifications.api.pagination import MatchCursorPagination
 from notifications.api.views import PartnerApiView, _errors, _since_or_400
 from notifications.bids.changes import bid_card_change
 from notifications.bids.listing import bid_card_list, bid_stage_counts
-from notifications.bids.selectors import bid_card_detail, bid_stages, decision_reasons
+from notifications.bids.selectors import bid_card_detail, bid_card_exists, bid_stages, decision_reasons
 from notifications.bids.services import bid_card_decide
 from notifications.models import CardEventKind
 
@@ -164,6 +164,12 @@ class CardListView(PartnerApiView):
         return self.get_paginated_response([card_data(card, link=request.build_absolute_uri) for card in page])
 
 
+def _known_or_404(card_id: int) -> None:
+    # Another tenant's card id is "not found" before the body is parsed or validated (no 400/415 telling it apart).
+    if not bid_card_exists(card_id=card_id):
+        raise Http404
+
+
 def _detail_data(request, card_id: int) -> dict:
     detail = bid_card_detail(card_id=card_id)
     if detail is None:
@@ -213,6 +219,7 @@ class CardDetailView(PartnerApiView):
         responses={200: CardDetailSerializer, **_errors(400, 404)},
     )
     def patch(self, request, pk: int):
+        _known_or_404(pk)
         serializer = CardChangeSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         names = {"stage": "stage_id", "owner": "owner_id", "due_date": "due_date", "watchers": "watcher_ids"}
@@ -237,6 +244,7 @@ class CardDecisionView(PartnerApiView):
         responses={200: CardDetailSerializer, **_errors(400, 404)},
     )
     def post(self, request, pk: int):
+        _known_or_404(pk)
         serializer = CardDecisionSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         bid_card_decide(

@@ -134,3 +134,8 @@ def team_members() -> list:
     return list(
         get_user_model().objects.filter(is_active=True).only("id", "email", "first_name", "last_name").order_by("email")
     )
+
+
+def bid_card_exists(*, card_id: int) -> bool:
+    """Whether this tenant has the card: edges answer 404 for another tenant's id before reading any input."""
+    return BidCard.objects.filter(pk=card_id).exists()

@@ -273,9 +273,9 @@ def _mention_mail(*, comment: CardComment, card: BidCard, recipient, author, bas
 @transaction.atomic
 def card_comment_add(*, card_id: int, author: AbstractBaseUser, text: str, now: datetime | None = None) -> CardComment:
     """A comment; each active person it @mentions (not the author) gets one mail, queued in the outbox."""
+    card = _card_locked(card_id)  # an unknown card (another tenant's id) is "not found" before any input check
     text = _clean_text(text, field="text", max_length=COMMENT_MAX_LENGTH)
     now = _now(now)
-    card = _card_locked(card_id)
     comment = CardComment.objects.create(card=card, author=author, text=text, created_at=now)
     people = [p for p in mentioned_people(text, _team()) if p.id != author.pk]
     recipients = list(get_user_model().objects.filter(pk__in=[p.id for p in people]).select_related("preference"))
