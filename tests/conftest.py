@@ -12,7 +12,9 @@ import fcntl
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 from django.db import connection
+from django.utils import translation
 from django_tenants.utils import get_public_schema_name
 
 from tests.fixtures.celery import celery_worker  # noqa: F401
@@ -101,6 +103,16 @@ def pytest_sessionfinish(session):
 
     with session.config.stash[blocking_manager_key].unblock(), connection._nodb_cursor() as cursor:
         cursor.execute(f'DROP DATABASE IF EXISTS "{_template_name()}"')
+
+
+@pytest.fixture(autouse=True)
+def _default_language_in_each_test():
+    """Each test starts in the site's language. The locale middleware activates a request's language for the
+    thread and leaves it active after the response, so an English request would turn the next test's German
+    labels English (seen as failures that depend on which tests share an xdist worker)."""
+    translation.activate(django_settings.LANGUAGE_CODE)
+    yield
+    translation.activate(django_settings.LANGUAGE_CODE)
 
 
 @pytest.fixture(autouse=True)
