@@ -32,7 +32,7 @@ def item(title, tid, proc, place, label, deadline, online, pub, extra=""):
 """
 def feed(title, body):
     return f"""<?xml version="1.0" encoding="UTF-8"?>
-<!-- CONSTRUCTED test feed (not a capture). Shapes from the reports in /work/shared/fixtures/portals/README.md,
+<!-- CONSTRUCTED test feed (not a capture). Shapes from the reports in ../shared/fixtures/portals/README.md,
      "RSS feeds of German buyer platforms (not only service.bund.de)": the Vergabeplattform Berlin feeds
      (https://www.berlin.de/vergabeplattform/veroeffentlichungen/…/feed.rss) print "Verfahrensart:", "Ausführungsort:",
      "Ablauf (der) Angebotsfrist:", "Ablauf der Teilnahmefrist:", "Eröffnungstermin:", "Online seit:" lines, RFC-822
