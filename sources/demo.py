@@ -32,6 +32,7 @@ from sources.parallel import parse_workers_scope
 from sources.registry import get_adapter
 from sources.services import fetch_policy_for, source_backfill, source_ingest_files, source_poll
 from tenders.models import TenderSource
+from tenders.suggestions import search_vocabulary_refresh
 
 DEMO_DATA = Path(__file__).resolve().parent / "demo_data"
 # (source key, files loaded in one run), in publication order.
@@ -110,6 +111,8 @@ def demo_sample_load() -> DemoLoad:
             )
             runs.append(outcome.run)
     tender_ids = _tender_ids_of(collector.keys)
+    # "Meinten Sie …" reads a daily word list of titles: the demo's tenders are in it at once, not tomorrow.
+    search_vocabulary_refresh()
     newest = (
         TenderSource.objects.filter(tender_id__in=tender_ids, tender__published_at__isnull=False)
         .order_by("-tender__published_at")
@@ -202,6 +205,7 @@ def demo_live_load(
             runs.append(outcome.run)
             if page_bar is not None:
                 page_bar.close()
+    search_vocabulary_refresh()  # as after the sample load
     return DemoLoad(
         mode="live",
         tender_ids=_tender_ids_of(collector.keys),
