@@ -9,9 +9,9 @@ Ablauf Angebotsfrist: 14.10.2026, 11:00 Uhr<br>Online seit: 13.09.2026``; scrape
 Read per item: each kind of deadline as its own date (Angebotsfrist, Teilnahmefrist, Fragenfrist and the
 Eröffnungstermin, which is never the deadline); the publication date from ``pubDate`` (RFC 822 without a
 zone is Europe/Berlin local time, as the portal means it) else "Online seit" / "Veröffentlicht am"; the
-place as "PLZ Ort" or "PLZ, Ort" with its Bundesland; the legal basis from a label or from the bracket
-after the procedure ("Offenes Verfahren (VgV)"); the notice kind from the item's wording, else the feed's
-title ("Vorinformationen", "Vergebene Aufträge").
+place as "PLZ Ort" or "PLZ, Ort" with its Bundesland ("Berlin" alone is town and Land); the legal basis from
+a label or from the bracket after the procedure ("Offenes Verfahren (VgV)", "(VOB-EU)", "(LHO)"); the notice
+kind from the item's wording, else the feed's title ("Vorinformationen", "Vergebene Aufträge").
 
 Honesty: a field the item states but that cannot be read (a date that is no date, a procedure or legal
 basis not in the vocabulary, a dated line under a label no vocabulary knows) is a field problem, never a
@@ -71,6 +71,14 @@ _LEGAL_BASIS_PREFIX = re.compile(
 # Stages of a cosinex project that say nothing about the procedure: the call for tenders ("Ausschreibung")
 # and the participation competition ("TNW"), which several procedures have.
 _STAGE_ONLY = frozenset({"ausschreibung", "tnw", "teilnahmewettbewerb", "bekanntmachung"})
+# Rules a feed names that the shared vocabulary spells otherwise: Vergabeplattform Berlin writes "Öffentliche
+# Ausschreibung (LHO)" for a tender under § 55 of the Landeshaushaltsordnung, i.e. budget law below the thresholds.
+_LEGAL_BASIS_ALIASES = {"lho": "haushaltsrecht", "bho": "haushaltsrecht"}
+# A bracket after the procedure that abbreviates a rule ("(LHO)", "(VOB / A)"): two capitals, no remark
+# ("(mit Teilnahmewettbewerb)"). One the vocabulary cannot read is a stated legal basis left unread.
+_RULE_ABBREVIATION = re.compile(r"^(?=(?:[^A-ZÄÖÜ]*[A-ZÄÖÜ]){2})[A-Za-zÄÖÜäöü/.\- ]{2,15}$")
+# Berlin and Hamburg are one municipality each: the Land's name alone is the town as well (Bremen has two).
+_ONE_TOWN_LANDS = frozenset({"Berlin", "Hamburg"})
 _SCRIPT_URL = re.compile(r"https?://[^\s'\"<>()]+")
 _DURATION = re.compile(r"^(\d{1,3})\s*(monat|jahr|woche)", re.IGNORECASE)
 
@@ -125,8 +133,8 @@ def item_record(
         buyer_name=clean_text(fields.get("buyer"), limit=500),
         procedure_type="" if procedure == "other" else procedure,
         postal_code=postal_code,
-        # "Berlin" alone names the Land; "13187 Berlin" the town (of a city state) as well.
-        town="" if named_land and not postal_code else town[:200],
+        # "Bayern" alone names the Land, no town; "Berlin" (also ", Berlin" with its postcode left empty) the city.
+        town="" if named_land and not postal_code and named_land not in _ONE_TOWN_LANDS else town[:200],
         bundesland=named_land or bundesland_for_place(nuts_codes=(), postal_code=postal_code, country=""),
         published_at=_published(entry, fields, gaps),
         submission_deadline=_first(deadlines, DeadlineKind.TENDER) or _first(deadlines, DeadlineKind.PARTICIPATION),
@@ -218,17 +226,25 @@ def _feed_date(entry: Mapping[str, Any], raw: str) -> datetime | None:
 def _legal_basis(fields: Mapping[str, str], text: str, gaps: list[tuple[str, str]]) -> str:
     stated = fields.get("legal_basis", "")
     if stated:
-        code = legal_basis_code(stated)
+        code = _LEGAL_BASIS_ALIASES.get(stated.strip().casefold()) or legal_basis_code(stated)
         code = legal_basis_in_text(stated) if code == "other" else code
         if code:
             return code
         gaps.append(("legal_basis", f"Rechtsgrundlage {stated!r} is not in the vocabulary; left empty"))
         return ""
     # "Offenes Verfahren (VgV)", "Öffentliche Ausschreibung (UVgO)": the bracket after the procedure.
-    for candidate in (fields.get("procedure", ""), *_BRACKETED.findall(text)):
+    procedure = fields.get("procedure", "")
+    for candidate in (procedure, *_BRACKETED.findall(text)):
         code = legal_basis_in_text(candidate)
         if code:
             return code
+    for bracket in _BRACKETED.findall(procedure):
+        inner = bracket.strip()
+        if inner.casefold() in _LEGAL_BASIS_ALIASES:
+            return _LEGAL_BASIS_ALIASES[inner.casefold()]
+        if _RULE_ABBREVIATION.match(inner):
+            detail = f"Rechtsgrundlage {inner!r} ({procedure!r}) is not in the vocabulary; left empty"
+            gaps.append(("legal_basis", detail))
     return ""
 
 
