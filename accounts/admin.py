@@ -156,3 +156,7 @@ class DomainAdmin(admin.ModelAdmin):
     @admin.display(description=DOMAIN_LABELS["is_primary"], boolean=True, ordering="is_primary")
     def primary(self, obj) -> bool:
         return obj.is_primary
+
+
+# The list of internal mail servers and its change record (own module: it is its own concern).
+from accounts import relay_admin  # noqa: E402, F401

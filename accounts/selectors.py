@@ -7,8 +7,9 @@ from collections.abc import Iterable, Iterator
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
-from accounts.models import Tenant
+from accounts.models import InternalRelay, RelayProtocol, Tenant
 from accounts.roles import TENANT_ADMIN_GROUP
+from kernel.network import RelayGrant, relay_target_parse
 
 
 def tenant_list_active() -> QuerySet[Tenant]:
@@ -57,3 +58,18 @@ def tenant_exists(*, schema_name: str) -> bool:
 def user_exists(*, user_id: int) -> bool:
     """A person of the current tenant with this id, active or not."""
     return get_user_model().objects.filter(pk=user_id).exists()
+
+
+def internal_relay_grants(*, protocol: str) -> tuple[RelayGrant, ...]:
+    """The operator-approved internal mail servers for ``protocol`` ("smtp" or "imap"), as the guard reads them.
+
+    The list lives in the public schema; a tenant's connection reads it through the search path.
+    """
+    grants = []
+    for relay in InternalRelay.objects.filter(protocol__in=(protocol, RelayProtocol.BOTH)):
+        try:
+            host, network = relay_target_parse(relay.target)
+        except ValueError:
+            continue  # written through the service, which parses it; a hand-edited row grants nothing
+        grants.append(RelayGrant(protocol=relay.protocol, host=host, network=network, port=relay.port))
+    return tuple(grants)

@@ -20,9 +20,10 @@ from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 from django_tenants.utils import get_public_schema_name, schema_context
 
-from accounts.models import Domain, Tenant
+from accounts.models import Domain, InternalRelay, InternalRelayChange, RelayProtocol, Tenant
 from accounts.roles import TENANT_ADMIN_GROUP, Role, tenant_admin_group
 from kernel.errors import ApplicationError
+from kernel.network import relay_target_parse
 
 _SCHEMA_NAME = re.compile(r"^[a-z][a-z0-9_]{1,61}$")
 _HOST_NAME = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
@@ -251,3 +252,60 @@ def user_invite(
         )
     )
     return user
+
+
+def _relay_snapshot(relay: InternalRelay) -> dict:
+    return {"target": relay.target, "protocol": relay.protocol, "port": relay.port, "note": relay.note}
+
+
+def _relay_change_record(*, relay_id: int, action: str, operator: str, before: dict | None, after: dict | None) -> None:
+    InternalRelayChange.objects.create(
+        relay_id=relay_id, action=action, operator=operator, changed_at=timezone.now(), before=before, after=after
+    )
+
+
+def _require_public_schema() -> None:
+    # The list opens tenants' way into the internal network: only operators, on the public host, write it.
+    if connection.schema_name != get_public_schema_name():
+        raise ApplicationError(_("Interne Mailserver gibt nur der Betreiber in der Konsole frei."), code="forbidden")
+
+
+def internal_relay_save(
+    *, relay_id: int | None, target: str, protocol: str, port: int | None, note: str, operator: str
+) -> InternalRelay:
+    """Add (``relay_id`` None) or change an approved internal mail server; the change is recorded with ``operator``."""
+    _require_public_schema()
+    try:
+        host, network = relay_target_parse(target)
+    except ValueError as exc:
+        message = _("Bitte einen Hostnamen (relay.intern.example) oder ein Netz (10.20.0.0/16) angeben.")
+        raise ApplicationError(fields={"target": message}, code="target") from exc
+    if protocol not in RelayProtocol.values:
+        raise ApplicationError(fields={"protocol": _("Unbekanntes Protokoll.")}, code="protocol")
+    if port is not None and not 1 <= port <= 65535:
+        raise ApplicationError(fields={"port": _("Ports liegen zwischen 1 und 65535.")}, code="port")
+    with transaction.atomic():
+        relay = InternalRelay() if relay_id is None else InternalRelay.objects.select_for_update().get(pk=relay_id)
+        before = None if relay_id is None else _relay_snapshot(relay)
+        relay.target, relay.protocol, relay.port = host or str(network), protocol, port
+        relay.note = note.strip()
+        relay.save()
+        after = _relay_snapshot(relay)
+        if after != before:
+            action = InternalRelayChange.Action.ADDED if before is None else InternalRelayChange.Action.CHANGED
+            _relay_change_record(relay_id=relay.pk, action=action, operator=operator, before=before, after=after)
+    return relay
+
+
+def internal_relay_delete(*, relay_id: int, operator: str) -> None:
+    """Withdraw an approved internal mail server; tenants' next connection to it is refused. Recorded."""
+    _require_public_schema()
+    with transaction.atomic():
+        relay = InternalRelay.objects.select_for_update().filter(pk=relay_id).first()
+        if relay is None:
+            return  # deleted meanwhile; its deletion is already recorded
+        before = _relay_snapshot(relay)
+        relay.delete()
+        _relay_change_record(
+            relay_id=relay_id, action=InternalRelayChange.Action.DELETED, operator=operator, before=before, after=None
+        )

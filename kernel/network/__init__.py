@@ -10,6 +10,7 @@ split by concern:
 * ``client``     - ``Fetcher``: allow-list, SSRF guard, robots, politeness, redirects, retries;
 * ``result``     - ``FetchResult`` / ``ConditionalState`` value objects;
 * ``errors``     - ``FetchError`` hierarchy with ``.reason`` codes for FetchRun records;
+* ``relays``     - ``RelayGrant``: internal mail servers an operator approved (the guard's one exception);
 * ``ssrf``, ``robots``, ``retry``, ``politeness``, ``body`` - the individual guards;
 * ``backoff``    - ``BackoffPolicy``: the one retry formula of every channel (fetcher, outbox, webhooks);
 * ``walls``      - ``detect_wall`` / ``raise_for_wall``: a wall is never "zero results";
@@ -36,9 +37,10 @@ from kernel.network.errors import (
     TooManyRedirects,
 )
 from kernel.network.policy import DEFAULT_USER_AGENT, FetchPolicy, normalise_host
+from kernel.network.relays import RelayGrant, relay_exemption, relay_target_parse
 from kernel.network.result import ConditionalState, FetchResult
 from kernel.network.retry import parse_retry_after
-from kernel.network.ssrf import Resolver, guarded_transport, resolve_and_check, system_resolver
+from kernel.network.ssrf import Resolver, connect_checked, guarded_transport, resolve_and_check, system_resolver
 from kernel.network.walls import detect_wall, raise_for_wall
 
 __all__ = [
@@ -56,11 +58,13 @@ __all__ = [
     "HttpStatusError",
     "ResolutionFailed",
     "Resolver",
+    "RelayGrant",
     "RetriesExhausted",
     "RetryAfterTooLong",
     "SsrfRefused",
     "TooLarge",
     "TooManyRedirects",
+    "connect_checked",
     "decode_bytes",
     "detect_wall",
     "guarded_transport",
@@ -68,6 +72,8 @@ __all__ = [
     "parse_retry_after",
     "raise_for_wall",
     "read_limited",
+    "relay_exemption",
+    "relay_target_parse",
     "resolve_and_check",
     "system_resolver",
 ]

@@ -38,6 +38,7 @@ __all__ = [
     "GuardedBackend",
     "Resolver",
     "check_target",
+    "connect_checked",
     "guarded_transport",
     "refusal_category",
     "resolve_and_check",
@@ -119,10 +120,20 @@ def _parse_ip(host: str) -> IPAddress | None:
         return None
 
 
-def resolve_and_check(url: str, host: str, port: int, *, resolver: Resolver, allow_loopback: bool) -> tuple[str, ...]:
+def resolve_and_check(
+    url: str,
+    host: str,
+    port: int,
+    *,
+    resolver: Resolver,
+    allow_loopback: bool,
+    exempt: Callable[[IPAddress, str], bool] | None = None,
+) -> tuple[str, ...]:
     """Resolve ``host`` and refuse if ANY address is forbidden; return the checked addresses.
 
     Every address is checked (not just the first) because the connection may use any of them.
+    ``exempt(address, category)`` lets an operator-approved internal mail server through
+    (``kernel.network.relays``); whoever connects must then use the returned addresses, not the name.
     """
     literal = _parse_ip(host)
     if literal is not None:
@@ -139,9 +150,24 @@ def resolve_and_check(url: str, host: str, port: int, *, resolver: Resolver, all
         if address is None:
             raise ResolutionFailed(url, host=host, detail=f"resolver returned non-IP {text!r}")
         category = refusal_category(address, allow_loopback=allow_loopback)
-        if category is not None:
+        if category is not None and not (exempt is not None and exempt(address, category)):
             raise SsrfRefused(url, host=host, address=str(address), category=category)
     return tuple(addresses)
+
+
+def connect_checked(addresses: Sequence[str], port: int, *, timeout: float | None) -> socket.socket:
+    """A TCP connection to the first of ``addresses`` (from ``resolve_and_check``) that answers.
+
+    Mail clients (smtplib, imaplib) resolve the name again when they connect; connecting to the
+    checked address instead leaves no window for a DNS answer that changed in between.
+    """
+    last_error: OSError | None = None
+    for address in addresses:
+        try:
+            return socket.create_connection((address, port), timeout=timeout)
+        except OSError as exc:
+            last_error = exc
+    raise last_error if last_error is not None else OSError("no address to connect to")
 
 
 class GuardedBackend(httpcore.NetworkBackend):

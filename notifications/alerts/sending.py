@@ -21,9 +21,10 @@ and sending it again makes duplicates). So no reply to the end of data is ``Unce
 the outbox records "unklar" and never sends it again by itself. A well-formed 4xx/5xx reply to
 the end of data is an answer and is classified as usual.
 
-Limit: the SMTP host is checked against private, loopback and metadata addresses before
-connecting, but the backend resolves the name again when it connects (a DNS answer that
-changes in between is not caught); the tenant admin, not an outsider, chooses the host.
+The SMTP host is checked against private, loopback and metadata addresses (an internal relay
+the operator approved excepted) before connecting, and again by the connection itself, which
+connects to the address it checked (``SmtpAddressGuard``): a DNS answer that changes in between
+cannot lead it elsewhere.
 """
 
 from __future__ import annotations
@@ -39,9 +40,10 @@ from django.core.mail.backends.base import BaseEmailBackend
 from django.core.mail.backends.smtp import EmailBackend as SmtpBackend
 
 from accounts.secrets import SecretUnreadable
+from accounts.selectors import internal_relay_grants
 from kernel.errors import ApplicationError
-from kernel.network import FetchError, resolve_and_check, system_resolver
-from notifications.mail_route import smtp_settings_get
+from kernel.network import FetchError, relay_exemption, resolve_and_check, system_resolver
+from notifications.mail_route import SmtpAddressGuard, smtp_settings_get
 from notifications.models import TlsMode
 
 NO_SMTP_SETTINGS = "keine SMTP-Einstellungen"
@@ -156,11 +158,11 @@ class _EndOfDataTracking:
             self.end_of_data_sent = True
 
 
-class _TrackingSMTP(_EndOfDataTracking, smtplib.SMTP):
+class _TrackingSMTP(_EndOfDataTracking, SmtpAddressGuard, smtplib.SMTP):
     pass
 
 
-class _TrackingSMTPSSL(_EndOfDataTracking, smtplib.SMTP_SSL):
+class _TrackingSMTPSSL(_EndOfDataTracking, SmtpAddressGuard, smtplib.SMTP_SSL):
     pass
 
 
@@ -230,6 +232,7 @@ def _check_smtp_host(host: str, port: int) -> None:
             resolver=system_resolver,
             # Loopback only where a setting says so explicitly: tests and a local mail catcher.
             allow_loopback=settings.MAIL_ALLOW_LOOPBACK,
+            exempt=relay_exemption(internal_relay_grants(protocol="smtp"), protocol="smtp", host=host, port=port),
         )
     except FetchError as exc:
         raise TemporarySendError(f"SMTP-Server {host!r} nicht erlaubt oder nicht auflösbar: {exc}") from exc

@@ -6,8 +6,9 @@ are verified (``ssl.create_default_context``; a mail server with a private CA ne
 in the worker's trust store, e.g. via OpenSSL's ``SSL_CERT_FILE``). Before connecting, the host is resolved and
 every address must be public (the SSRF rule of ``kernel.network``; loopback only where
 ``SOURCES_ALLOW_LOOPBACK`` is on, i.e. in tests) - a tenant must not make the worker probe
-the internal network. Limit: the connection resolves the name again (a DNS answer could
-change in between); the check still stops plain private addresses and names.
+the internal network - unless the operator approved that internal server (``grants``). The
+connection then goes to the checked addresses, not to a new resolution of the name (a DNS
+answer that changed in between cannot lead elsewhere); TLS still verifies the host name.
 
 The folder is opened read-only and bodies are fetched with ``BODY.PEEK``: checking never
 changes the user's mailbox (no \\Seen flags, nothing moved or deleted).
@@ -34,10 +35,18 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from email.parser import BytesHeaderParser
 
-from imapclient import IMAPClient
+from imapclient import IMAPClient, imap4, tls
 from imapclient.exceptions import LoginError
 
-from kernel.network import ResolutionFailed, SsrfRefused, resolve_and_check, system_resolver
+from kernel.network import (
+    RelayGrant,
+    ResolutionFailed,
+    SsrfRefused,
+    connect_checked,
+    relay_exemption,
+    resolve_and_check,
+    system_resolver,
+)
 from sources.adapters.mail.verdict import MailboxUnavailable
 
 __all__ = ["Candidate", "FetchedMail", "MailboxAddress", "MailboxError", "MailboxReader", "message_key"]
@@ -94,6 +103,43 @@ def message_key(header_bytes: bytes) -> str:
     return f"<sha256:{hashlib.sha256(header_bytes).hexdigest()}@no-message-id>"
 
 
+class _PinnedIMAPClient(IMAPClient):
+    """An ``IMAPClient`` that connects to addresses already checked, never to a new resolution of the name.
+
+    imapclient builds its imaplib connection in ``_create_IMAP4``; the subclasses below open the socket
+    to a checked address and leave ``host`` for TLS (SNI and certificate check), as before.
+    """
+
+    def __init__(self, addresses: Sequence[str], host: str, **kwargs) -> None:
+        self._checked_addresses = tuple(addresses)
+        super().__init__(host, **kwargs)
+
+    def _create_IMAP4(self):
+        timeout = getattr(self._timeout, "connect", None)
+        if self.ssl:
+            return _PinnedTLS(self._checked_addresses, self.host, self.port, self.ssl_context, timeout)
+        return _PinnedPlain(self._checked_addresses, self.host, self.port, timeout)
+
+
+class _PinnedTLS(tls.IMAP4_TLS):
+    def __init__(self, addresses: Sequence[str], *args) -> None:
+        self._checked_addresses = addresses
+        super().__init__(*args)
+
+    def _create_socket(self, timeout: float | None = None) -> socket.socket:
+        sock = connect_checked(self._checked_addresses, self.port, timeout=timeout or self._timeout)
+        return tls.wrap_socket(sock, self.ssl_context, self.host)
+
+
+class _PinnedPlain(imap4.IMAP4WithTimeout):
+    def __init__(self, addresses: Sequence[str], *args) -> None:
+        self._checked_addresses = addresses
+        super().__init__(*args)
+
+    def _create_socket(self, timeout: float | None = None) -> socket.socket:
+        return connect_checked(self._checked_addresses, self.port, timeout=timeout or self._timeout)
+
+
 class MailboxReader:
     """``with MailboxReader(address, …) as reader:`` - connected, logged in, folder selected read-only."""
 
@@ -104,22 +150,25 @@ class MailboxReader:
         ssl_context: ssl.SSLContext | None = None,
         timeout: float = 30.0,
         allow_loopback: bool = False,
+        grants: Sequence[RelayGrant] = (),
         max_bytes: int = 10 * 2**20,
     ) -> None:
         self.address = address
         self._ssl_context = ssl_context or ssl.create_default_context()
         self._timeout = timeout
         self._allow_loopback = allow_loopback
+        self._grants = tuple(grants)
         self.max_bytes = max_bytes
         self._client: IMAPClient | None = None
         self.message_count = 0  # messages in the selected folder (the server's EXISTS), once entered
 
     def __enter__(self) -> MailboxReader:
-        self._check_target()
+        checked = self._check_target()
         address = self.address
         where = f"{address.host}:{address.port}"
         try:
-            client = IMAPClient(
+            client = _PinnedIMAPClient(
+                checked,
                 address.host,
                 port=address.port,
                 ssl=address.use_ssl,
@@ -197,11 +246,17 @@ class MailboxReader:
             if uid in candidates
         ]
 
-    def _check_target(self) -> None:
+    def _check_target(self) -> tuple[str, ...]:
         host, port = self.address.host, self.address.port
+        exempt = relay_exemption(self._grants, protocol="imap", host=host, port=port)
         try:
-            resolve_and_check(
-                f"imap://{host}:{port}", host, port, resolver=system_resolver, allow_loopback=self._allow_loopback
+            return resolve_and_check(
+                f"imap://{host}:{port}",
+                host,
+                port,
+                resolver=system_resolver,
+                allow_loopback=self._allow_loopback,
+                exempt=exempt,
             )
         except SsrfRefused as exc:
             raise MailboxError(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from accounts.selectors import internal_relay_grants
 from notifications.inbox.imap import MailboxReader
 from notifications.inbox.selectors import mailbox_address
 from notifications.models import MailboxSettings
@@ -31,7 +32,11 @@ def mailbox_connection_test(
     mailbox = MailboxSettings.objects.defer("password").get(pk=mailbox_id)
     address = mailbox_address(mailbox=mailbox)
     with MailboxReader(
-        address, ssl_context=ssl_context, timeout=timeout, allow_loopback=settings.SOURCES_ALLOW_LOOPBACK
+        address,
+        ssl_context=ssl_context,
+        timeout=timeout,
+        allow_loopback=settings.SOURCES_ALLOW_LOOPBACK,
+        grants=internal_relay_grants(protocol="imap"),
     ) as reader:
         return MailboxProbe(
             where=f"{address.host}:{address.port}", folder=address.folder, messages=reader.message_count

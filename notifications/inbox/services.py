@@ -52,6 +52,7 @@ from django.utils import timezone
 from django_tenants.utils import get_public_schema_name
 
 from accounts.fanout import tenants_fan_out
+from accounts.selectors import internal_relay_grants
 from notifications.inbox.imap import Candidate, FetchedMail, MailboxReader
 from notifications.inbox.selectors import (
     inbound_mail_known_keys,
@@ -147,6 +148,7 @@ def _new_mails(mailbox: MailboxSettings, *, schema: str, now: datetime, ssl_cont
         ssl_context=ssl_context,
         timeout=timeout,
         allow_loopback=settings.SOURCES_ALLOW_LOOPBACK,
+        grants=internal_relay_grants(protocol="imap"),
         max_bytes=MAX_MAIL_BYTES,
     ) as reader:
         candidates = reader.candidates(since=since.date())

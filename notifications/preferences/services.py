@@ -13,6 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
+from accounts.selectors import internal_relay_grants
 from kernel.errors import ApplicationError
 from notifications.mail_route import mailbox_settings_get, smtp_settings_get
 from notifications.models import (
@@ -112,7 +113,13 @@ def smtp_settings_save(
     """Create or update the tenant's SMTP server. ``password`` empty keeps the stored one."""
     if tls_mode not in TlsMode.values:
         raise ApplicationError(fields={"tls_mode": _("Unbekannter TLS-Modus %(mode)r.") % {"mode": tls_mode}})
-    host = mail_host_check(host, port, allow_loopback=settings.MAIL_ALLOW_LOOPBACK)
+    host = mail_host_check(
+        host,
+        port,
+        allow_loopback=settings.MAIL_ALLOW_LOOPBACK,
+        protocol="smtp",
+        grants=internal_relay_grants(protocol="smtp"),
+    )
     with transaction.atomic():
         _lock_singleton(SmtpSettings)
         row = smtp_settings_get() or SmtpSettings()
@@ -151,7 +158,13 @@ def mailbox_settings_save(
     a rule waives the sender authentication of that domain's alerts, so a tenant can only pick what an
     operator approved, never name a domain of its own.
     """
-    host = mail_host_check(host, port, allow_loopback=settings.SOURCES_ALLOW_LOOPBACK)
+    host = mail_host_check(
+        host,
+        port,
+        allow_loopback=settings.SOURCES_ALLOW_LOOPBACK,
+        protocol="imap",
+        grants=internal_relay_grants(protocol="imap"),
+    )
     picked = list(dict.fromkeys(str(key) for key in forwarders))
     approved = {entry.key for entry in ApprovedForwarder.objects.all()} if picked else set()
     unknown = [key for key in picked if key not in approved]
