@@ -4,17 +4,26 @@ Below the engines so matching (``notifications.alerts``) can put its new matches
 transaction, and the board pages (``notifications.bids``) find the same defaults. Set-based: a batch of
 matched tenders is one ``INSERT … ON CONFLICT DO NOTHING`` (with their "angelegt" history rows in the same
 statement), whatever its size; a tender already on the board keeps its card as it is.
+
+Deadlines moved by a newer notice are told on the card here too ("Teilnahmefrist verschoben vom 01.10. auf
+08.10.", a ``deadline`` ``CardEvent``): at once by matching, for the cards of the delta's tenders whose dated
+items changed (``bid_cards_deadlines_move``), and by the reminders' periodic run for whatever that missed
+(``bid_card_deadlines_sync``). Both compare with ``BidCard.known_deadlines`` under the card's row lock, so a move
+is told once whichever comes first.
 """
 
 # ruff: noqa: S608  (identifiers are our own table names; every value is a query parameter)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import datetime
+from collections.abc import Iterable, Mapping
+from datetime import date, datetime
 
-from django.db import connection
+from django.db import connection, transaction
 
+from config.enqueue import enqueue_on_commit
+from kernel.vocabulary.time_zone import BERLIN
+from notifications.bid_dates import DatedItem, dated_items, tender_dated_items
 from notifications.models import BidCard, BidStage, BidStageKind, CardEvent, CardEventKind, DecisionReason
 
 # (name, kind) in board order; the first open stage is where matches land, the stage names are German as the UI.
@@ -84,3 +93,162 @@ def bid_cards_land(*, tender_ids: Iterable[int], now: datetime) -> int:
             [str(BidStageKind.OPEN), now, now, ids, str(CardEventKind.CREATED), now],
         )
         return cursor.rowcount
+
+
+# --- deadlines moved by a newer notice ---------------------------------------------------------------------------
+
+# The tender fields a card's dated items come from (``notifications.bid_dates``), as the hand-off names them.
+DATED_FIELDS = ("deadlines", "submission_deadline", "questions_deadline", "contract_start")
+# By name, as every hand-off to a task (``config.enqueue``): the board's reminders, run now for moved deadlines.
+SEND_DUE_REMINDERS_TASK_NAME = "notifications.send_due_reminders"
+
+
+def day_text(moment: datetime) -> str:
+    return moment.astimezone(BERLIN).strftime("%d.%m.")
+
+
+def moment_text(moment: datetime) -> str:
+    return moment.astimezone(BERLIN).strftime("%d.%m.%Y %H:%M")
+
+
+def moved_items(known: Mapping, items: Iterable[DatedItem]) -> list[tuple[DatedItem, datetime]]:
+    """Items whose instant differs from the one the card knew, with the old instant. Pure."""
+    moved = []
+    for item in items:
+        before = known.get(item.key)
+        if not before:
+            continue
+        try:
+            old = datetime.fromisoformat(before)
+        except (TypeError, ValueError):
+            continue
+        if old != item.at:
+            moved.append((item, old))
+    return moved
+
+
+def _old_value(field_changes: Mapping, name: str, current):
+    pair = field_changes.get(name)
+    return pair[0] if isinstance(pair, list | tuple) and len(pair) == 2 else current
+
+
+def _moment_or_none(value) -> datetime | date | None:
+    if value in (None, "") or isinstance(value, date):
+        return value or None
+    text = str(value)
+    try:  # a date alone (the contract's start) stays a date: its item is at 09:00 Berlin time
+        return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def items_before(tender, field_changes: Mapping) -> dict[str, str]:
+    """The tender's dated items as they were before the delta's changes (``{field: [old, new]}``). Pure.
+
+    What a card compares with when it never knew the tender's deadlines (a card that landed after the periodic
+    run last looked): the old values travel with the hand-off.
+    """
+    items = dated_items(
+        deadlines=_old_value(field_changes, "deadlines", tender.deadlines),
+        submission_deadline=_moment_or_none(
+            _old_value(field_changes, "submission_deadline", tender.submission_deadline)
+        ),
+        questions_deadline=_moment_or_none(_old_value(field_changes, "questions_deadline", tender.questions_deadline)),
+        contract_start=_moment_or_none(_old_value(field_changes, "contract_start", tender.contract_start)),
+    )
+    return {item.key: item.at.isoformat() for item in items}
+
+
+def _move_event(card: BidCard, item: DatedItem, old: datetime, *, now: datetime) -> CardEvent:
+    # Day and month say it unless the deadline moved within its day; then the time is what changed.
+    same_day = day_text(old) == day_text(item.at)
+    return CardEvent(
+        card=card,
+        actor=None,
+        kind=CardEventKind.DEADLINE,
+        data={
+            "item": item.key,
+            "kind": item.kind,
+            "label": item.label,
+            "from": old.isoformat(),
+            "to": item.at.isoformat(),
+            "from_text": moment_text(old) if same_day else day_text(old),
+            "to_text": moment_text(item.at) if same_day else day_text(item.at),
+        },
+        created_at=now,
+    )
+
+
+def _deadlines_record(cards: Iterable[BidCard], *, before: Mapping[int, Mapping], now: datetime) -> list[CardEvent]:
+    """Tell each (locked) card the moves since what it knew (else since ``before`` of its tender), then remember."""
+    events, changed_cards = [], []
+    for card in cards:
+        items = tender_dated_items(card.tender)
+        current = {item.key: item.at.isoformat() for item in items}
+        known = card.known_deadlines or {}
+        if current == known:
+            continue
+        for item, old in moved_items(known or before.get(card.tender_id, {}), items):
+            events.append(_move_event(card, item, old, now=now))
+        card.known_deadlines = current
+        changed_cards.append(card)
+    CardEvent.objects.bulk_create(events)
+    BidCard.objects.bulk_update(changed_cards, ["known_deadlines"], batch_size=500)
+    return events
+
+
+def _cards_with_dates():
+    return BidCard.objects.select_related("tender").only(
+        "id",
+        "owner_id",
+        "known_deadlines",
+        "tender__id",
+        "tender__title",
+        "tender__deadlines",
+        "tender__submission_deadline",
+        "tender__questions_deadline",
+        "tender__contract_start",
+    )
+
+
+def bid_cards_deadlines_move(*, changed: Mapping[int, Mapping[str, list]], now: datetime) -> int:
+    """The delta's moved deadlines, told at once on the open cards of their tenders; returns how many moves.
+
+    Runs in matching's transaction, so the note commits with the delta's completion (once per tenant and delta;
+    a delta matched again finds the cards knowing the new instants). Nothing is read when no dated field changed.
+    The card's reminders are computed from the tender, so they moved with it; the reminders' run is asked for
+    after commit, so one now due at the new date need not wait for the next quarter-hour.
+    """
+    moved_tenders = {
+        int(tender_id): fields for tender_id, fields in changed.items() if any(name in fields for name in DATED_FIELDS)
+    }
+    if not moved_tenders:
+        return 0
+    with transaction.atomic():
+        cards = list(
+            _cards_with_dates()
+            .filter(tender_id__in=list(moved_tenders), stage__kind=BidStageKind.OPEN)
+            .select_for_update(of=("self",))
+            .order_by("id")
+        )
+        before = {card.tender_id: items_before(card.tender, moved_tenders[card.tender_id]) for card in cards}
+        events = _deadlines_record(cards, before=before, now=now)
+    if events:
+        enqueue_on_commit(SEND_DUE_REMINDERS_TASK_NAME, schema=connection.schema_name)
+    return len(events)
+
+
+def bid_card_deadlines_sync(*, now: datetime) -> int:
+    """The periodic check of every reminding card (open stage, reminders on) against its tender's deadlines.
+
+    Tells what matching did not (a card whose stage was switched off then on again); a card seen for the first
+    time only remembers. Locked cards are skipped: matching is telling them right now.
+    """
+    with transaction.atomic():
+        cards = (
+            _cards_with_dates()
+            .filter(stage__kind=BidStageKind.OPEN, stage__reminders=True)
+            .select_for_update(of=("self",), skip_locked=True)
+            .order_by("id")
+        )
+        return len(_deadlines_record(cards, before={}, now=now))

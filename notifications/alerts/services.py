@@ -3,7 +3,8 @@
 ``delta_process`` is what the per-tenant match task runs for each ingest batch, in ONE
 transaction: change notices for tenders already matched, then the new matches, then one
 instant mail per saved search with instant alerts (bundling all its new matches of this
-batch), the new matches' cards on the team board (``notifications.bid_cards``), the cards award notices
+batch), the new matches' cards on the team board and the deadlines a newer notice moved on them
+(``notifications.bid_cards``), the cards award notices
 decide and the wins of watched competitors (``notifications.alerts.awards``), one update
 mail per such search for its changes, and the webhook events of both. Re-running the same delta
 creates nothing: matches and change notices are unique, and mails are only made for
@@ -39,7 +40,7 @@ from notifications.alerts.matching import NewMatch, active_searches, matches_ins
 from notifications.alerts.rendering import change_subject, instant_subject, render_mail
 from notifications.alerts.selectors import tenant_base_url, tenders_for_mail
 from notifications.alerts.unsubscribe import SCOPE_DIGEST, SCOPE_SEARCH, UnsubscribeTarget
-from notifications.bid_cards import bid_cards_land
+from notifications.bid_cards import bid_cards_deadlines_move, bid_cards_land
 from notifications.models import DeliveryKind, DigestInterval, MatchChange, SavedSearch, UserPreference
 from notifications.webhooks.services import webhook_events_for_changes, webhook_events_for_matches
 
@@ -183,6 +184,8 @@ def delta_process(
         new_matches = matches_insert(conditions=conditions, tender_ids=tender_ids, now=now)
         # What a profile found lands on the team's board ("neu"), one statement for the batch.
         bid_cards_land(tender_ids=[m.tender_id for m in new_matches], now=now)
+        # A newer notice moving a deadline: the cards say so now, their reminders follow the tender's instants.
+        bid_cards_deadlines_move(changed=changed, now=now)
         deliveries = instant_alerts_create(matches=new_matches, now=now)
         # Award notices: cards won or lost by the tenant's own names, wins of watched competitors.
         deliveries += award_outcomes_apply(tender_ids=tender_ids, now=now).delivery_ids

@@ -1,4 +1,4 @@
-"""Deadline reminders of the team board: due reminders mailed once, and moved deadlines told on the card.
+"""Deadline reminders of the team board: due reminders mailed once.
 
 Who: the card's owner and watchers (active, with a plain address), each with their own days before a deadline
 (``UserPreference.reminder_days``, [7, 3, 1] until chosen; [] = none). Which cards: those in an open stage whose
@@ -13,7 +13,8 @@ Exactly once: each reminder is one ``Delivery`` (kind ``reminder``) with the ded
 ``reminder:<card>:<item>:<instant>:<days>:<person>``; a second run finds the key and queues nothing, and the
 outbox sends a row once. A moved deadline has another instant, so another key: the old reminders are never sent
 if they were not yet due, the new ones fall due at their own time. Mail goes through the tenant's mail route
-like every outbox row.
+like every outbox row. Moved deadlines are told on the card by ``notifications.bid_cards`` (matching does it at
+once; each run here first catches what it missed).
 """
 
 from __future__ import annotations
@@ -30,18 +31,16 @@ from django.utils.translation import gettext as _
 
 from accounts.roles import user_is_tenant_admin
 from kernel.errors import PermissionRefused
-from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.composing import mailable, user_language
 from notifications.alerts.deliveries import deliveries_send_soon, delivery_create
 from notifications.alerts.rendering import header_safe
 from notifications.alerts.selectors import tenant_base_url
+from notifications.bid_cards import bid_card_deadlines_sync, moment_text
 from notifications.bid_dates import DatedItem, clean_reminder_days, tender_dated_items
 from notifications.models import (
     BidCard,
     BidStage,
     BidStageKind,
-    CardEvent,
-    CardEventKind,
     Delivery,
     DeliveryKind,
     UserPreference,
@@ -83,17 +82,6 @@ def reminder_key(*, card_id: int, item: DatedItem, days: int, user_id: int) -> s
     return key
 
 
-def day_text(moment: datetime) -> str:
-    return moment.astimezone(BERLIN).strftime("%d.%m.")
-
-
-def moment_text(moment: datetime) -> str:
-    return moment.astimezone(BERLIN).strftime("%d.%m.%Y %H:%M")
-
-
-# --- moved deadlines, told on the card ------------------------------------------------------------------------
-
-
 def _reminding_cards():
     return (
         BidCard.objects.filter(stage__kind=BidStageKind.OPEN, stage__reminders=True)
@@ -101,7 +89,6 @@ def _reminding_cards():
         .only(
             "id",
             "owner_id",
-            "known_deadlines",
             "tender__id",
             "tender__title",
             "tender__deadlines",
@@ -111,64 +98,6 @@ def _reminding_cards():
         )
         .order_by("id")
     )
-
-
-def moved_items(known: dict, items: Iterable[DatedItem]) -> list[tuple[DatedItem, datetime]]:
-    """Items whose instant differs from the one the card knew, with the old instant. Pure."""
-    moved = []
-    for item in items:
-        before = known.get(item.key)
-        if not before:
-            continue
-        try:
-            old = datetime.fromisoformat(before)
-        except ValueError:
-            continue
-        if old != item.at:
-            moved.append((item, old))
-    return moved
-
-
-def card_deadlines_sync(*, now: datetime | None = None) -> int:
-    """Record on each reminding card the deadlines a newer notice moved ("Teilnahmefrist verschoben: 01.10. →
-    08.10."), and remember the tender's current ones; returns how many moves were recorded.
-
-    A card seen for the first time only remembers (nothing moved for it yet). Runs twice harmlessly: the second
-    run finds the card knowing the current instants.
-    """
-    now = now or timezone.now()
-    events, changed_cards = [], []
-    with transaction.atomic():
-        for card in _reminding_cards().select_for_update(of=("self",), skip_locked=True):
-            items = tender_dated_items(card.tender)
-            current = {item.key: item.at.isoformat() for item in items}
-            if current == (card.known_deadlines or {}):
-                continue
-            for item, old in moved_items(card.known_deadlines or {}, items):
-                events.append(
-                    CardEvent(
-                        card=card,
-                        actor=None,
-                        kind=CardEventKind.DEADLINE,
-                        data={
-                            "item": item.key,
-                            "kind": item.kind,
-                            "label": item.label,
-                            "from": old.isoformat(),
-                            "to": item.at.isoformat(),
-                            "from_text": day_text(old) if day_text(old) != day_text(item.at) else moment_text(old),
-                            "to_text": day_text(item.at)
-                            if day_text(old) != day_text(item.at)
-                            else moment_text(item.at),
-                        },
-                        created_at=now,
-                    )
-                )
-            card.known_deadlines = current
-            changed_cards.append(card)
-        CardEvent.objects.bulk_create(events)
-        BidCard.objects.bulk_update(changed_cards, ["known_deadlines"], batch_size=500)
-    return len(events)
 
 
 # --- reminders, mailed once -----------------------------------------------------------------------------------
@@ -241,7 +170,7 @@ def _reminder_mail(*, card: BidCard, item: DatedItem, days: int, user, base_url:
 def reminders_send_due(*, now: datetime | None = None) -> ReminderRun:
     """Tell moved deadlines on their cards, then queue every reminder due now that was not queued before."""
     now = now or timezone.now()
-    moved = card_deadlines_sync(now=now)
+    moved = bid_card_deadlines_sync(now=now)  # matching told most moves already; this catches the rest
     cards = list(_reminding_cards())
     planned: list[tuple[BidCard, DatedItem, int, object, str]] = []
     recipients = _recipients(cards) if cards else {}

@@ -83,6 +83,7 @@ CHANGE_LABELS = {
     "status": gettext_lazy("Status"),
     "estimated_value": gettext_lazy("Geschätzter Wert"),
     "title": gettext_lazy("Titel"),
+    "contract_start": gettext_lazy("Ausführungsbeginn"),
 }
 _DATETIME_FIELDS = {"submission_deadline", "questions_deadline"}
 NOTICE_KIND_LABELS = {
@@ -232,11 +233,42 @@ def _change_value(name: str, raw):
     return str(raw)
 
 
+def _deadline_moments(entries) -> dict[tuple[str, str], datetime | None]:
+    moments = {}
+    for entry in entries if isinstance(entries, list) else ():
+        if isinstance(entry, Mapping) and entry.get("kind"):
+            try:
+                moments[(str(entry["kind"]), str(entry.get("lot_id") or ""))] = datetime.fromisoformat(str(entry["at"]))
+            except (KeyError, ValueError):
+                moments[(str(entry["kind"]), str(entry.get("lot_id") or ""))] = None
+    return moments
+
+
+# The list's Angebotsfrist and Fragenfrist of no lot are the tender's own fields, which have lines of their own.
+_OWN_DEADLINES = {(DeadlineKind.TENDER, "submission_deadline"), (DeadlineKind.QUESTIONS, "questions_deadline")}
+
+
+def _deadline_lines(pair, changes: Mapping) -> list[ChangeLine]:
+    """A change of the deadline list (Teilnahmefrist, Bindefrist, …) as one line per deadline that differs."""
+    before, after = _deadline_moments(pair[0]), _deadline_moments(pair[1])
+    told = {str(kind) for kind, field_name in _OWN_DEADLINES if field_name in changes}
+    lines = []
+    for kind, lot in dict.fromkeys([*before, *after]):
+        old, new = before.get((kind, lot)), after.get((kind, lot))
+        if old != new and not (kind in told and not lot):
+            label = deadline_text(kind) + (f" ({lot})" if lot else "")
+            lines.append(ChangeLine("deadlines", label, "datetime", old, new))
+    return lines
+
+
 def change_lines(changes: Mapping | None) -> list[ChangeLine]:
     """``TenderVersion.changes`` ({field: [old, new]}) as labelled lines; malformed entries are skipped."""
     lines = []
     for name, pair in (changes or {}).items():
         if not isinstance(pair, list | tuple) or len(pair) != 2:
+            continue
+        if name == "deadlines":
+            lines += _deadline_lines(pair, changes)
             continue
         kind = "datetime" if name in _DATETIME_FIELDS else "money" if name == "estimated_value" else "text"
         old, new = _change_value(name, pair[0]), _change_value(name, pair[1])

@@ -335,8 +335,31 @@ def mail_fills_gaps_only(records: Sequence[NoticeRecord]) -> list[NoticeRecord]:
     ]
 
 
-# What matching and alerts care about when a tender changes.
-TRACKED_CHANGES = ("submission_deadline", "status", "estimated_value", "title", "questions_deadline")
+# What matching, alerts and the team board care about when a tender changes. ``deadlines`` (Teilnahmefrist,
+# Bindefrist, …) and ``contract_start`` are the board cards' dated items: a notice moving only one of them must
+# still reach every tenant, so its cards move their reminders and say so.
+TRACKED_CHANGES = (
+    "submission_deadline",
+    "status",
+    "estimated_value",
+    "title",
+    "questions_deadline",
+    "deadlines",
+    "contract_start",
+)
+
+
+# The deadline list repeats the tender's own submission and questions deadlines (Angebotsfrist and Fragenfrist of
+# no lot), which are tracked as fields of their own: the list counts as changed only when another entry did.
+_OWN_DEADLINE_KINDS = frozenset({str(DeadlineKind.TENDER), str(DeadlineKind.QUESTIONS)})
+
+
+def _other_deadlines(entries: list) -> list:
+    return [
+        entry
+        for entry in entries
+        if not (isinstance(entry, dict) and entry.get("kind") in _OWN_DEADLINE_KINDS and not entry.get("lot_id"))
+    ]
 
 
 def state_changes(old: dict | None, new: TenderState) -> dict[str, list]:
@@ -348,6 +371,9 @@ def state_changes(old: dict | None, new: TenderState) -> dict[str, list]:
         before, after = old.get(name), getattr(new, name)
         if isinstance(before, Decimal) and isinstance(after, Decimal):
             differs = before.compare(after) != 0
+        elif name == "deadlines":  # stored as a JSON list, compiled as a tuple of the same dicts
+            before, after = list(before or ()), list(after or ())
+            differs = _other_deadlines(before) != _other_deadlines(after)
         else:
             differs = before != after
         if differs:
@@ -356,7 +382,7 @@ def state_changes(old: dict | None, new: TenderState) -> dict[str, list]:
 
 
 def _jsonable(value):
-    if isinstance(value, datetime):
+    if isinstance(value, date):  # datetime too
         return value.isoformat()
     if isinstance(value, Decimal):
         return str(value)

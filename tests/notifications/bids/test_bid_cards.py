@@ -1,15 +1,22 @@
-"""Matches land on the team board in matching's own transaction, as one statement for any batch size."""
+"""Matches land on the team board in matching's own transaction, as one statement for any batch size; deadlines a
+newer notice moved are told on the cards of the delta's tenders, once."""
 
 from __future__ import annotations
+
+from datetime import date, timedelta
+from types import SimpleNamespace
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from kernel.records import Deadline
 from notifications.alerts.services import delta_process
-from notifications.models import BidCard, BidStage, CardEvent
-from tests.notifications.alerts.helpers import ingest, notice, saved_search, user
+from notifications.bid_cards import bid_card_deadlines_sync, bid_cards_deadlines_move, items_before
+from notifications.bids.services import bid_card_ensure
+from notifications.models import BidCard, BidStage, CardEvent, CardEventKind
+from tests.notifications.alerts.helpers import changed_notice, ingest, notice, saved_search, user
 
 pytestmark = pytest.mark.django_db
 
@@ -77,3 +84,70 @@ def test_matching_of_one_tenant_puts_nothing_on_another_tenants_board(alpha, bet
     delta_process(created=delta.created, changed={}, now=timezone.now())
     connection.set_tenant(beta.tenant)
     assert not BidCard.objects.filter(tender_id=delta.created[0]).exists()
+
+
+# --- deadlines moved by a newer notice -------------------------------------------------------------------------
+
+
+def _participation_notice(at):
+    offer = Deadline(kind="angebotsfrist", at=at + timedelta(days=20))
+    return notice(title="Winterdienst Bauhof", deadlines=(Deadline(kind="teilnahmefrist", at=at), offer))
+
+
+def _moved(record, at):
+    return changed_notice(record, deadlines=(Deadline(kind="teilnahmefrist", at=at), record.deadlines[1]))
+
+
+def test_a_card_that_never_saw_the_deadlines_is_told_the_move_from_the_delta_once(alpha):
+    first = (timezone.now() + timedelta(days=10)).replace(second=0, microsecond=0)
+    record = _participation_notice(first)
+    created = ingest(record)
+    connection.set_tenant(alpha.tenant)
+    card = bid_card_ensure(tender_id=created.created[0])  # landed after the last periodic run: knows nothing
+    delta = ingest(_moved(record, first + timedelta(days=7)))
+    connection.set_tenant(alpha.tenant)
+
+    assert bid_cards_deadlines_move(changed=delta.changed, now=timezone.now()) == 1
+    event = CardEvent.objects.get(card=card, kind=CardEventKind.DEADLINE)
+    assert (event.actor, event.data["item"], event.data["label"]) == (None, "teilnahmefrist", "Teilnahmefrist")
+    assert event.data["from"] == first.isoformat()
+    # The same delta again (matched twice after a crash) and the periodic run tell nothing more.
+    with CaptureQueriesContext(connection) as queries:
+        assert bid_cards_deadlines_move(changed=delta.changed, now=timezone.now()) == 0
+    assert not [q for q in queries.captured_queries if "INSERT" in q["sql"]]
+    assert bid_card_deadlines_sync(now=timezone.now()) == 0
+    assert CardEvent.objects.filter(kind=CardEventKind.DEADLINE).count() == 1
+
+
+def test_a_change_of_no_dated_field_reads_no_card_and_closed_cards_are_not_told(alpha):
+    first = (timezone.now() + timedelta(days=10)).replace(second=0, microsecond=0)
+    record = _participation_notice(first)
+    created = ingest(record)
+    connection.set_tenant(alpha.tenant)
+    card = bid_card_ensure(tender_id=created.created[0])
+    with CaptureQueriesContext(connection) as queries:
+        assert bid_cards_deadlines_move(changed={card.tender_id: {"title": ["a", "b"]}}, now=timezone.now()) == 0
+    assert _card_statements(queries) == []
+    BidCard.objects.filter(pk=card.pk).update(stage=BidStage.objects.get(name="verloren"))
+    delta = ingest(_moved(record, first + timedelta(days=7)))
+    connection.set_tenant(alpha.tenant)
+    assert bid_cards_deadlines_move(changed=delta.changed, now=timezone.now()) == 0
+    assert not CardEvent.objects.filter(kind=CardEventKind.DEADLINE).exists()
+
+
+def test_the_items_before_a_delta_come_from_its_old_values_and_else_from_the_tender():
+    tender = SimpleNamespace(
+        deadlines=[{"kind": "teilnahmefrist", "at": "2026-10-08T12:00:00+02:00", "lot_id": ""}],
+        submission_deadline=None,
+        questions_deadline=None,
+        contract_start=date(2027, 1, 4),
+    )
+    old = [{"kind": "teilnahmefrist", "at": "2026-10-01T12:00:00+02:00", "lot_id": ""}]
+    assert items_before(tender, {"deadlines": [old, tender.deadlines]}) == {
+        "teilnahmefrist": "2026-10-01T12:00:00+02:00",
+        "start": "2027-01-04T09:00:00+01:00",
+    }
+    assert (
+        items_before(tender, {"contract_start": ["2027-02-01", "2027-01-04"]})["start"] == "2027-02-01T09:00:00+01:00"
+    )
+    assert items_before(tender, {"submission_deadline": ["kaputt", None]}) == items_before(tender, {})

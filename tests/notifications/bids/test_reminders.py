@@ -1,5 +1,6 @@
 """Deadline reminders of the board: the due-finder (pure), mails once through a real worker and SMTP server, a
-newer notice moving the Teilnahmefrist (reminders move, the card says so), and the calendar feed's items."""
+newer notice moving the Teilnahmefrist through the hand-off (reminders move, the card says so at once), and the
+calendar feed's items."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 from django_tenants.utils import schema_context
@@ -15,9 +17,11 @@ from config.celery import app as celery_app
 from kernel.errors import PermissionRefused
 from kernel.records import Deadline
 from kernel.vocabulary.time_zone import BERLIN
+from notifications.alerts.handoff import deltas_match_pending
+from notifications.bid_cards import moved_items
 from notifications.bid_dates import DatedItem, clean_reminder_days, dated_items
 from notifications.bids import reminders, services
-from notifications.models import BidStage, CardEvent, CardEventKind, Delivery, DeliveryKind, DeliveryStatus
+from notifications.models import BidCard, BidStage, CardEvent, CardEventKind, Delivery, DeliveryKind, DeliveryStatus
 from notifications.preferences.services import user_preference_calendar_token_rotate
 from tests.notifications.alerts.helpers import changed_notice, ingest, notice, settle, smtp_to, user, wait_for
 
@@ -78,8 +82,8 @@ def test_a_moved_deadline_has_another_key_and_is_told_once():
     long_lot = DatedItem(kind="fragenfrist", at=NOW, lot_id="L" * 100)
     assert len(reminders.reminder_key(card_id=1, item=long_lot, days=1, user_id=1)) <= 200
     known = {"teilnahmefrist": before.at.isoformat()}
-    assert reminders.moved_items(known, [after, _item(5, "angebotsfrist")]) == [(after, before.at)]
-    assert reminders.moved_items({"teilnahmefrist": after.at.isoformat()}, [after]) == []
+    assert moved_items(known, [after, _item(5, "angebotsfrist")]) == [(after, before.at)]
+    assert moved_items({"teilnahmefrist": after.at.isoformat()}, [after]) == []
 
 
 # --- through the stack ------------------------------------------------------------------------------------------
@@ -126,41 +130,56 @@ def test_the_3_day_reminder_arrives_once_through_the_tenants_route(committed_ten
     assert due.astimezone(BERLIN).strftime("%d.%m.%Y %H:%M") in body and f"/angebote/karte/{card.pk}/" in body
 
 
+def _match_pending(tenant):
+    """What the tenant's matching task runs for the deltas handed off to it, in its schema."""
+    connection.set_tenant(tenant)
+    try:
+        return deltas_match_pending()
+    finally:
+        connection.set_schema_to_public()
+
+
 @pytest.mark.django_db
-def test_a_newer_notice_moving_the_teilnahmefrist_moves_its_reminders_and_says_so(alpha, alpha_client):
+def test_a_newer_notice_moving_the_teilnahmefrist_moves_its_reminders_and_says_so_at_once(alpha, alpha_client):
     first = (timezone.now() + timedelta(days=3) - timedelta(hours=2)).replace(second=0, microsecond=0)
     offer = first + timedelta(days=30)
     record = notice(title="Winterdienst Bauhof", deadlines=_participation(first, offer))
-    delta = ingest(record)
+    delta = ingest(record, hand_off=True)
+    assert _match_pending(alpha.tenant).deltas == 1
     with schema_context(alpha.schema_name):
         member = user(alpha.member_email)
         card = services.bid_card_ensure(tender_id=delta.created[0])
         services.bid_card_watchers_set(card_id=card.pk, actor=member, watcher_ids=[member.pk])
-        assert reminders.reminders_send_due().queued == 1
-        [old_key] = [d.dedupe_key for d in Delivery.objects.filter(kind=DeliveryKind.REMINDER)]
+        assert reminders.reminders_send_due().queued == 1  # the 3-day reminder of the old Teilnahmefrist
+        [old] = Delivery.objects.filter(kind=DeliveryKind.REMINDER)
+        Delivery.objects.filter(pk=old.pk).update(status=DeliveryStatus.SENT)
 
     moved = first + timedelta(days=7)
-    ingest(changed_notice(record, deadlines=_participation(moved, offer)))
+    newer = ingest(changed_notice(record, deadlines=_participation(moved, offer)), hand_off=True)
+    assert set(newer.changed[card.tender_id]) == {"deadlines"}  # only the Teilnahmefrist moved
+    assert _match_pending(alpha.tenant).deltas == 1  # matching, not the reminders' quarter-hour, tells it
     with schema_context(alpha.schema_name):
-        run = reminders.reminders_send_due()
-        assert (run.moved, run.queued) == (1, 0)  # ten days ahead now: nothing due, the old key never again
-        assert reminders.reminders_send_due().moved == 0
         event = CardEvent.objects.get(card=card, kind=CardEventKind.DEADLINE)
-        assert event.data["from_text"] == first.astimezone(BERLIN).strftime("%d.%m.")
-        assert event.data["to_text"] == moved.astimezone(BERLIN).strftime("%d.%m.")
-        later = reminders.reminders_send_due(now=moved - timedelta(days=3) + timedelta(minutes=5))
-        assert later.queued == 1
+        assert (event.data["from"], event.data["to"]) == (first.isoformat(), moved.isoformat())
+        assert BidCard.objects.get(pk=card.pk).known_deadlines["teilnahmefrist"] == moved.isoformat()
+        run = reminders.reminders_send_due()
+        assert (run.moved, run.queued) == (0, 0)  # told already; ten days ahead now: nothing due
+        # At the old date's 1-day threshold nothing goes out for the old date (nor is the sent one repeated) …
+        assert reminders.reminders_send_due(now=first - timedelta(days=1) + timedelta(minutes=5)).queued == 0
+        # … and the new date's reminders fall due at their own time, under a key of the new instant.
+        assert reminders.reminders_send_due(now=moved - timedelta(days=3) + timedelta(minutes=5)).queued == 1
         keys = [d.dedupe_key for d in Delivery.objects.filter(kind=DeliveryKind.REMINDER).order_by("id")]
-        assert (
-            keys[0] == old_key and keys[1] != old_key and moved.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ") in keys[1]
-        )
+        assert keys[0] == old.dedupe_key and len(keys) == 2
+        assert moved.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ") in keys[1] and keys[1].endswith(f":3:{member.pk}")
 
     page = alpha_client.get(f"/angebote/karte/{card.pk}/").content.decode()
-    told = re.search(r'data-testid="card-deadline-moved">([^<]*)<', page).group(1)
-    expected = f"{first.astimezone(BERLIN):%d.%m.} → {moved.astimezone(BERLIN):%d.%m.}"
-    assert told == f"Teilnahmefrist verschoben: {expected}"
+    told = f"vom {first.astimezone(BERLIN):%d.%m.} auf {moved.astimezone(BERLIN):%d.%m.}"
+    history = re.search(r'data-testid="card-deadline-moved">([^<]*)<', page).group(1)
+    assert history == f"Teilnahmefrist verschoben {told}"
     items = re.search(r'data-testid="card-dated-items">(.*?)</ul>', page, re.S).group(1)
-    assert "Teilnahmefrist:" in items and "Angebotsfrist:" in items
+    participation = next(line for line in items.split("<li>") if line.startswith("Teilnahmefrist:"))
+    assert f"verschoben {told}" in participation
+    assert "verschoben" not in next(line for line in items.split("<li>") if line.startswith("Angebotsfrist:"))
 
 
 @pytest.mark.django_db

@@ -229,3 +229,36 @@ def test_english_dates_are_british_and_on_the_24_hour_clock():
     with translation.override("de"):
         assert date_format(day, "SHORT_DATE_FORMAT") == "06.12.2026"
         assert when(moment) == "06.12.2026 16:30"
+
+
+def test_a_moved_deadline_of_the_list_is_one_dated_line_and_the_tenders_own_fields_are_not_repeated():
+    before = [
+        {"kind": "teilnahmefrist", "at": "2026-10-01T12:00:00+02:00", "lot_id": ""},
+        {"kind": "angebotsfrist", "at": "2026-10-20T12:00:00+02:00", "lot_id": ""},
+        {"kind": "fragenfrist", "at": "2026-09-20T12:00:00+02:00", "lot_id": "LOT-0002"},
+    ]
+    after = [
+        {"kind": "teilnahmefrist", "at": "2026-10-08T12:00:00+02:00", "lot_id": ""},
+        {"kind": "angebotsfrist", "at": "2026-10-27T12:00:00+01:00", "lot_id": ""},
+    ]
+    changes = {"submission_deadline": [before[1]["at"], after[1]["at"]], "deadlines": [before, after]}
+    with translation.override("de"):
+        lines = [(line.field, line.label, line.kind, line.old, line.new) for line in change_lines(changes)]
+    assert lines == [
+        (
+            "submission_deadline",
+            "Angebotsfrist",
+            "datetime",
+            datetime(2026, 10, 20, 12, 0, tzinfo=BERLIN),
+            datetime(2026, 10, 27, 12, 0, tzinfo=BERLIN),
+        ),
+        (
+            "deadlines",
+            "Teilnahmefrist",
+            "datetime",
+            datetime(2026, 10, 1, 12, 0, tzinfo=BERLIN),
+            datetime(2026, 10, 8, 12, 0, tzinfo=BERLIN),
+        ),
+        ("deadlines", "Fragenfrist (LOT-0002)", "datetime", datetime(2026, 9, 20, 12, 0, tzinfo=BERLIN), None),
+    ]
+    assert change_lines({"deadlines": ["kaputt", [{"kind": "teilnahmefrist", "at": "nie"}, "x"]]}) == []

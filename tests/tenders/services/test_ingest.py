@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from django.db import connection
 
-from kernel.records import NoticeKind
+from kernel.records import Deadline, NoticeKind
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.models import MergeRule, Tender, TenderSource, TenderVersion
 from tenders.services import notices_ingest
@@ -344,6 +344,31 @@ def test_a_refused_amount_is_not_reported_as_a_change_later():
     delta = notices_ingest(records=[moved], now=NOW, use_fingerprint=False)
     [changes] = delta.changed.values()
     assert set(changes) == {"submission_deadline"}
+
+
+@pytest.mark.django_db
+def test_a_moved_teilnahmefrist_or_contract_start_alone_is_a_tracked_change_for_the_hand_off():
+    # The team board's dated items: a notice moving only one of them must still reach every tenant's matching.
+    first = datetime(2026, 10, 1, 12, 0, tzinfo=BERLIN)
+    offer = Deadline(kind="angebotsfrist", at=datetime(2026, 10, 20, 12, 0, tzinfo=BERLIN))
+    record = NoticeRecordFactory(
+        title="Winterdienst", deadlines=(Deadline(kind="teilnahmefrist", at=first), offer), contract_start=None
+    )
+    notices_ingest(records=[record], now=NOW, use_fingerprint=False)
+    moved = record.replace(
+        version="02", deadlines=(Deadline(kind="teilnahmefrist", at=first + timedelta(days=7)), offer)
+    )
+    delta = notices_ingest(records=[moved], now=NOW, use_fingerprint=False)
+    [changes] = delta.changed.values()
+    assert set(changes) == {"deadlines"}
+    assert [d["at"] for d in changes["deadlines"][0] if d["kind"] == "teilnahmefrist"] == [first.isoformat()]
+    assert [d["at"] for d in changes["deadlines"][1] if d["kind"] == "teilnahmefrist"] == [
+        (first + timedelta(days=7)).isoformat()
+    ]
+    started = moved.replace(version="03", contract_start=datetime(2027, 1, 4).date())
+    delta = notices_ingest(records=[started], now=NOW, use_fingerprint=False)
+    assert list(delta.changed.values()) == [{"contract_start": [None, "2027-01-04"]}]
+    assert notices_ingest(records=[started.replace(version="04")], now=NOW, use_fingerprint=False).changed == {}
 
 
 @pytest.mark.django_db
