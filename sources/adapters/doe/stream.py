@@ -216,12 +216,16 @@ class ExportStream:
         Always at least one batch, so a unit without notices still reports its problems and cursor.
         """
         problems: list[str] = []
-        if self._surely_parallel():
-            prepare_workers(self.workers)  # its imports run while the archives' directories are read
+        # Without stored digests to ask, the workers' imports run while the archives' directories are read;
+        # with them, the unit may be mostly unchanged, and whether it needs workers is known only after asking.
+        if self.raw_versions is None and self._surely_parallel():
+            prepare_workers(self.workers)
         with ExitStack() as stack:
             groups = self._plan(stack, problems)
             known = self._known(groups)
-            members = sum(len(group.sources) for group in groups)
+            # Only members still to parse count: a re-read day whose versions are all stored is read and
+            # digested in this process, which costs less than starting the workers.
+            members = sum(len(group.sources) for group in groups if group.stem not in known)
             workers = self.workers if members >= self.parallel_from else 1
             joiner = _Joiner(problems)
             pending: list[NoticeRecord] = []

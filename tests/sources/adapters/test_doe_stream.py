@@ -365,3 +365,22 @@ def test_a_unit_below_the_threshold_is_parsed_in_process(caplog) -> None:
         at = _stream(2, parallel_from=members, **_material())
     assert [r for r in caplog.records if "parsing in 2 worker processes" in r.getMessage()]
     _same_batches(below, at)
+
+
+def test_a_unit_whose_versions_are_all_stored_is_read_in_process(caplog) -> None:
+    """Only members still to parse count towards the workers: a re-read day that is all stored starts none."""
+    import logging
+
+    first = _stream(1, archives=_material()["archives"])
+    stored = {(notice.lower(), version): (notice, digest) for b in first for notice, version, digest in b.raw_hashes}
+    assert stored
+
+    def raw_versions(_source, keys):
+        return {key: stored[key] for key in keys if key in stored}
+
+    members = sum(len(zipfile.ZipFile(archive).namelist()) for _, archive in _material()["archives"])
+    with caplog.at_level(logging.INFO, logger="sources.parallel"):
+        again = _stream(2, archives=_material()["archives"], parallel_from=members, raw_versions=raw_versions)
+    assert not [r for r in caplog.records if "worker processes" in r.getMessage()]
+    assert sum(len(b.unchanged_raw) for b in again) == len(stored)
+    assert not [r for b in again for r in b.records if (r.source_notice_id.lower(), r.version) in stored]
