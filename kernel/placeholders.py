@@ -20,6 +20,17 @@ _PLACEHOLDER_TEXT = re.compile(
 PLACEHOLDER_DATES_BEFORE = date(2000, 1, 2)
 
 
+# The TED XML Data Converter (OP-TED/ted-xml-data-converter, xslt/functions-and-data.xslt) writes these fixed
+# values, the eForms SDK examples' own, as notice id (BT-701) and procedure id (BT-04) of every notice it converts
+# when its caller gives none: they name no notice and no procedure, and taken as ids they made every converted
+# notice one notice of one tender.
+CONVERTER_DEFAULT_IDS = frozenset({"f252f386-55ac-4fa8-9be4-9f950b9904c8", "aff2863e-b4cc-4e91-baba-b3b85f709117"})
+
+
+def placeholder_identifier(value: str) -> bool:
+    return value.strip().lower() in CONVERTER_DEFAULT_IDS
+
+
 def placeholder_date(value: date | None) -> bool:
     return value is not None and value < PLACEHOLDER_DATES_BEFORE
 

@@ -27,6 +27,8 @@ Rules the merge logic relies on:
 * ``status``: CANCELLATION -> CANCELLED; with results: AWARDED if any lot has a winner,
   CANCELLED if all lot results are ``clos-nw``, else ACTIVE. ``can-modif`` (contract
   modification) is a CHANGE, not an award. Results and winners: see ``results``.
+* ids: the TED XML Data Converter's stand-in notice and procedure ids (``kernel.placeholders``, taken from the
+  eForms SDK's examples) are no ids; such a notice is known by its publication number and has no procedure id.
 * ``referenced_notice_ids``: ``efbc:ChangedNoticeIdentifier`` then every
   ``cac:NoticeDocumentReference/cbc:ID``. A ``-NN`` suffix is stripped only after
   a UUID (``<uuid>-01`` is unambiguously notice id + version); other ids (TED
@@ -48,9 +50,10 @@ Rules the merge logic relies on:
 Limits: reads only what ``NoticeRecord`` needs; no schema/schematron validation.
 Text prefers German (``languageID="DEU"``), else the first language present.
 Postal codes are kept only as German 5-digit PLZ. Only the first buyer of a joint
-procurement is kept. ``lots`` lists ``schemeName="Lot"`` only (no lot groups, no
-PIN parts), but the CPV codes of parts do count in ``cpv_codes``. The title falls
-back to the first lot's only when the procedure has none.
+procurement is kept. ``lots`` lists
+``schemeName="Lot"`` only (no lot groups, no PIN parts), but the CPV codes of parts do
+count in ``cpv_codes``. The title falls back to the first lot's only when the procedure
+has none.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ from lxml import etree
 
 from kernel.addresses import bundesland_for_place
 from kernel.identifiers import canonical_publication_number
+from kernel.placeholders import placeholder_identifier
 from kernel.records import NoticeKind, NoticeRecord
 from kernel.vocabulary.deadlines import DeadlineKind
 from kernel.vocabulary.procedures import procedure_type_code
@@ -82,10 +86,9 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
     Raises ``TypeError`` for ``str`` input: pass the bytes as received.
     """
     root = parse_root(data)
-    notice_id = first(root, "cbc:ID")
-    if not notice_id:
-        raise EformsParseError("eForms notice has no cbc:ID (notice identifier)")
     ext = extension(root)
+    publication_number = canonical_publication_number(first(ext, "efac:Publication/efbc:NoticePublicationID"))
+    notice_id = _notice_id(first(root, "cbc:ID"), publication_number)
     orgs = parties.organisations(ext)
     root_name = etree.QName(root).localname
     notice_type = first(root, "cbc:NoticeTypeCode")
@@ -112,7 +115,7 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
         source_notice_id=notice_id,
         version=procedure.version(first(root, "cbc:VersionID")),
         kind=kind,
-        procedure_id=first(root, "cbc:ContractFolderID") or None,
+        procedure_id=_procedure_id(first(root, "cbc:ContractFolderID")),
         referenced_notice_ids=procedure.referenced_ids(root, ext, notice_id),
         portal_references=portal_references_from_urls([*document_urls(root), url]),
         title=localised(project, "cbc:Name") or localised(first_lot, "cbc:Name"),
@@ -156,13 +159,25 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
         contract_nature=terms.contract_nature(project, lot_projects),
         main_cpv=terms.main_cpv(project, lot_projects),
         deadlines=deadlines,
-        publication_number=canonical_publication_number(first(ext, "efac:Publication/efbc:NoticePublicationID")),
+        publication_number=publication_number,
         contract_start=contract_start,
         contract_end=contract_end,
         contract_duration=duration,
         framework_agreement=terms.framework_agreement(lot_elements),
         payload=_payload(root, ext, root_name, notice_type, reasons),
     )
+
+
+def _notice_id(raw: str, publication_number: str) -> str:
+    """The notice id; a converted notice with the converter's stand-in id is known by its publication number
+    (without one, e.g. the SDK's own pin-only example, the stand-in stays: there is nothing better)."""
+    if not raw:
+        raise EformsParseError("eForms notice has no cbc:ID (notice identifier)")
+    return publication_number if placeholder_identifier(raw) and publication_number else raw
+
+
+def _procedure_id(raw: str) -> str | None:
+    return None if not raw or placeholder_identifier(raw) else raw
 
 
 def _earliest(deadlines, kind: DeadlineKind):
