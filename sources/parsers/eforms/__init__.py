@@ -49,8 +49,8 @@ Rules the merge logic relies on:
 
 Limits: reads only what ``NoticeRecord`` needs; no schema/schematron validation.
 Text prefers German (``languageID="DEU"``), else the first language present.
-Postal codes are kept only as German 5-digit PLZ. Only the first buyer of a joint
-procurement is kept. ``lots`` lists
+Postal codes are kept only as German 5-digit PLZ of a place in Germany (or of no
+stated country). Only the first buyer of a joint procurement is kept. ``lots`` lists
 ``schemeName="Lot"`` only (no lot groups, no PIN parts), but the CPV codes of parts do
 count in ``cpv_codes``. The title falls back to the first lot's only when the procedure
 has none.

@@ -253,8 +253,9 @@ def place(addresses: Sequence[Address], location_elements: Sequence[Element] = (
             if town:
                 break
     candidates = ([chosen] if chosen is not None else []) + list(addresses)
-    country = next((a.country for a in candidates if a.country), "")
-    return town, postal, country.upper()
+    country = next((a.country for a in candidates if a.country), "").upper()
+    # A French "87500" is no PLZ: kept, it matched PLZ and radius searches in Germany.
+    return town, postal if country in ("", "DEU") else "", country
 
 
 @short_text_memo(max_chars=MEMO_MAX_CHARS, maxsize=MEMO_SIZE)

@@ -27,3 +27,15 @@ def test_a_converted_notice_is_known_by_its_publication_number_not_by_the_conver
     assert (giessen.source_notice_id, giessen.publication_number) == ("353820-2021", "353820-2021")
     assert (mitterteich.procedure_id, giessen.procedure_id) == (None, None)
     assert mitterteich.buyer_name == "Stadt Mitterteich"
+
+
+def test_a_place_abroad_keeps_its_town_but_gives_no_plz():
+    # Saint-Yrieix-la-Perche, 87500 (FRA): as PLZ it was found by a search for "87" (Allgäu) and by radius.
+    record = audited("ted_2024-OJS015-00041387.xml")
+    assert (record.town, record.postal_code, record.country, record.bundesland) == (
+        "Saint-Yrieix-la-Perche",
+        "",
+        "FRA",
+        "",
+    )
+    assert [(lot.town, lot.postal_code) for lot in record.lots] == [("Saint-Yrieix-la-Perche", "")]
