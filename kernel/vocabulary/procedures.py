@@ -92,6 +92,8 @@ def procedure_type_code(raw: str | None) -> str:
     if not raw:
         return ""
     key = " ".join(raw.strip().lower().split())
+    if key == "unknown":  # what the TED XML Data Converter writes for a procedure it could not map: none stated
+        return ""
     if key in _PROCEDURE_ALIASES:
         return _PROCEDURE_ALIASES[key]
     for alias, code in _PROCEDURE_ALIASES.items():

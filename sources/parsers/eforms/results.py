@@ -116,6 +116,7 @@ class _Result:
     lot_of: dict[str, str]  # tender -> its own lot or lots group (BT-13714)
     signed_by: dict[str, list[str]]  # tender -> the contracts naming it (BT-3202)
     groups: dict[str, tuple[str, ...]]  # lots group (BT-330) -> its lots (BT-1375)
+    notice_lots: frozenset[str]  # the notice's own lot ids (BT-137)
 
     @classmethod
     def of(cls, result: Element, root: Element) -> _Result:
@@ -135,6 +136,7 @@ class _Result:
                 first(group, "cbc:LotsGroupID"): tuple(texts(group, "cac:ProcurementProjectLotReference/cbc:ID"))
                 for group in findall(root, "cac:TenderingTerms/cac:LotDistribution/cac:LotsGroup")
             },
+            notice_lots=frozenset(first(lot, "cbc:ID") for lot in findall(root, "cac:ProcurementProjectLot")),
         )
 
     def lots(self, lot_or_group: str) -> tuple[str, ...]:
@@ -262,10 +264,12 @@ def _eforms_awards(
         names.extend(
             n for n in (localised(orgs.get(first(m, "cbc:ID")), "cac:PartyName/cbc:Name") for m in members) if n
         )
-        # A tender filed under another lot is that lot's value, not this one's; a lots group's tender
+        # A tender filed under another lot is that lot's value, not this one's; a lots group's tender, or
+        # one filed under a lot the notice does not have (converted TED notices: "1" beside "LOT-0000"),
         # is this lot's value only when it won no other lot (a contract's value counts once).
         mine = own_lot in (lot_id, "") or (
-            index.tendered_for(tender_id, lot_id) and len(lots_of_tender[tender_id]) == 1
+            (index.tendered_for(tender_id, lot_id) or own_lot not in index.notice_lots)
+            and len(lots_of_tender[tender_id]) == 1
         )
         value, currency = _amount(tender, "cac:LegalMonetaryTotal/cbc:PayableAmount") if mine else (None, "")
         contract = index.contract(tender_id, preferred)

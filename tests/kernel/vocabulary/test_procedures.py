@@ -16,6 +16,7 @@ from kernel.vocabulary.procedures import PROCEDURE_TYPES, procedure_type_code, p
         ("Verhandlungsverfahren mit Teilnahmewettbewerb nach § 17 VgV", "negotiated_with_call"),  # known prefix
         ("de-open", "public_tender"),  # eForms-DE
         ("Losverfahren", "other"),
+        ("UNKNOWN", ""),  # TED XML Data Converter: no procedure stated (converted TED 625923-2021)
         ("", ""),
         (None, ""),
     ],

@@ -7,8 +7,10 @@ them, 25 as the TED XML Data Converter turned TED's older XML into eForms (its s
 from __future__ import annotations
 
 import tarfile
+from decimal import Decimal
 from pathlib import Path
 
+from kernel.records import AwardStatus
 from sources.parsers.eforms import parse_eforms
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "audit2" / "notices.tar.xz"
@@ -39,3 +41,26 @@ def test_a_place_abroad_keeps_its_town_but_gives_no_plz():
         "",
     )
     assert [(lot.town, lot.postal_code) for lot in record.lots] == [("Saint-Yrieix-la-Perche", "")]
+
+
+def test_a_winning_tender_filed_under_a_lot_the_notice_does_not_have_keeps_its_value():
+    # TED 315003-2019 (converted): the lot result is LOT-0000, its one tender is filed under lot "1", which the
+    # notice does not have; the contract signs that tender. The winner's value is the tender's.
+    (award,) = audited("converter_19-318420-001-EXP.xml").awards
+    assert (award.lot_id, award.status, award.supplier_name, award.supplier_town) == (
+        "LOT-0000",
+        AwardStatus.AWARDED,
+        "SO Space",
+        "Niort",
+    )
+    assert (award.value, award.currency, award.tenders_received, str(award.date)) == (
+        Decimal("6883000"),
+        "EUR",
+        1,
+        "2019-05-30",
+    )
+
+
+def test_a_procedure_the_notice_calls_unknown_has_no_type():
+    # TED 625923-2021 (ECB, converted): ProcedureCode "UNKNOWN" is no "Sonstiges Verfahren".
+    assert audited("converter_21-635824-001-EXP.xml").procedure_type == ""
