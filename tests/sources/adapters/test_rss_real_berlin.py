@@ -181,9 +181,11 @@ def _berlin_source() -> Source:
     return source
 
 
-def test_the_real_feeds_are_ingested_whole_without_a_field_problem(db):
+def test_the_calls_and_prior_information_are_ingested_whole_without_a_field_problem(db):
     _berlin_source()
-    run = FetchRun.objects.get(pk=source_ingest_files(source_key="berlin", paths=[REAL]).run.pk)
+    run = FetchRun.objects.get(
+        pk=source_ingest_files(source_key="berlin", paths=[BEKANNTMACHUNGEN, VORINFORMATIONEN]).run.pk
+    )
     assert (run.status, run.fetched, run.new, run.refused, run.failed, run.field_problems) == (
         "succeeded",
         53,
