@@ -21,25 +21,32 @@ BENCHMARKS = {
     "relevance": "bench.relevance",
     "migrate": "bench.migrate",
     "login": "bench.login",
+    "web": "bench.web",
 }
+# Benchmarks whose database takes long to build keep it between runs (``<database>_<name>_bench``, never
+# dropped by the others) and check what it holds themselves.
+KEPT_DATABASES = {"web"}
 
 
-def _bench_database_url() -> str:
+def _bench_database_url(suffix: str = "_bench") -> str:
     from urllib.parse import urlsplit, urlunsplit
 
     url = os.environ.get("DATABASE_URL")
     if url:
         parts = urlsplit(url)
-        return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "_bench"))
+        return urlunsplit(parts._replace(path=parts.path.rstrip("/") + suffix))
     from config.embedded import embedded_database_settings
 
     base = Path(__file__).resolve().parents[1]
     db = embedded_database_settings(Path(os.environ.get("TENDER_RADAR_DATA_DIR", base / ".local")) / "pgdata")
-    return f"postgres://{db['USER']}@/{db['NAME']}_bench?host={db['HOST']}"
+    return f"postgres://{db['USER']}@/{db['NAME']}{suffix}?host={db['HOST']}"
 
 
-def _fresh_database(url: str) -> None:
-    """The bench database is disposable: recreated each run, so no stale schema or data skews a figure."""
+def _fresh_database(url: str, *, keep: bool = False) -> None:
+    """The bench database is disposable: recreated each run, so no stale schema or data skews a figure.
+
+    ``keep``: created only when missing; the benchmark checks what it holds (``KEPT_DATABASES``).
+    """
     from urllib.parse import urlsplit, urlunsplit
 
     import psycopg
@@ -50,6 +57,8 @@ def _fresh_database(url: str) -> None:
         raise SystemExit(f"refusing to recreate {name!r}: not a bench database")
     admin_url = urlunsplit(parts._replace(path="/postgres"))
     with psycopg.connect(admin_url, autocommit=True) as conn:
+        if keep and conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            return
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
 
@@ -76,8 +85,9 @@ def main() -> None:
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
-    url = _bench_database_url()
-    _fresh_database(url)
+    kept = args.name in KEPT_DATABASES
+    url = _bench_database_url(f"_{args.name}_bench" if kept else "_bench")
+    _fresh_database(url, keep=kept)
     os.environ["DATABASE_URL"] = url
 
     import django

@@ -1,0 +1,399 @@
+"""The pages people wait on, under load: portal search, a tender page and the API list, served by gunicorn.
+
+Setup (cached, not timed): N synthetic tenders (default 1,000,000; the rows of ``bench.search``), one
+tenant on ``web.localhost`` with 10 members, 3 saved searches each, matches of about 1 % of the open
+tenders per search and triage on a few thousand of them, and an API key. The database
+(``<database>_web_bench``) is kept between runs, migrated to the code of each run, and rebuilt when N changes.
+
+Timed: gunicorn started as production starts it (``config.settings.production``, ``--workers 4``,
+sync workers, HTTPS taken from ``X-Forwarded-Proto`` as behind the TLS proxy), driven over loopback
+by this process with a bounded load: 10 and then 50 clients, each sending its next request when the
+last one answered, for ``DURATION`` seconds per page and level. The clients are signed in as the
+members (a real POST of the login form each) and use the tenant's API key. The search cases are
+``bench.search.CASES`` in turn. The API's per-key throttle is lifted for the run (it would answer 429).
+
+Also reported: SQL statements per page for one signed-in request of each page (Django's test client on
+the same database, every statement of the request counted: session, user, tenant, page).
+
+``--runs`` R repeats the timed part R times and reports medians.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import urlencode
+
+from django.db import connection
+from django.utils import timezone
+
+ROOT = Path(__file__).resolve().parents[1]
+HOST = "web.localhost"
+SCHEMA = "web_bench"
+MEMBERS = 10
+PASSWORD = "Bench-Passwort-2026"
+DURATION = float(os.environ.get("BENCH_WEB_SECONDS", "20"))
+LEVELS = (10, 50)
+GUNICORN_WORKERS = 4
+META = "bench_web_meta"
+
+
+# --- setup (cached) -------------------------------------------------------------------------------------
+
+
+def _cached(n: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s)", [META])
+        if cursor.fetchone()[0] is None:
+            return False
+        cursor.execute(f"SELECT n FROM {META}")
+        row = cursor.fetchone()
+    return row is not None and row[0] == n
+
+
+def _build(n: int) -> None:
+    from accounts.models import Tenant
+    from accounts.roles import Role
+    from accounts.services import public_tenant_ensure, tenant_create, user_create
+    from bench.search import load
+
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {META}")
+        cursor.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+    from accounts.models import Domain
+
+    Domain.objects.filter(domain=HOST).delete()
+    Tenant.objects.filter(schema_name=SCHEMA).delete()
+    load(n, now=now)
+    public_tenant_ensure(domain="localhost")
+    created = tenant_create(
+        name="Web Bench",
+        schema_name=SCHEMA,
+        domain=HOST,
+        admin_email=f"member0@{HOST}",
+        admin_password=PASSWORD,
+    )
+    connection.set_tenant(created.tenant)
+    for number in range(1, MEMBERS):
+        user_create(email=f"member{number}@{HOST}", password=PASSWORD, role=Role.MEMBER)
+    _tenant_data(now=now)
+    connection.set_schema_to_public()
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE TABLE {META} (n integer, built_at timestamptz)")
+        cursor.execute(f"INSERT INTO {META} VALUES (%s, now())", [n])
+
+
+def _tenant_data(*, now) -> None:
+    """Saved searches, their matches and the members' triage: what the pages read per user."""
+    import random
+
+    from django.contrib.auth import get_user_model
+
+    from notifications.models import SavedSearch, TenderMatch, Triage, TriageStatus
+    from tenders.filters import TenderFilters
+    from tenders.models import Tender
+
+    rng = random.Random(7)
+    open_ids = list(Tender.objects.filter(status="active").values_list("id", flat=True))
+    words = ["Dacharbeiten", "Reinigung", "Grünpflege", "Tiefgaragenbeschichtung", "Straßenbau", "Malerarbeiten"]
+    matches, triage = [], []
+    for user in get_user_model().objects.order_by("id"):
+        for number in range(3):
+            search = SavedSearch.objects.create(
+                owner=user,
+                name=f"Profil {number + 1}",
+                filters=TenderFilters(q=rng.choice(words)).to_json(),
+                active_since=now - timedelta(days=365),
+            )
+            chosen = rng.sample(open_ids, k=max(1, len(open_ids) // 100))
+            matches += [
+                TenderMatch(
+                    saved_search=search, tender_id=tender_id, matched_at=now - timedelta(hours=rng.randint(0, 900))
+                )
+                for tender_id in chosen
+            ]
+        statuses = [TriageStatus.INTERESTING, TriageStatus.REJECTED, TriageStatus.REVIEWING]
+        triage += [
+            Triage(user=user, tender_id=tender_id, status=rng.choice(statuses))
+            for tender_id in rng.sample(open_ids, k=min(len(open_ids), 500))
+        ]
+    TenderMatch.objects.bulk_create(matches, batch_size=5000)
+    Triage.objects.bulk_create(triage, batch_size=5000)
+    print(f"tenant: {MEMBERS} members, {len(matches):,} matches, {len(triage):,} triage rows")
+
+
+# --- the server -------------------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Server:
+    port: int
+    process: subprocess.Popen
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+def _start_gunicorn() -> Server:
+    from cryptography.fernet import Fernet
+
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "DJANGO_ALLOWED_HOSTS": ".localhost,localhost",
+        "SECRETS_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
+        "EMAIL_URL": "console://",
+        "TENDER_RADAR_PUBLIC_HOST": "localhost",
+        "API_KEY_THROTTLE_RATE": "1000000/min",
+        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+    }
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    argv = [str(gunicorn), "config.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+    argv += ["--workers", str(GUNICORN_WORKERS), "--timeout", "60", "--log-level", "warning"]
+    process = subprocess.Popen(argv, cwd=ROOT, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit("gunicorn did not start (see its output above)")
+        try:
+            status, _, _ = _request(port, "GET", "/healthz", {})
+            if status == 200:
+                return Server(port=port, process=process)
+        except OSError:
+            pass
+        time.sleep(0.2)
+    process.kill()
+    raise SystemExit("gunicorn did not answer /healthz within 60 s")
+
+
+def _request(port: int, method: str, path: str, headers: dict, body: bytes | None = None):
+    connection_ = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection_.request(
+            method, path, body=body, headers={"Host": f"{HOST}:{port}", "X-Forwarded-Proto": "https", **headers}
+        )
+        response = connection_.getresponse()
+        return response.status, response.getheaders(), response.read()
+    finally:
+        connection_.close()
+
+
+def _cookies(headers, jar: dict) -> dict:
+    for name, value in headers:
+        if name.lower() == "set-cookie":
+            pair = value.split(";", 1)[0]
+            key, _, val = pair.partition("=")
+            jar[key.strip()] = val.strip()
+    return jar
+
+
+def _cookie_header(jar: dict) -> str:
+    return "; ".join(f"{k}={v}" for k, v in jar.items())
+
+
+def _sign_in(port: int, email: str) -> str:
+    """A session cookie from a real POST of the portal's login form."""
+    status, headers, body = _request(port, "GET", "/konto/anmelden/", {})
+    jar = _cookies(headers, {})
+    token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', body)
+    if status != 200 or token is None:
+        raise SystemExit(f"login form answered {status}")
+    form = urlencode({"username": email, "password": PASSWORD, "csrfmiddlewaretoken": token.group(1).decode()})
+    status, headers, _ = _request(
+        port,
+        "POST",
+        "/konto/anmelden/",
+        {
+            "Cookie": _cookie_header(jar),
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Origin": f"https://{HOST}:{port}",
+            "Referer": f"https://{HOST}:{port}/konto/anmelden/",
+        },
+        form.encode(),
+    )
+    jar = _cookies(headers, jar)
+    if status != 302 or "sessionid" not in jar:
+        raise SystemExit(f"sign-in of {email} answered {status}")
+    return _cookie_header(jar)
+
+
+# --- load --------------------------------------------------------------------------------------------------
+
+
+def _drive(port: int, requests: list[tuple[str, dict]], *, clients: int, seconds: float) -> tuple[float, float, int]:
+    """(requests/s, p95 ms, failures): each client sends its next request when the last one answered."""
+    latencies: list[float] = []
+    failures = [0]
+    lock = threading.Lock()
+    stop_at = time.monotonic() + seconds
+
+    def client(offset: int) -> None:
+        index = offset
+        mine, failed = [], 0
+        while time.monotonic() < stop_at:
+            path, headers = requests[index % len(requests)]
+            index += clients
+            started = time.perf_counter()
+            try:
+                status, _, _ = _request(port, "GET", path, headers)
+            except OSError:
+                status = 0
+            mine.append(time.perf_counter() - started)
+            failed += status != 200
+        with lock:
+            latencies.extend(mine)
+            failures[0] += failed
+
+    began = time.monotonic()
+    threads = [threading.Thread(target=client, args=(number,)) for number in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - began
+    ordered = sorted(latencies)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] * 1000 if ordered else float("nan")
+    return len(latencies) / elapsed, p95, failures[0]
+
+
+def _pages(port: int, sessions: list[str], api_key: str, tender_ids: list[int]) -> dict[str, list[tuple[str, dict]]]:
+    from bench.search import CASES
+
+    search = [
+        (f"/suche/?{urlencode(params)}", {"Cookie": sessions[i % len(sessions)]})
+        for i, (_label, _kind, params) in enumerate(CASES)
+    ]
+    tender = [
+        (f"/ausschreibung/{tender_id}/", {"Cookie": sessions[i % len(sessions)]})
+        for i, tender_id in enumerate(tender_ids)
+    ]
+    api = [
+        (f"/api/v1/tenders/?{urlencode(params)}", {"Authorization": f"Bearer {api_key}"})
+        for _label, _kind, params in CASES
+    ]
+    return {"portal": search, "tender": tender, "api": api}
+
+
+def _statements(api_key: str, tender_id: int) -> dict[str, int]:
+    """SQL statements of one signed-in request per page, counted in this process on the same database."""
+    from django.test import Client, override_settings
+    from django.test.utils import CaptureQueriesContext
+
+    from bench.search import CASES
+
+    counts = {}
+    with override_settings(ALLOWED_HOSTS=[".localhost", "localhost"], API_KEY_THROTTLE_RATE="1000000/min"):
+        client = Client(HTTP_HOST=HOST)
+        from django.contrib.auth import get_user_model
+
+        client.force_login(get_user_model().objects.get(username=f"member1@{HOST}"))  # the tenant's session table
+        connection.set_schema_to_public()
+        pages = {
+            "portal": (client, f"/suche/?{urlencode(CASES[1][2])}", {}),
+            "tender": (client, f"/ausschreibung/{tender_id}/", {}),
+            "api": (
+                Client(HTTP_HOST=HOST),
+                f"/api/v1/tenders/?{urlencode(CASES[1][2])}",
+                {"HTTP_AUTHORIZATION": f"Bearer {api_key}"},
+            ),
+        }
+        for name, (page_client, path, extra) in pages.items():
+            page_client.get(path, **extra)  # warm: caches a real server has after its first request
+            with CaptureQueriesContext(connection) as captured:
+                response = page_client.get(path, **extra)
+            if response.status_code != 200:
+                raise SystemExit(f"{name} page answered {response.status_code}")
+            counts[name] = len(captured.captured_queries)
+    return counts
+
+
+def run(*, n: int | None, runs: int | None = None) -> None:
+    from accounts.models import Tenant
+    from notifications.api.services import api_key_create
+    from tenders.models import Tender
+
+    n = n or 1_000_000
+    runs = max(1, runs or 1)
+    started = time.perf_counter()
+    if not _cached(n):
+        _build(n)
+        print(f"built {n:,} tenders and the tenant in {time.perf_counter() - started:.0f}s (kept for the next run)")
+    else:
+        from django.core.management import call_command
+
+        call_command("migrate_schemas", schema_name=SCHEMA, interactive=False, verbosity=0)  # the code may be newer
+        print(f"using the kept database of {n:,} tenders (built before; migrated to this code)")
+    tenant = Tenant.objects.get(schema_name=SCHEMA)
+    tender_ids = list(Tender.objects.filter(status="active").order_by("?").values_list("id", flat=True)[:200])
+    connection.set_tenant(tenant)
+    from django.contrib.auth import get_user_model
+
+    owner = get_user_model().objects.get(username=f"member0@{HOST}")
+    api_key = api_key_create(name=f"bench {timezone.now():%H%M%S}", created_by=owner).plaintext
+    statements = _statements(api_key, tender_ids[0])
+    connection.set_schema_to_public()
+    connection.close()  # the bench process holds no connection while the server is measured
+
+    server = _start_gunicorn()
+    figures: dict[str, list[float]] = {}
+    try:
+        sessions = [_sign_in(server.port, f"member{number}@{HOST}") for number in range(MEMBERS)]
+        pages = _pages(server.port, sessions, api_key, tender_ids)
+        for requests in pages.values():  # warm every worker once
+            _drive(server.port, requests, clients=GUNICORN_WORKERS, seconds=2)
+        for round_ in range(runs):
+            for page, requests in pages.items():
+                for clients in LEVELS:
+                    rps, p95, failed = _drive(server.port, requests, clients=clients, seconds=DURATION)
+                    print(
+                        f"round {round_ + 1} {page} at {clients} clients: {rps:.1f} req/s, p95 {p95:.0f} ms, {failed} failed"
+                    )
+                    figures.setdefault(f"{page}{clients}_rps", []).append(rps)
+                    figures.setdefault(f"{page}{clients}_p95_ms", []).append(p95)
+                    figures.setdefault(f"{page}{clients}_failed", []).append(failed)
+    finally:
+        server.stop()
+    medians = {key: statistics.median(values) for key, values in figures.items()}
+    print(f"statements per page: {statements}")
+    fields = [
+        f"portal_rps={medians['portal10_rps']:.1f}",
+        f"portal_p95_ms={medians['portal10_p95_ms']:.0f}",
+        f"portal50_rps={medians['portal50_rps']:.1f}",
+        f"portal50_p95_ms={medians['portal50_p95_ms']:.0f}",
+        f"tender_rps={medians['tender10_rps']:.1f}",
+        f"tender_p95_ms={medians['tender10_p95_ms']:.0f}",
+        f"api_rps={medians['api10_rps']:.1f}",
+        f"api_p95_ms={medians['api10_p95_ms']:.0f}",
+        f"api50_rps={medians['api50_rps']:.1f}",
+        f"api50_p95_ms={medians['api50_p95_ms']:.0f}",
+        f"statements_per_page={max(statements.values())}",
+        f"failed={int(sum(sum(v) for k, v in figures.items() if k.endswith('_failed')))}",
+        f"n={n} runs={runs} seconds={DURATION:g}",
+    ]
+    print("RESULT web " + " ".join(fields))
