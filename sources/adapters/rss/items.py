@@ -242,10 +242,19 @@ def _legal_basis(fields: Mapping[str, str], text: str, gaps: list[tuple[str, str
         inner = bracket.strip()
         if inner.casefold() in _LEGAL_BASIS_ALIASES:
             return _LEGAL_BASIS_ALIASES[inner.casefold()]
-        if _RULE_ABBREVIATION.match(inner):
+        if _RULE_ABBREVIATION.match(inner) and not _names_the_procedure(inner, procedure):
             detail = f"Rechtsgrundlage {inner!r} ({procedure!r}) is not in the vocabulary; left empty"
             gaps.append(("legal_basis", detail))
     return ""
+
+
+def _names_the_procedure(abbreviation: str, procedure: str) -> bool:
+    """ "Öffentliche Ausschreibung (ÖA)", "Beschränkte Ausschreibung (TNW)": the bracket shortens the procedure or
+    its stage, it names no rule."""
+    if abbreviation.casefold() in _STAGE_ONLY:
+        return True
+    initials = "".join(word[0] for word in _BRACKETED.sub("", procedure).split() if word[:1].isupper())
+    return abbreviation.replace(" ", "").casefold() == initials.casefold()
 
 
 def _kind(fields: Mapping[str, str], feed_title: str) -> NoticeKind:

@@ -141,6 +141,8 @@ def test_spellings_the_constructed_feeds_did_not_have():
             [("legal_basis", "Rechtsgrundlage 'AVB' ('Öffentliche Ausschreibung (AVB)') is not in the vocabulary")],
         ),
         ("(mit Losen)", []),  # a remark, no rule
+        ("(ÖA)", []),  # the procedure's own initials
+        ("(TNW)", []),  # its stage, the participation competition
     ],
 )
 def test_a_bracketed_rule_the_vocabulary_cannot_read_is_a_named_field_problem(bracket, problems):
