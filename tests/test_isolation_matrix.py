@@ -296,12 +296,26 @@ def _unsubscribe_token(world: World, schema: str) -> str:
     return unsubscribe_token(scope="search", object_id=COLLIDING_ID, schema_name=schema)
 
 
+def _triage_token(world: World, schema: str) -> str:
+    from django.contrib.auth import get_user_model
+    from django_tenants.utils import schema_context
+
+    from notifications.bid_links import REVIEW, triage_token
+
+    # The tenant's admin (alpha's requests are the admin's) and the colliding id: a token that ignored its schema
+    # would find alpha's person and a tender of that id.
+    with schema_context(schema):
+        person = get_user_model().objects.get(username=f"admin@{schema}.example")
+    return triage_token(user_id=person.pk, tender_id=COLLIDING_ID, action=REVIEW, schema_name=schema)
+
+
 # A valid token of the given tenant for each route with a string kwarg. A new route with a token needs an
 # entry here; until then the owner-host test fails, so the route is never silently unchecked.
 TOKENS = {
     "portal:calendar": lambda world, schema: world.calendar_tokens[schema],
     "alerts:unsubscribe": _unsubscribe_token,
     "portal:local-outbox-mail": lambda world, schema: world.outbox_keys[schema],
+    "bids:mail-triage": _triage_token,
 }
 
 

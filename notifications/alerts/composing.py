@@ -32,6 +32,7 @@ from notifications.alerts.rendering import (
     tender_line,
 )
 from notifications.alerts.unsubscribe import unsubscribe_token
+from notifications.bid_links import DISMISS, REVIEW, triage_token
 from notifications.models import MatchChange, SavedSearch, TenderMatch
 from tenders.filters import FilterError, TenderFilters, effective_filters
 from tenders.highlighting import Highlighter, tender_highlights
@@ -76,6 +77,23 @@ def mailable(user) -> bool:
     except ValidationError:
         return False
     return "\n" not in user.email and "\r" not in user.email
+
+
+def triage_links(*, base_url: str, user_id: int, tender_id: int) -> tuple[str, str]:
+    """The recipient's "prüfen" and "nicht relevant" links for one tender: confirmation pages on the board."""
+    return tuple(
+        base_url
+        + reverse(
+            "bids:mail-triage",
+            kwargs={
+                "token": triage_token(
+                    user_id=user_id, tender_id=tender_id, action=action, schema_name=connection.schema_name
+                )
+            },
+            urlconf=settings.ROOT_URLCONF,
+        )
+        for action in (REVIEW, DISMISS)
+    )
 
 
 def unsubscribe_link(*, base_url: str, scope: str, object_id: int) -> str:
@@ -176,6 +194,7 @@ def search_section(
             language=language,
             highlight=highlights.get(m.tender_id),
             reasons=reasons[m.tender_id].as_json() if m.tender_id in reasons else None,
+            triage=triage_links(base_url=base_url, user_id=search.owner_id, tender_id=m.tender_id),
         )
         for m in matches
         if m.tender_id in tenders

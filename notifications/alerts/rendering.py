@@ -18,7 +18,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.template.loader import render_to_string
-from django.utils import translation
+from django.utils import timezone, translation
 
 from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.change_labels import change_label
@@ -58,6 +58,7 @@ TEXTS = {
             "cpv_labels": "CPV-Bezeichnung",
         },
         "why_only_cpv_label": "nur über eine CPV-Bezeichnung",
+        "days_left": {0: "heute", 1: "morgen", "many": "noch {days} Tage", "past": "abgelaufen"},
     },
     "en": {
         "instant_one": "New tender: {title}",
@@ -89,6 +90,7 @@ TEXTS = {
             "cpv_labels": "CPV label",
         },
         "why_only_cpv_label": "only through a CPV label",
+        "days_left": {0: "today", 1: "tomorrow", "many": "{days} days left", "past": "expired"},
     },
 }
 
@@ -128,6 +130,17 @@ def _parse_moment(text: str) -> datetime | None:
         return None
 
 
+def days_left_text(deadline: datetime | None, *, now: datetime, language: str) -> str:
+    """How far the deadline is, in Berlin calendar days ("noch 5 Tage", "morgen", "abgelaufen"); "" without one."""
+    if deadline is None:
+        return ""
+    words = TEXTS[language]["days_left"]
+    if deadline <= now:
+        return words["past"]
+    days = (deadline.astimezone(BERLIN).date() - now.astimezone(BERLIN).date()).days
+    return words[days] if days in (0, 1) else words["many"].format(days=days)
+
+
 def format_value(value: Decimal | None, currency: str, language: str) -> str:
     if value is None:
         return ""
@@ -154,6 +167,10 @@ class TenderLine:
     snippet: tuple = ()
     cpv: tuple = ()
     reasons: str = ""  # "Warum gefunden: Titel: Reinigung · CPV 9091 → 90911200" (reasons_text)
+    days_left: str = ""  # "noch 5 Tage" when the mail was made (days_left_text)
+    # One-click triage for the person the mail goes to (``notifications.bid_links``): confirmation pages.
+    review_url: str = ""
+    dismiss_url: str = ""
 
 
 @dataclass(frozen=True)
@@ -214,7 +231,17 @@ def reasons_text(reasons: dict | None, language: str) -> str:
     return single_line(f"{texts['why']}: {' · '.join(parts)}{weak}", max_length=400)
 
 
-def tender_line(tender, *, base_url: str, language: str, highlight=None, reasons: dict | None = None) -> TenderLine:
+def tender_line(
+    tender,
+    *,
+    base_url: str,
+    language: str,
+    highlight=None,
+    reasons: dict | None = None,
+    triage: tuple[str, str] = ("", ""),
+    now: datetime | None = None,
+) -> TenderLine:
+    """One tender of a mail; ``triage``: the recipient's "prüfen" and "nicht relevant" links, when it has them."""
     texts = TEXTS[language]
     place = ", ".join(p for p in (tender.postal_code, tender.town) if p)
     if tender.bundesland:
@@ -233,6 +260,9 @@ def tender_line(tender, *, base_url: str, language: str, highlight=None, reasons
         snippet=highlight.snippet if highlight else (),
         cpv=highlight.cpv if highlight else (),
         reasons=reasons_text(reasons, language),
+        days_left=days_left_text(tender.submission_deadline, now=now or timezone.now(), language=language),
+        review_url=triage[0],
+        dismiss_url=triage[1],
     )
 
 

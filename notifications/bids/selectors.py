@@ -23,6 +23,7 @@ from notifications.models import (
     CardEvent,
     DecisionReason,
 )
+from tenders.models import Tender
 
 CLOSED_TENDER_STATUSES = (TenderStatus.EXPIRED, TenderStatus.AWARDED, TenderStatus.CANCELLED)
 CARDS_PER_COLUMN = 200
@@ -139,3 +140,20 @@ def team_members() -> list:
 def bid_card_exists(*, card_id: int) -> bool:
     """Whether this tenant has the card: edges answer 404 for another tenant's id before reading any input."""
     return BidCard.objects.filter(pk=card_id).exists()
+
+
+@dataclass(frozen=True)
+class TriageSubject:
+    """What a mail's triage link is about: the tender and its card, if it has one yet."""
+
+    tender: Tender
+    card: BidCard | None
+
+
+def mail_triage_subject(*, tender_id: int) -> TriageSubject | None:
+    """The tender of a triage link with its card (two short queries); None when there is no such tender."""
+    fields = [name.removeprefix("tender__") for name in _TENDER_FIELDS]
+    tender = Tender.objects.filter(pk=tender_id).only(*fields).first()
+    if tender is None:
+        return None
+    return TriageSubject(tender=tender, card=bid_card_of_tender(tender_id=tender_id))

@@ -1,8 +1,8 @@
-"""The team board (tenant host, under /angebote/): board, cards, one-click triage, stages and reasons."""
+"""The team board (tenant host, under /angebote/): board, cards, one-click triage (dashboard, mails), settings."""
 
 from django.urls import path
 
-from notifications.bids import outcome_views, views
+from notifications.bids import outcome_views, triage_views, views
 
 app_name = "bids"
 
@@ -17,6 +17,7 @@ urlpatterns = [
     path("karte/<int:card_id>/kommentar/", views.card_comment, name="card-comment"),
     path("ausschreibung/<int:tender_id>/karte/", views.tender_card, name="tender-card"),
     path("ausschreibung/<int:tender_id>/schnell/", views.tender_quick, name="tender-quick"),
+    path("mail/<str:token>/", triage_views.mail_triage, name="mail-triage"),
     path("einstellungen/", views.settings_page, name="settings"),
     path("einstellungen/aendern/", views.settings_change, name="settings-change"),
     path("firma/", outcome_views.company_page, name="company"),

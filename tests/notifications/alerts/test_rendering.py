@@ -11,6 +11,7 @@ from notifications.alerts.rendering import (
     MailboxLine,
     Section,
     change_line,
+    days_left_text,
     digest_subject,
     format_value,
     header_safe,
@@ -146,3 +147,33 @@ def test_change_lines_name_the_direction_and_both_deadlines():
 def test_values_format_per_language():
     assert format_value(Decimal("1234567.89"), "EUR", "de") == "1.234.568 EUR"
     assert format_value(None, "EUR", "de") == ""
+
+
+def test_a_row_says_how_many_days_are_left_its_status_and_offers_triage_in_both_languages():
+    now = datetime(2026, 10, 29, 23, 30, tzinfo=BERLIN)
+    assert days_left_text(datetime(2026, 11, 3, 10, 0, tzinfo=BERLIN), now=now, language="de") == "noch 5 Tage"
+    assert days_left_text(datetime(2026, 10, 30, 0, 30, tzinfo=BERLIN), now=now, language="de") == "morgen"
+    assert days_left_text(datetime(2026, 10, 29, 23, 45, tzinfo=BERLIN), now=now, language="en") == "today"
+    assert days_left_text(datetime(2026, 10, 29, 12, 0, tzinfo=BERLIN), now=now, language="de") == "abgelaufen"
+    assert days_left_text(None, now=now, language="de") == ""
+    triage = ("https://alpha.example/angebote/mail/a/", "https://alpha.example/angebote/mail/b/")
+    for language, review, dismiss, status in (
+        ("de", "prüfen", "nicht relevant", "Status: laufend"),
+        ("en", "review", "not relevant", "status: open"),
+    ):
+        line = tender_line(_tender(), base_url="https://alpha.example", language=language, triage=triage, now=now)
+        section = Section(name="Dach", unsubscribe_url="https://alpha.example/x/", tenders=(line,))
+        mail = render_mail(
+            kind="digest",
+            language=language,
+            subject="s",
+            sections=[section],
+            unsubscribe_url="https://alpha.example/x/",
+            portal_url="https://alpha.example/",
+        )
+        assert f"{review}: {triage[0]}" in mail.text_body and f"{dismiss}: {triage[1]}" in mail.text_body
+        assert f'href="{triage[0]}"' in mail.html_body and f'href="{triage[1]}"' in mail.html_body
+        assert status in mail.text_body and status in mail.html_body
+        assert ("(noch 5 Tage)" if language == "de" else "(5 days left)") in mail.text_body
+    plain = _mail()  # a row without links (a change's tender) offers none
+    assert "/angebote/mail/" not in plain.text_body and "/angebote/mail/" not in plain.html_body

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from django.db import connection
 from django.utils import timezone
@@ -98,6 +100,9 @@ def test_dashboard_rows_carry_deadline_buyer_value_status_and_the_buttons(alpha,
             title="Dachsanierung Rathaus",
             buyer_name="Gemeinde Beispiel",
             town="Beispielstadt",
+            estimated_value=Decimal("250000"),
+            currency="EUR",
+            status="active",
             submission_deadline=timezone.now() + timezone.timedelta(days=5, hours=2),
         )
     )
@@ -108,4 +113,5 @@ def test_dashboard_rows_carry_deadline_buyer_value_status_and_the_buttons(alpha,
     page = alpha_client.get("/").content.decode()
     row = page.split('data-testid="match-row"', 1)[1].split("</li>", 1)[0]
     assert "Gemeinde Beispiel" in row and "Beispielstadt" in row and "5 Tage" in row
+    assert "250.000" in row and "laufend" in row
     assert 'data-testid="quick-review"' in row and 'data-testid="quick-dismiss"' in row and "Board: neu" in row
