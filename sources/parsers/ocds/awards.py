@@ -96,13 +96,13 @@ def awards(release: dict) -> tuple[Award, ...]:
     parties = {as_str(p.get("id")): p for p in as_dicts(release.get("parties"))}
     results = [award for award in as_dicts(release.get("awards")) if not _contract_shadow(award, contract_ids)]
     received = _tenders_received(
-        release, {lot for award in results for lot in (as_strs(award.get("relatedLots")) or [as_str(award.get("id"))])}
+        release, {lot for award in results for lot in (_related_lots(award) or [as_str(award.get("id"))])}
     )
     supplier_parties = [p for p in parties.values() if "supplier" in as_strs(p.get("roles"))]
     found: dict[tuple[str, str], Award] = {}
     for award in results:
         status = _AWARD_STATUS.get(as_str(award.get("status")).lower(), AwardStatus.AWARDED)
-        lots = as_strs(award.get("relatedLots")) or [as_str(award.get("id"))]
+        lots = _related_lots(award) or [as_str(award.get("id"))]
         signed = contracts.get(as_str(award.get("id")), [])
         suppliers = as_dicts(award.get("suppliers"))
         if status is AwardStatus.AWARDED and not suppliers and len(supplier_parties) == 1:
@@ -164,12 +164,20 @@ def awards(release: dict) -> tuple[Award, ...]:
     return tuple(found.values())
 
 
+def _related_lots(award: dict) -> list[str]:
+    """The award's lot ids. OCDS writes them as strings; ARMEPS (Armenia) writes ``{"lotId": …}`` objects, which
+    read as no lot made the award's own id the lot's (a real release: tests/data/audit2/README.md)."""
+    items = award.get("relatedLots")
+    items = items if isinstance(items, list) else [items]
+    return [s for s in (as_str(i.get("lotId")) if isinstance(i, dict) else as_str(i) for i in items) if s]
+
+
 def _contract_shadow(award: dict, contract_ids: set[str]) -> bool:
     """An award object that only mirrors a contract (the OCP eForms mapping writes one per contract:
     id "CON-0001", buyers and relatedBids, no lots, no status, no suppliers) is no lot's result."""
     return (
         as_str(award.get("id")) in contract_ids
-        and not as_strs(award.get("relatedLots"))
+        and not _related_lots(award)
         and not as_str(award.get("status"))
         and not as_dicts(award.get("suppliers"))
     )

@@ -91,8 +91,18 @@ def _values(release: dict) -> dict[str, Decimal | None]:
 def test_two_contracts_on_two_lots_each_give_their_own_lot_its_value():
     release = _two_lot_release(
         [
-            {"id": "CON-1", "awardID": "CON-1", "value": {"amount": 100, "currency": "EUR"}, "items": [{"relatedLot": "LOT-0001"}]},
-            {"id": "CON-2", "awardID": "CON-2", "value": {"amount": 200, "currency": "EUR"}, "items": [{"relatedLot": "LOT-0002"}]},
+            {
+                "id": "CON-1",
+                "awardID": "CON-1",
+                "value": {"amount": 100, "currency": "EUR"},
+                "items": [{"relatedLot": "LOT-0001"}],
+            },
+            {
+                "id": "CON-2",
+                "awardID": "CON-2",
+                "value": {"amount": 200, "currency": "EUR"},
+                "items": [{"relatedLot": "LOT-0002"}],
+            },
         ]
     )
     assert _values(release) == {"LOT-0001": Decimal(100), "LOT-0002": Decimal(200)}
@@ -103,7 +113,12 @@ def test_the_last_contract_naming_a_lot_does_not_win_it():
     # only contract also covers LOT-0001, so its value is no value of LOT-0002 alone.
     release = _two_lot_release(
         [
-            {"id": "CON-1", "awardID": "CON-1", "value": {"amount": 100, "currency": "EUR"}, "items": [{"relatedLot": "LOT-0001"}]},
+            {
+                "id": "CON-1",
+                "awardID": "CON-1",
+                "value": {"amount": 100, "currency": "EUR"},
+                "items": [{"relatedLot": "LOT-0001"}],
+            },
             {
                 "id": "CON-2",
                 "awardID": "CON-2",
@@ -118,8 +133,36 @@ def test_the_last_contract_naming_a_lot_does_not_win_it():
 def test_two_contracts_naming_the_same_lot_alone_leave_its_value_open():
     release = _two_lot_release(
         [
-            {"id": "CON-1", "awardID": "CON-1", "value": {"amount": 100, "currency": "EUR"}, "items": [{"relatedLot": "LOT-0001"}]},
-            {"id": "CON-3", "awardID": "CON-3", "value": {"amount": 999, "currency": "EUR"}, "items": [{"relatedLot": "LOT-0001"}]},
+            {
+                "id": "CON-1",
+                "awardID": "CON-1",
+                "value": {"amount": 100, "currency": "EUR"},
+                "items": [{"relatedLot": "LOT-0001"}],
+            },
+            {
+                "id": "CON-3",
+                "awardID": "CON-3",
+                "value": {"amount": 999, "currency": "EUR"},
+                "items": [{"relatedLot": "LOT-0001"}],
+            },
         ]
     )
     assert _values(release)["LOT-0001"] is None
+
+
+ARMENIA = (
+    Path(__file__).resolve().parents[2] / "data" / "audit2" / "ocds_armenia_AM-PPS-b0cb8a7f_two-lots-two-contracts.json"
+)
+
+
+def test_each_lot_of_a_real_release_gets_its_own_contracts_winner_and_value():
+    # ARMEPS (Armenia), two lots, two awards, two contracts linked by awardID; relatedLots are {"lotId": …}
+    # objects there. Read as no lot, each row was filed under its award's id instead of its lot. (Contract and
+    # award state the same amounts in this release, so it shows the lot link, not which of the two values wins.)
+    (record,) = parse_ocds_package(ARMENIA.read_bytes(), source="ted")
+    rows = {award.lot_id: (award.supplier_name, award.value, award.currency, award.date) for award in record.awards}
+    assert rows == {
+        "3aae0593-89cc-4f7e-9b6b-e1e46d99a3fe": ("Tvopaz-95 SPY", Decimal("3100000.0"), "AMD", date(2016, 8, 5)),
+        "957a0836-0d09-4894-9af2-6f07955b848d": ("Henmarqvom SPY", Decimal("950000.0"), "AMD", date(2016, 8, 5)),
+    }
+    assert set(rows) == {lot.lot_id for lot in record.lots}
