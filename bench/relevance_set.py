@@ -223,7 +223,9 @@ QUERIES: list[tuple[str, set[str]]] = [
 # through a CPV label's word or a compound part chained across fields (issue "Precision where words are
 # weak"): the Digitalcheck award (IT consulting, CPV 79000000 "… Druck und Sicherheit") for a security
 # profile; road markings, bridges and pipes for "Straßenbau" ("Straße" in "Landesstraßen", "Bau" in the
-# label "Bauarbeiten"); cleaning agents for cleaning work.
+# label "Bauarbeiten"); cleaning agents for cleaning work. And through the compound parts of a code's
+# group or class label (issue 30): a telephone system's maintenance for "Computer" (50300000 "… in Verbindung
+# mit Personalcomputern …"), roofing for "Anstricharbeiten" (45261200 "Dachdeck- und Dachanstricharbeiten").
 NEGATIVES: list[tuple[str, set[str]]] = [
     ("Sicherheitsdienst", {"real_digitalcheck"}),
     ("Sicherheitsdienste", {"real_digitalcheck"}),
@@ -232,4 +234,6 @@ NEGATIVES: list[tuple[str, set[str]]] = [
     ("Reinigung", {"c_mittel"}),
     ("Reinigungsdienste", {"c_mittel"}),
     ("Reinigung -Straße", {"c_mittel", "c_strasse"}),
+    ("Computer", {"i_telefon"}),
+    ("Anstricharbeiten", {"d_eindeckung", "d_sanierung"}),
 ]

@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from bench.loading import copy_part, part_bounds, tenders_bulk_load
 from bench.notices import _BUYERS, _PLACES, _PROCEDURES, _TOWNS, _WORKS
-from kernel.vocabulary.cpv import cpv_labels_for
+from kernel.vocabulary.cpv import cpv_code_labels, cpv_labels_for
 from kernel.vocabulary.regions import BUNDESLAENDER
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.deadline_order import NearFirst
@@ -104,7 +104,7 @@ def _rows(start: int, count: int, *, now: datetime, seed: int):
             [cpv[:2]],
             [cpv[:n] for n in range(2, 9)],
             labels,
-            *compound_columns(title=title, description=description, lots=(), cpv_labels=labels),
+            *compound_columns(title=title, description=description, lots=(), code_labels=cpv_code_labels([cpv])),
             [nuts],
             BUNDESLAENDER[nuts[:3]],
             f"{rng.randint(1000, 99999):05d}",

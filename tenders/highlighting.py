@@ -11,7 +11,8 @@ compound parts: the same rules ``tenders.fulltext`` searches with, so
 Words the thesaurus adds (``tenders.fulltext``: "Müllabfuhr" finds "Abfallentsorgung") are
 marked in titles and descriptions, not in CPV labels, where the search does not look for them.
 The search also carries the labels of a code's groups and classes ("Dienstleistungen von
-Sicherheitsdiensten" above "Bewachungsdienste"); when only such a label explains a hit, it is
+Sicherheitsdiensten" above "Bewachungsdienste"), by their whole words only (not their compound
+parts: ``kernel.vocabulary.cpv.cpv_code_labels``); when only such a label explains a hit, it is
 shown as well, named as the parent of the tender's code.
 Stems come from PostgreSQL's own German stemmer, so marks and matches agree. The query's own
 lexemes and its thesaurus words come with the ``KeywordQuery`` the search was built from
@@ -80,6 +81,7 @@ class Highlighter:
         self._every = self.lexemes | self.synonyms
         self.active = bool(self._every)  # False without keywords: nothing can be marked
         self._found: dict[str, frozenset[str]] = {}  # word -> the query's lexemes it (or one of its parts) carries
+        self._whole: dict[str, frozenset[str]] = {}  # word -> the query's lexemes the word itself carries
 
     def _candidate(self, word: str) -> bool:
         folded = word.casefold().translate(_FOLD)
@@ -92,30 +94,34 @@ class Highlighter:
         pending = {w.casefold() for text in texts for w in text_words(text)} - self._found.keys()
         candidates = {w for w in pending if self._candidate(w)}
         for word in pending - candidates:
-            self._found[word] = frozenset()
+            self._found[word] = self._whole[word] = frozenset()
         parts = {word: word_parts(word) for word in candidates}
         stems = _stems(candidates | {p for ps in parts.values() for p in ps})
         for word in candidates:
             carried = stems.get(word, frozenset()).union(*(stems.get(part, frozenset()) for part in parts[word]))
             self._found[word] = carried & self._every
+            self._whole[word] = stems.get(word, frozenset()) & self._every
 
-    def is_hit(self, word: str, *, synonyms: bool = True) -> bool:
+    def is_hit(self, word: str, *, synonyms: bool = True, parts: bool = True) -> bool:
+        """Whether ``word`` carries a lexeme of the query; ``parts=False``: by its own stem, not its compound parts."""
         folded = word.casefold()
         if folded not in self._found:
             self.prepare([word])
-        found = self._found.get(folded, frozenset())
+        found = (self._found if parts else self._whole).get(folded, frozenset())
         return bool(found if synonyms else found & self.lexemes)
 
-    def segments(self, text: str, *, synonyms: bool = True) -> tuple[Segment, ...]:
+    def segments(self, text: str, *, synonyms: bool = True, parts: bool = True) -> tuple[Segment, ...]:
         """``text`` in pieces, each word marked as hit or not; joined, the pieces are ``text`` again.
 
-        ``synonyms=False`` for CPV labels: the search does not look for thesaurus words there.
+        ``synonyms=False`` for CPV labels: the search does not look for thesaurus words there;
+        ``parts=False`` for the labels of a code's groups and classes, whose compound parts it does not hold.
         """
         if not self._every:
             return ((text, False),) if text else ()
         self.prepare([text])  # a text nobody prepared costs one query, not one per word
         return _merged(
-            (piece, piece[0].isalpha() and self.is_hit(piece, synonyms=synonyms)) for piece in text_pieces(text)
+            (piece, piece[0].isalpha() and self.is_hit(piece, synonyms=synonyms, parts=parts))
+            for piece in text_pieces(text)
         )
 
     def snippet(self, text: str, *, size: int = SNIPPET_WORDS) -> tuple[Segment, ...]:
@@ -199,22 +205,22 @@ def cpv_hits(highlighter: Highlighter, codes: Sequence[str], language: str) -> t
     hits: list[CpvHit] = []
     shown_parents: set[str] = set()
 
-    def marked(german: str, shown: str) -> tuple[tuple[Segment, ...], bool]:
+    def marked(german: str, shown: str, *, parts: bool) -> tuple[tuple[Segment, ...], bool]:
         # The search looks at the German label: it decides the hit; English mode shows the English label.
-        segments = highlighter.segments(german, synonyms=False)
+        segments = highlighter.segments(german, synonyms=False, parts=parts)
         if shown == german:
             return segments, has_hit(segments)
-        return highlighter.segments(shown, synonyms=False), has_hit(segments)
+        return highlighter.segments(shown, synonyms=False, parts=parts), has_hit(segments)
 
     for code in codes:
-        label, hit = marked(cpv_label(code), cpv_label(code, language))
+        label, hit = marked(cpv_label(code), cpv_label(code, language), parts=True)
         hits.append(CpvHit(code=code, label=label, hit=hit))
         if hit or not highlighter.active:
             continue
         for entry in cpv_indexed_ancestors(code):
             if entry.code in shown_parents or entry.code in codes:
                 continue
-            parent, parent_hit = marked(entry.label, entry.label_in(language))
+            parent, parent_hit = marked(entry.label, entry.label_in(language), parts=False)
             if parent_hit:
                 shown_parents.add(entry.code)
                 hits.append(CpvHit(code=entry.code, label=parent, hit=True, parent_of=code))

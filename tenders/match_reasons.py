@@ -4,7 +4,9 @@ Computed only for what is shown (a result page, a mail's tenders, a tender page'
 same rules the search matched by: words through ``tenders.highlighting`` (PostgreSQL's German stems,
 compound parts, the thesaurus), CPV codes by their tree prefix (``kernel.vocabulary.cpv.cpv_prefix``),
 every other filter by the value the tender has for it. A tender found only through the words of a
-CPV label (the weakest field of the search vector) says so: ``only_cpv_label``.
+CPV label (the weakest field of the search vector) says so: ``only_cpv_label``. As in the search, the
+labels of a code's groups and classes count by their whole words, the code's own label also by its
+compound parts (``kernel.vocabulary.cpv.cpv_code_labels``).
 
 The result is plain data (``MatchReasons.as_json``) for the API and the mails; pages and mails phrase it.
 """
@@ -65,11 +67,14 @@ class MatchReasons:
         }
 
 
-def _hits(highlighter: Highlighter, texts: Iterable[str], *, synonyms: bool = True) -> tuple[str, ...]:
+def _hits(highlighter: Highlighter, texts: Iterable[tuple[str, bool]], *, synonyms: bool = True) -> tuple[str, ...]:
+    """The words of ``texts`` that hit, each text with whether its compound parts count (see the module docstring)."""
     found: dict[str, None] = {}
-    for text in texts:
+    for text, parts in texts:
         for word in text_words(text or ""):
-            if word.casefold() not in {w.casefold() for w in found} and highlighter.is_hit(word, synonyms=synonyms):
+            if word.casefold() not in {w.casefold() for w in found} and highlighter.is_hit(
+                word, synonyms=synonyms, parts=parts
+            ):
                 found[word] = None
             if len(found) >= MAX_WORDS_PER_FIELD:
                 return tuple(found)
@@ -81,17 +86,19 @@ def _loaded(tender, name: str, default=None):
     return vars(tender).get(name, default)
 
 
-def _field_texts(tender, description_attr: str) -> dict[str, list[str]]:
+def _field_texts(tender, description_attr: str) -> dict[str, list[tuple[str, bool]]]:
+    """Each field's texts, each with whether the search holds its compound parts."""
     # The German labels whatever the page's language: they are what the search vector carries.
     labels = []
     for code in tender.cpv_codes or ():
-        labels.append(cpv_label(code))
-        labels += [entry.label for entry in cpv_indexed_ancestors(code)]
+        labels.append((cpv_label(code), True))
+        labels += [(entry.label, False) for entry in cpv_indexed_ancestors(code)]
+    lots = [lot.get("title") or "" for lot in (_loaded(tender, "lots") or ()) if isinstance(lot, dict)]
     return {
-        "title": [tender.title or ""],
-        "buyer": [_loaded(tender, "buyer_name", "") or ""],
-        "description": [_loaded(tender, description_attr, "") or ""],
-        "lots": [lot.get("title") or "" for lot in (_loaded(tender, "lots") or ()) if isinstance(lot, dict)],
+        "title": [(tender.title or "", True)],
+        "buyer": [(_loaded(tender, "buyer_name", "") or "", True)],
+        "description": [(_loaded(tender, description_attr, "") or "", True)],
+        "lots": [(title, True) for title in lots],
         "cpv_labels": labels,
     }
 
@@ -164,7 +171,9 @@ def match_reasons(
         if highlighter is None:
             highlighter = Highlighter(keywords.check_for(filters.q) if keywords is not None else filters.q)
         texts_by_tender = {tender.pk: _field_texts(tender, description_attr) for tender in tenders}
-        highlighter.prepare(text for texts in texts_by_tender.values() for group in texts.values() for text in group)
+        highlighter.prepare(
+            text for texts in texts_by_tender.values() for group in texts.values() for text, _parts in group
+        )
         for tender in tenders:
             texts = texts_by_tender[tender.pk]
             words_by_tender[tender.pk] = tuple(

@@ -115,6 +115,17 @@ def cpv_labels_for(codes: Iterable[str]) -> str:
     return " ".join(labels)
 
 
+def cpv_code_labels(codes: Iterable[str]) -> str:
+    """The German labels of ``codes`` themselves, once each: the labels whose compound parts the search holds.
+
+    Not those of their groups and classes: a class label lists many trades ("… in Verbindung mit
+    Personalcomputern, Büromaschinen, Fernmeldeanlagen …"), so its parts made a telephone system's
+    maintenance a "Computer" hit and every roofing job an "Anstricharbeiten" hit (issue 30). Their whole words
+    stay searchable (``cpv_labels_for``).
+    """
+    return " ".join(dict.fromkeys(label for code in codes if code and (label := cpv_label(code))))
+
+
 def cpv_indexed_ancestors(code: str) -> list[CpvCode]:
     """The ancestors whose labels the search vector carries for ``code`` (``cpv_labels_for``), nearest first."""
     chain = cpv_hierarchy(code) if code else []

@@ -10,7 +10,7 @@ from functools import lru_cache
 from operator import attrgetter
 
 from kernel.records import Award, NoticeKind, NoticeRecord
-from kernel.vocabulary.cpv import cpv_labels_for
+from kernel.vocabulary.cpv import cpv_code_labels, cpv_labels_for
 from kernel.vocabulary.deadlines import DeadlineKind
 from kernel.vocabulary.provenance import is_mail_derived, origin_rank
 from kernel.vocabulary.search_words import label_compound_parts, text_compound_parts
@@ -110,16 +110,18 @@ def _cpv_labels(codes: tuple[str, ...]) -> str:
 PARTS_LIMIT = 4000  # distinct parts per column: a description pasted from a whole tender document stays bounded
 
 
-def compound_columns(*, title: str, description: str, lots: Iterable, cpv_labels: str) -> tuple[str, str]:
+def compound_columns(*, title: str, description: str, lots: Iterable, code_labels: str) -> tuple[str, str]:
     """``Tender.title_parts`` and ``Tender.search_parts`` in one pass over the title.
 
+    ``code_labels``: the labels of the tender's CPV codes themselves (``cpv_code_labels``), not those of
+    their groups and classes, whose compound parts find work the tender is not about (issue 30).
     The same parts, in the same order, as splitting lot titles, labels and description as one
     text: a union in order of first appearance does not depend on how it is grouped. Labels are
     split once per label text, since the same CPV code sets recur across thousands of tenders.
     """
     title_parts = text_compound_parts([title], limit=PARTS_LIMIT)
     found = dict.fromkeys(text_compound_parts([lot.title or "" for lot in lots], limit=PARTS_LIMIT))
-    found.update(dict.fromkeys(label_compound_parts(cpv_labels)))
+    found.update(dict.fromkeys(label_compound_parts(code_labels)))
     if len(found) < PARTS_LIMIT:
         found.update(dict.fromkeys(text_compound_parts([description], limit=PARTS_LIMIT)))
     in_title = set(title_parts)
@@ -161,7 +163,7 @@ def compile_tender(records: Iterable[NoticeRecord], *, now: datetime) -> TenderS
     description = pick(describing, "description")
     cpv_labels = _cpv_labels(cpv_codes)
     title_parts, search_parts = compound_columns(
-        title=title or "", description=description, lots=lots, cpv_labels=cpv_labels
+        title=title or "", description=description, lots=lots, code_labels=cpv_code_labels(cpv_codes)
     )
     awards = _awards(strongest, lineage)
     state = dict(

@@ -17,7 +17,7 @@ import orjson
 from django.db import connection, transaction
 
 from kernel.records import Lot
-from kernel.vocabulary.cpv import cpv_labels_for
+from kernel.vocabulary.cpv import cpv_code_labels, cpv_labels_for
 from tenders.bulk import copy_rows
 from tenders.merging.compiling import compound_columns
 
@@ -35,7 +35,9 @@ def tenders_reindex_search(
 ) -> ReindexProgress:
     """Recompute ``cpv_labels``, ``title_parts`` and ``search_parts`` of every tender with an id above ``after_id``.
 
-    PostgreSQL recomputes the generated ``search_vector`` of each changed row.
+    PostgreSQL recomputes the generated ``search_vector`` of each changed row. Also what a deploy runs after
+    the rules for these words changed (so far: the compound parts of CPV labels, since issue 30 those of the
+    codes' own labels only); until then a stored tender is found by its old words.
     Rows whose words are already current are not written, so a rerun is cheap.
     """
     with connection.cursor() as cursor:
@@ -72,7 +74,7 @@ def tenders_reindex_search(
                     title=title,
                     description=description,
                     lots=[Lot(lot_id=str(lot.get("lot_id", "")), title=lot.get("title") or "") for lot in lots or ()],
-                    cpv_labels=labels,
+                    code_labels=cpv_code_labels(cpv_codes or ()),
                 )
                 if (labels, title_parts, parts) != (old_labels, old_title_parts, old_parts):
                     changed.append((tender_id, labels, title_parts, parts, content_hash))

@@ -67,15 +67,19 @@ def test_a_hit_only_in_a_parent_label_shows_that_label_named_as_the_parent():
         description = ""
         cpv_codes = ["79713000", "45000000"]
 
-    highlight = tender_highlights(q="Leistungen", tenders=[Row()])[1]
+    highlight = tender_highlights(q="Detekteien", tenders=[Row()])[1]
     shown = [(hit.code, "".join(p for p, _ in hit.label), hit.hit, hit.parent_of) for hit in highlight.cpv]
     assert shown == [
         ("79713000", "Bewachungsdienste", False, ""),
-        ("79710000", "Dienstleistungen von Sicherheitsdiensten", True, "79713000"),  # the nearest class that hits
+        ("79700000", "Dienstleistungen von Detekteien und Sicherheitsdiensten", True, "79713000"),  # nearest hit
         ("45000000", "Bauarbeiten", False, ""),
     ]
     parent = highlight.cpv[1]
-    assert [text for text, hit in parent.label if hit] == ["Dienstleistungen"]
+    assert [text for text, hit in parent.label if hit] == ["Detekteien"]
+    # A parent's label counts by its whole words: the search does not hold the part "Leistungen" of its
+    # "Dienstleistungen" (issue 30), so no parent explains that word.
+    parts_only = tender_highlights(q="Leistungen", tenders=[Row()])[1]
+    assert [(hit.code, hit.hit) for hit in parts_only.cpv] == [("79713000", False), ("45000000", False)]
 
     own = tender_highlights(q="Bewachung", tenders=[Row()])[1]  # the code's own label explains it: no parent
     assert [hit.code for hit in own.cpv] == ["79713000", "45000000"]

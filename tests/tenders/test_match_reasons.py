@@ -15,7 +15,7 @@ import pytest
 from kernel.records import Lot
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters, effective_filters
-from tenders.match_reasons import match_reasons
+from tenders.match_reasons import WordHits, match_reasons
 from tenders.models import Tender
 from tenders.services import notices_ingest
 from tests.factories.records import NoticeRecordFactory
@@ -94,3 +94,22 @@ def test_without_keywords_no_query_at_all(tenders, django_assert_num_queries):
     with django_assert_num_queries(0):
         reasons = match_reasons(filters=TenderFilters(bundesland=("Bayern",)), tenders=[tenders["it"]])
     assert dict(reasons[tenders["it"].pk].filters) == {"bundesland": "Bayern"}
+
+
+def test_a_label_counts_as_the_search_holds_it_the_codes_own_by_its_parts_a_class_by_its_words(db):
+    records = [
+        NoticeRecordFactory(source_notice_id="own", title="Ausstattung Schulungsräume", cpv_codes=("30213000",)),
+        # 50334400 sits under 50300000 "Reparatur, Wartung … in Verbindung mit Personalcomputern, …"
+        NoticeRecordFactory(source_notice_id="class", title="Computer-Wartung Telefonanlage", cpv_codes=("50334400",)),
+    ]
+    notices_ingest(records=records, now=NOW, use_fingerprint=False)
+    own, telephone = (Tender.objects.get(sources__source_notice_id=r.source_notice_id) for r in records)
+    reasons = match_reasons(filters=TenderFilters(q="Computer"), tenders=[own, telephone])
+    # "Personalcomputer" is the code's own label: the search finds the tender through its part, and says so
+    assert [(hit.field, hit.words) for hit in reasons[own.pk].words] == [("cpv_labels", ("Personalcomputer",))]
+    assert reasons[own.pk].only_cpv_label
+    # the class label's "Personalcomputern" is no reason: the search does not hold that label's parts
+    assert [(hit.field, hit.words) for hit in reasons[telephone.pk].words] == [("title", ("Computer",))]
+    # a class label's whole words still count
+    by_word = match_reasons(filters=TenderFilters(q="Büromaschinen"), tenders=[telephone])[telephone.pk]
+    assert by_word.words == (WordHits(field="cpv_labels", words=("Büromaschinen",)),)

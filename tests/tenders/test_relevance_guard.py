@@ -14,10 +14,10 @@ from bench.relevance_set import QUERIES
 from kernel.vocabulary.time_zone import BERLIN
 
 RECALL_FLOOR = 0.95
-# Measured 0.943 (81 queries): label-only hits through a label's compound parts ("Personalcomputern" for
-# "Computer", "Dachanstricharbeiten" for "Anstricharbeiten") are not yet told apart from a description's.
-PRECISION_FLOOR = 0.94
-PRECISION_TARGET = 0.95
+# Measured 0.958 (81 queries; 0.943 while the compound parts of a code's group and class labels were searched:
+# "Personalcomputern" found a telephone system for "Computer", "Dachanstricharbeiten" roofs for "Anstricharbeiten").
+PRECISION_FLOOR = 0.95
+MRR_FLOOR = 0.99  # measured 0.994
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +45,4 @@ def test_recall_and_precision_hold(measured):
     figures, _wrong = measured
     assert figures["recall10"] >= RECALL_FLOOR
     assert figures["precision10"] >= PRECISION_FLOOR
-
-
-@pytest.mark.xfail(strict=True, reason="precision@10 is 0.943; label compound parts still count (see floor)")
-def test_precision_reaches_the_target(measured):
-    figures, _wrong = measured
-    assert figures["precision10"] >= PRECISION_TARGET
+    assert figures["mrr"] >= MRR_FLOOR

@@ -10,6 +10,8 @@ from django.core.management import call_command
 from django.db import connection
 
 from kernel.records import Lot
+from kernel.vocabulary.cpv import cpv_labels_for
+from kernel.vocabulary.search_words import label_compound_parts
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters
 from tenders.models import Tender
@@ -106,7 +108,8 @@ def _weights(tender_id: int, lexeme: str) -> set[str]:
 def test_parts_rank_below_whole_words(ids):
     title_parts, search_parts = Tender.objects.values_list("title_parts", "search_parts").get(pk=ids["gebaeude"])
     assert "reinigung" in title_parts.split() and "reinigung" not in search_parts.split()
-    # A title's part weighs B, below the title's own words (A); the CPV parents' "Reinigungsdienste" adds a D.
+    # A title's part weighs B, below the title's own words (A); the CPV parents' "Reinigungs- und Hygienedienste"
+    # adds a D with its word "Reinigungs-" (a parent's label counts by its whole words, not its parts: issue 30).
     assert _weights(ids["gebaeude"], "reinig") == {"B", "D"}
     assert "A" in _weights(ids["reinigung"], "reinig")
     assert _weights(ids["wache"], "bewach") == {"D"}  # a CPV label's part: lowest
@@ -124,6 +127,48 @@ def test_reindex_fills_tenders_stored_before_the_splitter(ids, capsys):
     assert found(ids, "Bewachung") == ["wache"]
     call_command("reindex_search")  # a rerun writes nothing
     assert "0 updated" in capsys.readouterr().out
+
+
+def test_a_group_or_class_labels_compound_parts_find_nothing(ids):
+    # 45261210 "Dachdeckarbeiten" sits under 45261200 "Dachdeck- und Dachanstricharbeiten": a roof is no
+    # painting job. The class label's whole words still find it.
+    assert "Dachanstricharbeiten" in Tender.objects.get(pk=ids["dach"]).cpv_labels
+    assert found(ids, "Anstricharbeiten") == []
+    assert found(ids, "Dachanstricharbeiten") == ["dach"]
+
+
+def test_a_hit_in_a_codes_own_label_ranks_below_a_description_hit():
+    records = {
+        # "Computer" only as a part of its code's own label 30213000 "Personalcomputer"
+        "label": NoticeRecordFactory(
+            source_notice_id="own-label", title="Ausstattung Schulungsräume", cpv_codes=("30213000",)
+        ),
+        "beschreibung": NoticeRecordFactory(
+            source_notice_id="description",
+            title="Ausstattung Verwaltung Nord",
+            description="Lieferung von 40 Computern mit Zubehör.",
+            cpv_codes=("39100000",),
+        ),
+        # "… in Verbindung mit Personalcomputern …" is the label of its code's class only: not found
+        "klasse": NoticeRecordFactory(
+            source_notice_id="class-label", title="Wartung der Telefonanlage", cpv_codes=("50334400",)
+        ),
+    }
+    notices_ingest(records=list(records.values()), now=NOW, use_fingerprint=False)
+    ids = {
+        key: Tender.objects.get(sources__source_notice_id=record.source_notice_id).pk for key, record in records.items()
+    }
+    assert found(ids, "Computer") == ["beschreibung", "label"]
+
+
+def test_reindex_drops_the_parts_of_group_and_class_labels_stored_before(ids):
+    # What the ingest stored before issue 30: the parts of every label, the groups' and classes' too.
+    stale = " ".join(label_compound_parts(cpv_labels_for(("45261210",))))
+    Tender.objects.filter(pk=ids["dach"]).update(search_parts=stale)
+    assert found(ids, "Anstricharbeiten") == ["dach"]
+    call_command("reindex_search")
+    assert found(ids, "Anstricharbeiten") == []
+    assert "anstricharbeiten" not in Tender.objects.get(pk=ids["dach"]).search_parts.split()
 
 
 def test_reindex_skips_a_row_the_ingest_rewrote_meanwhile(ids):

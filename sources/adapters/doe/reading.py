@@ -21,7 +21,7 @@ from typing import BinaryIO
 
 from kernel.records import NoticeRecord, texts_cut
 from kernel.vocabulary.compounds import REMEMBERED_MAX
-from kernel.vocabulary.cpv import cpv_labels_for
+from kernel.vocabulary.cpv import cpv_code_labels
 from kernel.vocabulary.search_words import words_compound_parts
 from sources.adapters.base import AdapterError, read_saved
 from sources.parsers import PARSE_VERSION
@@ -209,12 +209,12 @@ _SPLIT: set[str] = set()
 def record_compound_parts(records: Sequence[NoticeRecord]) -> dict[str, tuple[str, ...]]:
     """The compound parts of the words a tender made of these records is indexed by, not yet handed over.
 
-    Title, description, lot titles and the CPV labels (``tenders.merging.compound_columns``):
+    Title, description, lot titles and the codes' own CPV labels (``tenders.merging.compound_columns``):
     splitting is pure and costly, and a worker splits while the writer writes.
     """
     texts: list[str] = []
     for record in records:
-        texts += [record.title, record.description, _cpv_labels(record.cpv_codes)]
+        texts += [record.title, record.description, _code_labels(record.cpv_codes)]
         texts += [lot.title for lot in record.lots if lot.title]
     if len(_SPLIT) > REMEMBERED_MAX:
         _SPLIT.clear()
@@ -224,8 +224,8 @@ def record_compound_parts(records: Sequence[NoticeRecord]) -> dict[str, tuple[st
 
 
 @lru_cache(maxsize=4096)
-def _cpv_labels(codes: tuple[str, ...]) -> str:
-    return cpv_labels_for(codes)
+def _code_labels(codes: tuple[str, ...]) -> str:
+    return cpv_code_labels(codes)
 
 
 # Archive files a worker process has opened, by path: a task's members come from the same few
