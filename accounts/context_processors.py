@@ -1,10 +1,10 @@
-from accounts.roles import user_is_tenant_admin
+from accounts.roles import user_shows_as_tenant_admin
 
 
 def tenant(request):
     current = getattr(request, "tenant", None)
     return {
         "current_tenant": current,
-        # Lazy: only pages that show admin-only links pay for the group lookup.
-        "is_tenant_admin": lambda: hasattr(request, "user") and user_is_tenant_admin(request.user),
+        # Lazy: only pages that show admin-only links ask; the role usually came with the user (no lookup).
+        "is_tenant_admin": lambda: hasattr(request, "user") and user_shows_as_tenant_admin(request.user),
     }

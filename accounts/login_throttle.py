@@ -20,9 +20,11 @@ import ipaddress
 import math
 from datetime import timedelta
 
+from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_ip_address, get_client_username, get_cool_off
 from axes.models import AccessAttempt
 from django.conf import settings
+from django.db import connection
 from django.db.models import Max, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -101,3 +103,22 @@ def lockout_response(
         response = render(request, "accounts/login_locked.html", {"message": message}, status=429)
     response["Retry-After"] = retry_after
     return response
+
+
+class OneStatementAxesHandler(AxesDatabaseHandler):
+    """django-axes' database handler whose lock check reads the failures of every lockout parameter
+    (account, client address) in one statement; axes runs one per parameter, and every API request
+    and sign-in checks them."""
+
+    def get_failures(self, request, credentials: dict | None = None) -> int:
+        totals, params = [], []
+        for attempts in self.get_user_attempts(request, credentials):
+            sql, attempt_params = attempts.order_by().values("failures_since_start").query.sql_with_params()
+            # The ORM's own SQL for axes' querysets; every value stays a parameter.
+            totals.append(f"(SELECT COALESCE(SUM(failures_since_start), 0) FROM ({sql}) AS attempts)")  # noqa: S608
+            params.extend(attempt_params)
+        if not totals:
+            return 0
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT GREATEST({', '.join(totals)})", params)
+            return int(cursor.fetchone()[0])

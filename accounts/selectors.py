@@ -73,3 +73,28 @@ def internal_relay_grants(*, protocol: str) -> tuple[RelayGrant, ...]:
             continue  # written through the service, which parses it; a hand-edited row grants nothing
         grants.append(RelayGrant(protocol=relay.protocol, host=host, network=network, port=relay.port))
     return tuple(grants)
+
+
+def tenant_of_host_entered(*, hostname: str) -> Tenant | None:
+    """The tenant a host name belongs to, with the connection's search path set to its schema in the same
+    statement (``set_config``); None, search path untouched, for an unknown host.
+
+    django-tenants spends three statements on this per request (search path to public, the domain lookup,
+    search path to the tenant); this is one. The tables are named with their schema, so whatever path the
+    connection had from its last request, the lookup reads the public tables.
+    """
+    from django.db import connection
+    from django_tenants.utils import get_public_schema_name
+
+    from accounts.models import Domain
+
+    public = get_public_schema_name()
+    tenants = f"{connection.ops.quote_name(public)}.{connection.ops.quote_name(Tenant._meta.db_table)}"
+    domains = f"{connection.ops.quote_name(public)}.{connection.ops.quote_name(Domain._meta.db_table)}"
+    # Table names from the models and settings, quoted; the host is a parameter.
+    statement = (
+        "SELECT t.*, set_config('search_path', CASE WHEN t.schema_name = %s THEN quote_ident(%s) "  # noqa: S608
+        "ELSE quote_ident(t.schema_name) || ',' || quote_ident(%s) END, false) AS search_path "
+        f"FROM {tenants} t JOIN {domains} d ON d.tenant_id = t.id WHERE d.domain = %s"
+    )
+    return next(iter(Tenant.objects.raw(statement, [public, public, public, hostname])), None)

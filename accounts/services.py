@@ -7,6 +7,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.tokens import default_token_generator
@@ -182,13 +183,19 @@ def user_sessions_end(*, user_id: int) -> int:
 
     Sessions are not indexed by user, so each live one is decoded: a tenant has few.
     """
+    from importlib import import_module
+
     from django.contrib.sessions.models import Session
 
     ended = []
     for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
         if session.get_decoded().get("_auth_user_id") == str(user_id):
             ended.append(session.pk)
-    Session.objects.filter(pk__in=ended).delete()
+    # Through the session engine, which also drops its cached copy (cached_db): deleting rows alone would
+    # leave the session alive in the cache.
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    for session_key in ended:
+        store(session_key=session_key).delete()
     return len(ended)
 
 

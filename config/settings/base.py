@@ -93,7 +93,7 @@ def database_settings(*, allow_embedded: bool) -> dict:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 MIDDLEWARE = [
-    "django_tenants.middleware.main.TenantMainMiddleware",
+    "accounts.middleware.TenantMiddleware",
     # Before anything stores a header (django-axes keeps the User-Agent and Accept of failed sign-ins).
     "config.middleware.StoredHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -154,15 +154,19 @@ AUTH_PASSWORD_VALIDATORS = [
 # django-axes refuses a locked-out account or client before the password is checked.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's ModelBackend, reading the person's language and role with them (one statement per page).
+    # Sessions signed in under ModelBackend's name sign in again once.
+    "notifications.portal.backends.PortalUserBackend",
 ]
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "accounts:login"
 
 # Sessions live in each schema's own table and cookies are host-only (no
-# SESSION_COOKIE_DOMAIN), so a session of one tenant is unknown to every other.
-SESSION_ENGINE = "django.contrib.sessions.backends.db"
+# SESSION_COOKIE_DOMAIN), so a session of one tenant is unknown to every other. Read through the cache
+# (whose keys carry the schema), so a page does not spend a statement on its session; ending a session
+# deletes both (accounts.services.user_sessions_end).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
@@ -212,6 +216,8 @@ AXES_HTTP_RESPONSE_CODE = 429
 AXES_USERNAME_CALLABLE = "accounts.login_throttle.attempt_username"
 AXES_CLIENT_IP_CALLABLE = "accounts.login_throttle.client_ip"
 AXES_LOCKOUT_CALLABLE = "accounts.login_throttle.lockout_response"
+# Axes' database handler, checking account and address in one statement (every API request checks both).
+AXES_HANDLER = "accounts.login_throttle.OneStatementAxesHandler"
 # Behind N reverse proxies the client is the Nth address from the right of X-Forwarded-For;
 # 0 (default) trusts REMOTE_ADDR only, so a forged header cannot dodge the per-address limit.
 TRUSTED_PROXY_COUNT = env_int("DJANGO_TRUSTED_PROXY_COUNT", 0)

@@ -27,7 +27,8 @@ class UserLanguageMiddleware:
             and user.is_authenticated
             and getattr(connection, "schema_name", get_public_schema_name()) != get_public_schema_name()
         ):
-            language = language_of(user_id=user.pk)
+            # Read with the user (notifications.portal.backends) unless another backend signed them in.
+            language = user.preferred_language if hasattr(user, "preferred_language") else language_of(user_id=user.pk)
             if language in self.languages:
                 translation.activate(language)
                 request.LANGUAGE_CODE = language
