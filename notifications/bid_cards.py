@@ -5,6 +5,9 @@ transaction, and the board pages (``notifications.bids``) find the same defaults
 matched tenders is one ``INSERT … ON CONFLICT DO NOTHING`` (with their "angelegt" history rows in the same
 statement), whatever its size; a tender already on the board keeps its card as it is.
 
+Every stage change goes through ``bid_cards_move`` (a person's on the board, an award notice's in matching), so a
+move is recorded the same way whoever makes it.
+
 Deadlines moved by a newer notice are told on the card here too ("Teilnahmefrist verschoben vom 01.10. auf
 08.10.", a ``deadline`` ``CardEvent``): at once by matching, for the cards of the delta's tenders whose dated
 items changed (``bid_cards_deadlines_move``), and by the reminders' periodic run for whatever that missed
@@ -16,9 +19,11 @@ is told once whichever comes first.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 
 from config.enqueue import enqueue_on_commit
@@ -93,6 +98,56 @@ def bid_cards_land(*, tender_ids: Iterable[int], now: datetime) -> int:
             [str(BidStageKind.OPEN), now, now, ids, str(CardEventKind.CREATED), now],
         )
         return cursor.rowcount
+
+
+# --- moving cards ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StageMove:
+    card_id: int
+    stage_id: int
+    note: Mapping = field(default_factory=dict)  # more for the history row: {"via": "award", "note": …, …}
+
+
+def bid_cards_move(
+    *, moves: Sequence[StageMove], actor: AbstractBaseUser | None, now: datetime, open_only: bool = False
+) -> list[CardEvent]:
+    """Move cards to other stages and record each move as a ``stage`` ``CardEvent``; returns those events.
+
+    The one rule for every stage change, a person's (``notifications.bids.services``) or an award notice's
+    (``notifications.alerts.awards``): the cards are locked, a card already in its target stage is left alone,
+    ``open_only`` leaves cards in closed stages as they are (a notice never reopens or re-decides a card), and the
+    history row names the stages before and after and the target's kind. Set-based: one lock, one update per
+    target stage, one insert of the history rows. Runs in the caller's transaction, which queues the webhooks.
+    """
+    wanted = {move.card_id: move for move in moves}
+    if not wanted:
+        return []
+    stages = {stage.pk: stage for stage in BidStage.objects.all()}
+    locked = BidCard.objects.select_for_update(of=("self",)).filter(pk__in=list(wanted))
+    if open_only:
+        locked = locked.filter(stage__kind=BidStageKind.OPEN)
+    previous = dict(locked.order_by("id").values_list("id", "stage_id"))
+    moving = [move for card_id, move in wanted.items() if card_id in previous and move.stage_id != previous[card_id]]
+    for stage_id in sorted({move.stage_id for move in moving}):
+        ids = [move.card_id for move in moving if move.stage_id == stage_id]
+        BidCard.objects.filter(pk__in=ids).update(stage_id=stage_id, updated_at=now)
+    return CardEvent.objects.bulk_create(
+        CardEvent(
+            card_id=move.card_id,
+            actor=actor,
+            kind=CardEventKind.STAGE,
+            data={
+                "from": stages[previous[move.card_id]].name,
+                "to": stages[move.stage_id].name,
+                "kind": stages[move.stage_id].kind,
+                **move.note,
+            },
+            created_at=now,
+        )
+        for move in moving
+    )
 
 
 # --- deadlines moved by a newer notice ---------------------------------------------------------------------------

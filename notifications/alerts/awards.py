@@ -2,8 +2,9 @@
 
 ``award_outcomes_apply`` runs inside ``delta_process``'s transaction, after the batch's cards landed, for
 the batch's new and changed tenders. Set-based: one read of the batch's tenders that state winners (none:
-nothing else is read), one of the tenant's identities and watched competitors, one of the affected cards
-(locked), one update per target stage and one insert of their history rows; the competitor wins are one
+nothing else is read), one of the tenant's identities and watched competitors, then the board's own stage rule
+(``notifications.bid_cards.bid_cards_move``: the affected cards locked, one update per target stage, one insert
+of their history rows), as a person's move on the board; the competitor wins are one
 ``INSERT … ON CONFLICT DO NOTHING RETURNING``. The rules are pure (``notifications.alerts.award_rules``).
 
 Told exactly once: a card moves only from an open stage, so a re-run of the same delta finds it closed and
@@ -46,14 +47,13 @@ from notifications.alerts.composing import ids_key, mailable, user_language
 from notifications.alerts.deliveries import delivery_create
 from notifications.alerts.rendering import header_safe
 from notifications.alerts.selectors import tenant_base_url
+from notifications.bid_cards import StageMove, bid_cards_move
 from notifications.models import (
     ID_IDENTITY_KINDS,
     NAME_IDENTITY_KINDS,
     BidCard,
     BidStage,
     BidStageKind,
-    CardEvent,
-    CardEventKind,
     CompanyIdentity,
     CompetitorWin,
     DeliveryKind,
@@ -119,31 +119,15 @@ def _stages() -> tuple[int | None, int | None, int | None]:
 
 
 def _cards_move(outcomes: list[CardOutcome], *, tenders: dict[int, AwardedTender], now: datetime) -> list[CardOutcome]:
-    """Move the decided cards (locked, still open) and record why; returns the outcomes that moved a card."""
-    submitted, won_stage, lost_stage = _stages()
+    """Move the decided cards through the board's one stage rule (still open ones only); returns those moved."""
+    _submitted, won_stage, lost_stage = _stages()
     target = {WON: won_stage, LOST: lost_stage}
     outcomes = [o for o in outcomes if target[o.outcome] is not None]
-    if not outcomes:
-        return []
-    names = dict(BidStage.objects.values_list("id", "name"))
-    previous = dict(
-        BidCard.objects.select_for_update(of=("self",))
-        .filter(pk__in=[o.card_id for o in outcomes], stage__kind=BidStageKind.OPEN)
-        .values_list("id", "stage_id")
-    )
-    outcomes = [o for o in outcomes if o.card_id in previous]
-    for outcome_kind, stage_id in target.items():
-        ids = [o.card_id for o in outcomes if o.outcome == outcome_kind]
-        if ids:
-            BidCard.objects.filter(pk__in=ids).update(stage_id=stage_id, updated_at=now)
-    moved_events = CardEvent.objects.bulk_create(
-        CardEvent(
+    moves = [
+        StageMove(
             card_id=o.card_id,
-            actor=None,
-            kind=CardEventKind.STAGE,
-            data={
-                "from": names.get(previous[o.card_id], ""),
-                "to": names.get(target[o.outcome], ""),
+            stage_id=target[o.outcome],
+            note={
                 "kind": o.outcome,
                 "via": "award",
                 "note": outcome_note(o, lots=tenders[o.tender_id].lots),
@@ -157,13 +141,14 @@ def _cards_move(outcomes: list[CardOutcome], *, tenders: dict[int, AwardedTender
                     for r in o.rows
                 ],
             },
-            created_at=now,
         )
         for o in outcomes
-    )
+    ]
+    moved_events = bid_cards_move(moves=moves, actor=None, now=now, open_only=True)
     # Partners hear of these stage changes like of any other (card.stage_changed, same transaction).
     webhook_events_for_cards(card_events=moved_events, events=(EVENT_CARD_STAGE_CHANGED,))
-    return outcomes
+    moved = {event.card_id for event in moved_events}
+    return [o for o in outcomes if o.card_id in moved]
 
 
 def _card_people(card_ids: list[int]) -> dict[int, list]:

@@ -33,7 +33,6 @@ from notifications.api.views import PartnerApiView, _errors, _since_or_400
 from notifications.bids.changes import bid_card_change
 from notifications.bids.listing import bid_card_list, bid_stage_counts
 from notifications.bids.selectors import bid_card_detail, bid_card_exists, bid_stages, decision_reasons
-from notifications.bids.services import bid_card_decide
 from notifications.models import CardEventKind
 
 TAG = "Angebote"
@@ -194,6 +193,20 @@ def _detail_data(request, card_id: int) -> dict:
     return data
 
 
+# The body's fields as ``bid_card_change`` names them: PATCH and the decision POST are one service.
+CHANGE_ARGUMENTS = {"stage": "stage_id", "owner": "owner_id", "due_date": "due_date", "watchers": "watcher_ids"}
+DECISION_ARGUMENTS = {"decision": "decision", "reason": "reason_id"}
+
+
+def _card_changed(request, pk: int, serializer_class, arguments: dict) -> Response:
+    _known_or_404(pk)
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    changes = {arguments[name]: value for name, value in serializer.validated_data.items()}
+    bid_card_change(card_id=pk, actor=request.user, **changes)
+    return Response(_detail_data(request, pk))
+
+
 class CardDetailView(PartnerApiView):
     serializer_class = CardDetailSerializer
     pagination_class = None
@@ -219,13 +232,7 @@ class CardDetailView(PartnerApiView):
         responses={200: CardDetailSerializer, **_errors(400, 404)},
     )
     def patch(self, request, pk: int):
-        _known_or_404(pk)
-        serializer = CardChangeSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        names = {"stage": "stage_id", "owner": "owner_id", "due_date": "due_date", "watchers": "watcher_ids"}
-        changes = {names[field]: value for field, value in serializer.validated_data.items()}
-        bid_card_change(card_id=pk, actor=request.user, **changes)
-        return Response(_detail_data(request, pk))
+        return _card_changed(request, pk, CardChangeSerializer, CHANGE_ARGUMENTS)
 
 
 class CardDecisionView(PartnerApiView):
@@ -244,13 +251,4 @@ class CardDecisionView(PartnerApiView):
         responses={200: CardDetailSerializer, **_errors(400, 404)},
     )
     def post(self, request, pk: int):
-        _known_or_404(pk)
-        serializer = CardDecisionSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        bid_card_decide(
-            card_id=pk,
-            actor=request.user,
-            decision=serializer.validated_data["decision"],
-            reason_id=serializer.validated_data.get("reason"),
-        )
-        return Response(_detail_data(request, pk))
+        return _card_changed(request, pk, CardDecisionSerializer, DECISION_ARGUMENTS)

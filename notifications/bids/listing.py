@@ -13,7 +13,7 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 
-from notifications.bids.selectors import CLOSED_TENDER_STATUSES, _cards
+from notifications.bids.selectors import CLOSED_TENDER_STATUSES, bid_cards_with_tender
 from notifications.models import CLOSED_STAGE_KINDS, BidCard, BidStage
 
 EXPORT_ROW_CAP = 10_000
@@ -47,7 +47,7 @@ def _filtered(
     updated_since: datetime | None = None,
     now: datetime,
 ) -> QuerySet[BidCard]:
-    cards = _cards()
+    cards = bid_cards_with_tender()
     if stage_id is not None:
         cards = cards.filter(stage_id=stage_id)
     if mine:

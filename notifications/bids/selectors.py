@@ -48,7 +48,8 @@ class BoardColumn:
     more: int = 0  # cards beyond CARDS_PER_COLUMN, not shown
 
 
-def _cards() -> QuerySet[BidCard]:
+def bid_cards_with_tender() -> QuerySet[BidCard]:
+    """Every card with what the board, the partner API and the CSV show of it and its tender (one join)."""
     return BidCard.objects.select_related("tender", "owner", "stage", "decision_reason").only(
         "id",
         "stage_id",
@@ -72,7 +73,7 @@ def _cards() -> QuerySet[BidCard]:
 def bid_board(*, user: AbstractBaseUser, mine: bool, show_closed: bool, now: datetime) -> list[BoardColumn]:
     """Every stage with its cards, nearest deadline first (cards without one last)."""
     stages = list(BidStage.objects.order_by("position", "id"))
-    cards = _cards()
+    cards = bid_cards_with_tender()
     if mine:
         watched = BidCard.watchers.through.objects.filter(user_id=user.pk).values("bidcard_id")
         cards = cards.filter(Q(owner_id=user.pk) | Q(pk__in=watched))
@@ -103,7 +104,7 @@ class CardDetail:
 def bid_card_detail(*, card_id: int) -> CardDetail | None:
     """A card with watchers, comments (oldest first) and history (newest first); None when there is no such card."""
     card = (
-        _cards()
+        bid_cards_with_tender()
         .filter(pk=card_id)
         .prefetch_related(
             Prefetch("watchers", queryset=get_user_model().objects.only("id", "email", "first_name", "last_name"))

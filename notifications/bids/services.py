@@ -24,7 +24,7 @@ from notifications.alerts.composing import mailable, user_language
 from notifications.alerts.deliveries import delivery_create
 from notifications.alerts.rendering import header_safe
 from notifications.alerts.selectors import tenant_base_url
-from notifications.bid_cards import bid_cards_land, bid_defaults_ensure
+from notifications.bid_cards import StageMove, bid_cards_land, bid_cards_move, bid_defaults_ensure
 from notifications.bids.mentions import Person, mentioned_people
 from notifications.models import (
     BidCard,
@@ -108,22 +108,12 @@ def bid_card_ensure(*, tender_id: int, now: datetime | None = None) -> BidCard:
 @transaction.atomic
 def bid_card_move(*, card_id: int, actor: AbstractBaseUser, stage_id: int, now: datetime | None = None) -> BidCard:
     card = _card_locked(card_id)
-    stage = BidStage.objects.filter(pk=stage_id).first()
-    if stage is None:
+    if not BidStage.objects.filter(pk=stage_id).exists():
         raise ApplicationError(fields={"stage": _("Diese Phase gibt es nicht.")})
-    if stage.pk != card.stage_id:
-        previous = card.stage
-        card.stage = stage
-        card.save(update_fields=["stage"])
-        event = _record(
-            card,
-            actor=actor,
-            kind=CardEventKind.STAGE,
-            data={"from": previous.name, "to": stage.name, "kind": stage.kind},
-            now=_now(now),
-        )
+    moved = bid_cards_move(moves=[StageMove(card_id=card.pk, stage_id=stage_id)], actor=actor, now=_now(now))
+    for event in moved:
         webhook_events_for_card(card_event=event, events=(EVENT_CARD_STAGE_CHANGED,))
-    return card
+    return BidCard.objects.select_related("stage").get(pk=card.pk)
 
 
 @transaction.atomic

@@ -23,7 +23,7 @@ from notifications.webhooks.payloads import (
     EVENT_CARD_STAGE_CHANGED,
     PAYLOAD_VERSION,
 )
-from notifications.webhooks.services import _EventRow, _insert_events
+from notifications.webhooks.services import EventRow, webhook_events_insert
 
 __all__ = [
     "BOARD_EVENTS",
@@ -94,5 +94,5 @@ def webhook_events_for_cards(*, card_events: list[CardEvent], events: tuple[str,
                     payload = card_event_payload(
                         event=event, card_event=card_event, card=card, tender_title=card.tender.title
                     )
-                    rows.append(_EventRow(webhook_id, event, f"{event}:{card_event.pk}", payload))
-    return _insert_events(rows, now=min(card_event.created_at for card_event in card_events))
+                    rows.append(EventRow(webhook_id, event, f"{event}:{card_event.pk}", payload))
+    return webhook_events_insert(rows=rows, now=min(card_event.created_at for card_event in card_events))

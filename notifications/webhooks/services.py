@@ -166,7 +166,9 @@ def webhook_delete(*, webhook: Webhook) -> None:
 
 
 @dataclass(frozen=True)
-class _EventRow:
+class EventRow:
+    """One event to queue for one webhook (``webhook_events_insert``); its key makes it once per webhook."""
+
     webhook_id: int
     event: str
     event_key: str
@@ -198,7 +200,7 @@ def _tender_summaries(tender_ids: Iterable[int]) -> dict[int, dict]:
     return {tender.pk: tender_summary(tender_representation(tender)) for tender in tenders}
 
 
-def _insert_events(rows: list[_EventRow], *, now: datetime) -> int:
+def webhook_events_insert(*, rows: list[EventRow], now: datetime) -> int:
     """INSERT … ON CONFLICT DO NOTHING in one statement; returns how many rows were new."""
     if not rows:
         return 0
@@ -258,8 +260,8 @@ def webhook_events_for_matches(*, match_ids: Iterable[int], now: datetime | None
                 saved_search_id=match.saved_search_id,
                 saved_search_name=match.saved_search.name,
             )
-            rows.append(_EventRow(webhook_id, EVENT_MATCHED, match_event_key(tender_id=match.tender_id), payload))
-    return _insert_events(rows, now=now)
+            rows.append(EventRow(webhook_id, EVENT_MATCHED, match_event_key(tender_id=match.tender_id), payload))
+    return webhook_events_insert(rows=rows, now=now)
 
 
 def webhook_events_for_changes(*, change_ids: Iterable[int], now: datetime | None = None) -> int:
@@ -311,5 +313,5 @@ def webhook_events_for_changes(*, change_ids: Iterable[int], now: datetime | Non
                 saved_search_name=match.saved_search.name,
                 change=details,
             )
-            rows.append(_EventRow(webhook_id, event, key, payload))
-    return _insert_events(rows, now=now)
+            rows.append(EventRow(webhook_id, event, key, payload))
+    return webhook_events_insert(rows=rows, now=now)

@@ -3,7 +3,9 @@ newer notice moved are told on the cards of the delta's tenders, once."""
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -13,7 +15,13 @@ from django.utils import timezone
 
 from kernel.records import Deadline
 from notifications.alerts.services import delta_process
-from notifications.bid_cards import bid_card_deadlines_sync, bid_cards_deadlines_move, items_before
+from notifications.bid_cards import (
+    StageMove,
+    bid_card_deadlines_sync,
+    bid_cards_deadlines_move,
+    bid_cards_move,
+    items_before,
+)
 from notifications.bids.services import bid_card_ensure
 from notifications.models import BidCard, BidStage, CardEvent, CardEventKind
 from tests.notifications.alerts.helpers import changed_notice, ingest, notice, saved_search, user
@@ -151,3 +159,58 @@ def test_the_items_before_a_delta_come_from_its_old_values_and_else_from_the_ten
         items_before(tender, {"contract_start": ["2027-02-01", "2027-01-04"]})["start"] == "2027-02-01T09:00:00+01:00"
     )
     assert items_before(tender, {"submission_deadline": ["kaputt", None]}) == items_before(tender, {})
+
+
+# --- moving cards: one rule for people and award notices -------------------------------------------------------
+
+
+def test_a_move_is_locked_recorded_with_both_stages_and_leaves_closed_or_unmoved_cards_alone(alpha):
+    delta = ingest(notice(title="Dachsanierung A"), notice(title="Dachsanierung B"), notice(title="Dachsanierung C"))
+    connection.set_tenant(alpha.tenant)
+    first, second, third = (bid_card_ensure(tender_id=tender_id) for tender_id in delta.created)
+    stages = {stage.name: stage for stage in BidStage.objects.all()}
+    BidCard.objects.filter(pk=third.pk).update(stage=stages["verloren"])
+    now = timezone.now()
+    with CaptureQueriesContext(connection) as queries:
+        events = bid_cards_move(
+            moves=[
+                StageMove(card_id=first.pk, stage_id=stages["gewonnen"].pk, note={"via": "award", "note": "Los 1"}),
+                StageMove(card_id=second.pk, stage_id=stages["neu"].pk),  # already there
+                StageMove(card_id=third.pk, stage_id=stages["gewonnen"].pk),  # closed: stays lost
+            ],
+            actor=None,
+            now=now,
+            open_only=True,
+        )
+    assert [(e.card_id, e.kind, e.data) for e in events] == [
+        (first.pk, "stage", {"from": "neu", "to": "gewonnen", "kind": "won", "via": "award", "note": "Los 1"})
+    ]
+    assert "FOR UPDATE" in next(q["sql"] for q in queries.captured_queries if "notifications_bidcard" in q["sql"])
+    assert dict(BidCard.objects.values_list("pk", "stage__name")) == {
+        first.pk: "gewonnen",
+        second.pk: "neu",
+        third.pk: "verloren",
+    }
+    assert BidCard.objects.get(pk=first.pk).updated_at == now
+    # Without open_only (a person on the board) a closed card moves like any other.
+    [reopened] = bid_cards_move(
+        moves=[StageMove(third.pk, stages["prüfen"].pk)], actor=user(alpha.admin_email), now=now
+    )
+    assert (reopened.actor.email, reopened.data["from"], reopened.data["to"]) == (
+        alpha.admin_email,
+        "verloren",
+        "prüfen",
+    )
+
+
+def test_only_the_boards_stage_rule_writes_a_cards_stage():
+    # Award notices once moved cards with their own UPDATE, past the board's services: the rule lives in
+    # notifications.bid_cards (and the decision's move in the board's services) only.
+    root = Path(__file__).resolve().parents[3] / "notifications"
+    writes = re.compile(r"\.update\([^)]*\bstage(_id)?\s*=|\.stage(_id)?\s*=(?!=)")
+    found = {
+        path.relative_to(root.parent).as_posix()
+        for path in root.rglob("*.py")
+        if "migrations" not in path.parts and writes.search(path.read_text(encoding="utf-8"))
+    }
+    assert found == {"notifications/bid_cards.py", "notifications/bids/services.py"}
