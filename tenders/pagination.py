@@ -13,6 +13,7 @@ from functools import cached_property
 from django.core.paginator import Paginator
 from django.db import connection
 from django.db.models import QuerySet
+from django.db.models.expressions import RawSQL
 
 
 class EstimatedCountPaginator(Paginator):
@@ -70,3 +71,88 @@ class EstimatedCountPaginator(Paginator):
             plan = cursor.fetchone()[0]
         plan = plan[0] if isinstance(plan, list) else plan
         return int(plan["Plan"]["Plan Rows"])
+
+
+class BoundedCountPaginator:
+    """A result list's page whose count rides in the page's own statement: exact up to ``exact_up_to``,
+    "more than ``exact_up_to``" beyond (``is_lower_bound``), never estimated.
+
+    The rows are read with a scalar subquery ``count(*)`` over at most ``exact_up_to + 1`` rows of
+    ``count_basis`` (the same matches without the columns only a shown row needs, such as the user's
+    triage), so the count costs no statement of its own and never more than reading that many index
+    entries; one row more than a page is read to know whether there is a next page. Only a page past
+    the end (no rows) counts apart, to show the last page instead. Pages are numbered; the quacks of
+    Django's ``Paginator`` and ``Page`` that the result templates use are kept.
+    """
+
+    exact_up_to = 1000
+    is_estimate = False
+
+    def __init__(self, object_list, per_page: int, *, count_basis: QuerySet):
+        self.object_list = object_list
+        self.per_page = per_page
+        self.count_basis = count_basis.order_by()
+        self._count: int | None = None
+
+    def _bounded(self) -> QuerySet:
+        return self.count_basis.values("pk")[: self.exact_up_to + 1]
+
+    def count_expression(self) -> RawSQL:
+        sql, params = self._bounded().query.sql_with_params()
+        # The ORM's own SQL for the basis; every value stays a parameter.
+        return RawSQL(f"SELECT count(*) FROM ({sql}) AS bounded", params)  # noqa: S608, S611
+
+    @property
+    def count(self) -> int:
+        if self._count is None:
+            self._count = self._bounded().count()
+        return self._count
+
+    @property
+    def is_lower_bound(self) -> bool:
+        return self.count > self.exact_up_to
+
+    @property
+    def num_pages(self) -> int:
+        return max(1, -(-min(self.count, self.exact_up_to + 1) // self.per_page))
+
+    def get_page(self, number, *, clamped: bool = False) -> BoundedPage:
+        try:
+            number = max(1, int(number))
+        except (TypeError, ValueError):
+            number = 1
+        start = (number - 1) * self.per_page
+        rows = list(self.object_list.annotate(bounded_hits=self.count_expression())[start : start + self.per_page + 1])
+        if rows:
+            self._count = rows[0].bounded_hits
+        elif number == 1:
+            self._count = 0
+        elif self.count and not clamped:
+            # Past the end: the last page, as Django's get_page does; past the bound only the page that
+            # holds the bound is known to exist (a relevance list ends there).
+            last = -(-self.count // self.per_page) if not self.is_lower_bound else self.exact_up_to // self.per_page
+            return self.get_page(last, clamped=True)
+        return BoundedPage(rows[: self.per_page], number, self, has_next=len(rows) > self.per_page)
+
+
+class BoundedPage:
+    def __init__(self, object_list: list, number: int, paginator: BoundedCountPaginator, *, has_next: bool):
+        self.object_list = object_list
+        self.number = number
+        self.paginator = paginator
+        self._has_next = has_next
+
+    def has_next(self) -> bool:
+        return self._has_next
+
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    def next_page_number(self) -> int:
+        return self.number + 1
+
+    def previous_page_number(self) -> int:
+        return self.number - 1
+
+    def __len__(self) -> int:
+        return len(self.object_list)

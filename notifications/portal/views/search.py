@@ -23,6 +23,7 @@ from notifications.portal.reasons import reasons_view
 from notifications.portal.selectors import (
     RESULT_FIELDS,
     export_rows,
+    portal_tender_hits,
     portal_tender_search,
     result_rows,
     source_choices,
@@ -30,7 +31,7 @@ from notifications.portal.selectors import (
 from tenders.fulltext import keyword_query_build
 from tenders.highlighting import Highlighter, tender_highlights
 from tenders.match_reasons import match_reasons
-from tenders.pagination import EstimatedCountPaginator
+from tenders.pagination import BoundedCountPaginator, EstimatedCountPaginator
 from tenders.suggestions import query_suggestion
 
 PAGE_SIZE = 25
@@ -58,8 +59,9 @@ def search(request):
             "keywords": keywords,
         }
         queryset = portal_tender_search(**search_args, order=parsed.order).only(*RESULT_FIELDS)
-        every_match = portal_tender_search(**search_args, order="published")
-        paginator = EstimatedCountPaginator(result_rows(queryset), PAGE_SIZE, count_basis=every_match)
+        # Counted in the page's own statement, up to a bound ("mehr als 1.000"), without the triage per row.
+        hits = portal_tender_hits(**search_args)
+        paginator = BoundedCountPaginator(result_rows(queryset), PAGE_SIZE, count_basis=hits)
         page = paginator.get_page(request.GET.get("page"))
         # "Warum gefunden" and the marks share one highlighter: the page's words are stemmed once.
         highlighter = Highlighter(keywords)
@@ -117,7 +119,7 @@ def search_export(request):
         "keywords": keyword_query_build(q=parsed.filters.q),
     }
     queryset = portal_tender_search(**search_args, order=parsed.order)
-    every_match = portal_tender_search(**search_args, order="published")
+    every_match = portal_tender_hits(**search_args)
     # No unbounded COUNT(*) for a broad search, and counted in one index order whatever the rows' order.
     counted = EstimatedCountPaginator(queryset, ROW_CAP, count_basis=every_match)
 

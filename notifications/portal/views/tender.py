@@ -32,8 +32,9 @@ from notifications.portal.formatting import (
 from notifications.portal.forms import TriageForm
 from notifications.portal.provenance import provenance_of
 from notifications.portal.reasons import reasons_view
-from notifications.portal.selectors import tender_view, triage_for
+from notifications.portal.selectors import triage_for
 from notifications.portal.services import triage_set
+from notifications.portal.tender_selectors import tender_view
 from tenders.filter_fields import FILTER_FIELDS
 from tenders.filters import FilterError
 from tenders.highlighting import Highlighter, cpv_hits, cpv_label_texts, description_beyond_title
@@ -71,7 +72,7 @@ def tender_page(request, tender_id: int):
     highlighter.prepare([tender.title, description, *cpv_label_texts(tender.cpv_codes, language)])
     versions = list(tender.versions.all())
     # Notices are named by publication number where they have one, never by an eForms UUID.
-    publication_numbers = {version.pk: (version.record or {}).get("publication_number") or "" for version in versions}
+    publication_numbers = {version.pk: version.publication_number or "" for version in versions}
     newest_number = {
         version.tender_source_id: publication_numbers[version.pk]
         for version in versions
