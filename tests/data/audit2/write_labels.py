@@ -108,7 +108,12 @@ H = {
  "ted_2024-OJS056-00163529.xml": (C, None, "2024-04-15T14:00:00+02:00", "2024-03-19", "restricted", "79710000", ["BE211"], "", "Antwerpen", "", None, None, 1, []),
  "ted_2024-OJS064-00189213.xml": (C, "2024-05-27T12:00:00+00:00", None, "2024-03-29", "open", "79100000", [], "", "", "", "40040000", "EUR", 4, []),
  "ted_2024-OJS198-00612681.xml": (C, "2024-11-18T10:00:00+01:00", None, "2024-10-10", "open", "85149000", "lots", "", "", "", None, None, 25, []),
+ # Doffin: a change of the procedure 7e315dc5-… (no publication date: the dispatch day stands for it); the tender's
+ # publication is its first notice's, doffin_2023-100718 of 2023-11-09 (first labelled 2023-12-06, see AUDIT.md)
+ "doffin_2023-101942.xml": ("change", None, None, "2023-11-09", "negotiated_with_call", "33111700", ["NO074"], "", "", "", None, None, 1, []),
 }
+# The procedure's earlier notice: one tender with the change above, whose fields it shows (the newer version).
+SAME_TENDER = {"doffin_2023-100718.xml": "doffin_2023-101942.xml"}
 # fmt: on
 
 
@@ -186,9 +191,10 @@ for name, (kind, dl, part, pub, ptype, cpv, nuts, plz, town, land, value, cur, l
         )
     r = etree.parse(str(N / name)).getroot()
     ext = path(r, "UBLExtensions/UBLExtension/ExtensionContent/EformsExtension")[0]
-    number, year = t(ext, "Publication/NoticePublicationID").split("-")
+    number, _, year = t(ext, "Publication/NoticePublicationID").partition("-")
     labels[name] = {
-        "publication_number": f"{int(number)}-{year}",
+        "publication_number": f"{int(number)}-{year}" if number else None,
+        "notice_id": t(r, "ID"),
         "notice_type": kind,
         "title": title,
         "buyer": buyer,
@@ -206,5 +212,8 @@ for name, (kind, dl, part, pub, ptype, cpv, nuts, plz, town, land, value, cur, l
         "lots": lots,
         "awards": rows,
     }
+for name, other in SAME_TENDER.items():
+    notice_id = t(etree.parse(str(N / name)).getroot(), "ID")
+    labels[name] = {"publication_number": None, "notice_id": notice_id, "same_tender_as": other}
 (HERE / "labels.json").write_text(json.dumps(labels, ensure_ascii=False, indent=1) + "\n")
-print(len(labels), sum(len(v["awards"]) for v in labels.values()))
+print(len(labels), sum(len(v.get("awards", ())) for v in labels.values()))
