@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from notifications.demo.views import local_outbox, local_outbox_mail_html
+from notifications.demo.views import local_outbox, local_outbox_mail_html, local_webhooks
 from notifications.portal.views import board_export, cpv, market, overview, places, profiles, search, tender
 
 app_name = "portal"
@@ -34,4 +34,6 @@ urlpatterns = [
     # Answers 404 unless local settings name a mail catcher's Maildir (never in production).
     path("postausgang/", local_outbox, name="local-outbox"),
     path("postausgang/<str:key>/inhalt/", local_outbox_mail_html, name="local-outbox-mail"),
+    # Answers 404 unless local settings name the demo's webhook receiver folder (never in production).
+    path("webhook-empfang/", local_webhooks, name="local-webhooks"),
 ]

@@ -88,6 +88,7 @@ NO_OBJECT_ROUTES = {
     "settings:mailbox": "beta's IMAP account, beta's inbound (quarantined) mails",
     "settings:deliveries": "beta's outgoing mails",
     "settings:webhooks": "beta's webhook URLs",
+    "portal:local-webhooks": "requests the demo's local receiver got for beta's webhooks",
     "api_keys:list": "beta's API keys",
     "accounts:users": "beta's users",
     "api-saved-search-list": "beta's saved searches",
@@ -242,11 +243,24 @@ def _local_outbox(folder, recipients: dict[str, str]) -> dict[str, str]:
     return keys
 
 
+def _local_webhook_request(folder, *, url: str, mark: str) -> None:
+    """One request as the demo's webhook receiver files it, sent to ``url`` (a webhook seeded above)."""
+    import base64
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    record = {"received_at": 1.7e9, "url": url, "headers": [["X-TenderRadar-Event", f"{mark}.event"]],
+              "body": base64.b64encode(f'{{"mark": "{mark}"}}'.encode()).decode()}  # fmt: skip
+    (folder / f"1700000000-{mark}.json").write_text(json.dumps(record))
+
+
 @pytest.fixture
 def world(alpha, beta, alpha_admin_client, alpha_client, beta_admin_client, settings, tmp_path) -> World:
     cache.clear()
     settings.LOCAL_OUTBOX_DIR = tmp_path / "outbox"
     outbox_keys = _local_outbox(settings.LOCAL_OUTBOX_DIR, {"beta": beta.admin_email, "alpha": alpha.admin_email})
+    settings.LOCAL_WEBHOOK_DIR = tmp_path / "webhooks"
+    _local_webhook_request(settings.LOCAL_WEBHOOK_DIR, url=f"https://{BETA_MARK}.example/hook", mark=BETA_MARK)
     now = timezone.now()
     _public_tender(FOREIGN_ID, now)
     _public_tender(COLLIDING_ID, now)

@@ -21,3 +21,7 @@ PORTAL_URL_FORMAT = env_str("PORTAL_URL_FORMAT", "http://{domain}:8000")
 # The demo and its local mail catcher: the catcher files mails here, "Postausgang (lokal)" reads them.
 DEMO_ENABLED = True
 LOCAL_OUTBOX_DIR = LOCAL_DATA_DIR / "outbox"
+# The demo's webhook receiver: its requests are filed here, "Webhook-Empfang (lokal)" reads them. Plain
+# http to 127.0.0.1 is a webhook target here, and only here (production refuses loopback and http).
+LOCAL_WEBHOOK_DIR = LOCAL_DATA_DIR / "webhooks"
+WEBHOOKS_ALLOW_LOOPBACK = True

@@ -1,11 +1,12 @@
-"""Demo-only writes: three saved searches, the demo's initial matches and mails, a local mail route.
+"""Demo-only writes: three saved searches, the demo's initial matches, mails and webhook events, a local mail route.
 
 Why an initial matching at all: a saved search sees only tenders first seen after it was
 saved, so searches made for the demo after its notices were loaded would never match, and
 a newcomer would see no alert. ``demo_initial_alerts_deliver`` therefore counts the demo's
 searches as saved when the load began and runs the product's own matching (``delta_process``)
 once over the loaded tenders, then makes the digest (``digest_create``) and sends everything
-through the real outbox to the local mail catcher. It refuses any schema but the demo's.
+through the real outbox to the local mail catcher; the first search's webhook events go, signed,
+to the local webhook receiver. It refuses any schema but the demo's.
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ from notifications.alerts.deliveries import deliveries_send_due
 from notifications.alerts.digest import digest_create
 from notifications.alerts.selectors import tenant_base_url
 from notifications.alerts.services import delta_process
-from notifications.models import Delivery, DeliveryKind, SavedSearch, TlsMode, TriageStatus
+from notifications.models import Delivery, DeliveryKind, SavedSearch, TlsMode, TriageStatus, Webhook
 from notifications.portal.services import saved_search_create, triage_set
 from notifications.preferences.services import smtp_settings_save, user_preference_ensure
+from notifications.webhooks.delivery import webhook_events_send_due
+from notifications.webhooks.services import webhook_create
 from tenders.filters import TenderFilters
 from tenders.models import Tender
 
@@ -68,6 +71,7 @@ class DemoAlerts:
     delivery_ids: tuple[int, ...]
     sent: int
     failed: int
+    webhook_events_sent: int = 0
 
 
 def _require_demo_tenant() -> None:
@@ -113,6 +117,21 @@ def demo_mail_route_save(*, port: int, from_email: str) -> None:
     )
 
 
+def demo_webhook_ensure(*, owner_email: str, url: str) -> Webhook:
+    """The first demo search's webhook, pointing at the local receiver (idempotent by URL).
+
+    Plain http to 127.0.0.1 passes the target check only where local settings allow loopback
+    webhooks (``WEBHOOKS_ALLOW_LOOPBACK``); production refuses it as before.
+    """
+    _require_demo_tenant()
+    existing = Webhook.objects.filter(url=url).first()
+    if existing is not None:
+        return existing
+    owner = _demo_user(owner_email)
+    search = SavedSearch.objects.get(owner=owner, name=DEMO_SEARCHES[0].name)
+    return webhook_create(saved_search=search, url=url, created_by=owner).webhook
+
+
 def demo_initial_alerts_deliver(
     *, owner_email: str, tender_ids: Sequence[int], now: datetime | None = None
 ) -> DemoAlerts:
@@ -126,11 +145,13 @@ def demo_initial_alerts_deliver(
     if not already:  # one digest for the demo; the regular schedule makes the next ones
         digest_create(preference_id=preference.pk, now=now, base_url=tenant_base_url())
     summary = deliveries_send_due()
+    hooks = webhook_events_send_due()  # to the local receiver, when the demo has its webhook
     return DemoAlerts(
         match_ids=outcome.match_ids,
         delivery_ids=tuple(Delivery.objects.filter(user=user).order_by("pk").values_list("pk", flat=True)),
         sent=summary.sent,
         failed=summary.failed + summary.retrying,
+        webhook_events_sent=hooks.sent,
     )
 
 

@@ -54,7 +54,7 @@ from notifications.webhooks.outcomes import (
     outcome_refused,
 )
 from notifications.webhooks.signing import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signature_header
-from notifications.webhooks.targets import WebhookTargetRefused, webhook_url_check
+from notifications.webhooks.targets import WebhookTargetRefused, webhook_loopback_allowed, webhook_url_check
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +157,7 @@ def webhook_retry_rule() -> RetryRule:
 def _attempt(client: httpx.Client, claimed: _Claimed, rule: RetryRule, rng: random.Random) -> Outcome:
     if claimed.secret is None:
         return outcome_refused(error="Der Signaturschlüssel des Webhooks ist nicht lesbar (Schlüssel entfernt?).")
-    allow_loopback = settings.SOURCES_ALLOW_LOOPBACK
+    allow_loopback = webhook_loopback_allowed()
     try:
         url = webhook_url_check(claimed.url, allow_loopback=allow_loopback, resolver=system_resolver)
     except WebhookTargetRefused as exc:
@@ -205,7 +205,7 @@ def _record_uncertain(claimed: _Claimed) -> None:
 
 def _client() -> httpx.Client:
     return httpx.Client(
-        transport=guarded_transport(resolver=system_resolver, allow_loopback=settings.SOURCES_ALLOW_LOOPBACK),
+        transport=guarded_transport(resolver=system_resolver, allow_loopback=webhook_loopback_allowed()),
         follow_redirects=False,
         trust_env=False,
         timeout=httpx.Timeout(READ_TIMEOUT_SECONDS, connect=CONNECT_TIMEOUT_SECONDS),

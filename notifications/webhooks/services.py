@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.db.models import F, Q, QuerySet
@@ -43,7 +42,7 @@ from notifications.webhooks.payloads import (
     tender_summary,
 )
 from notifications.webhooks.signing import new_signing_secret
-from notifications.webhooks.targets import webhook_url_check
+from notifications.webhooks.targets import webhook_loopback_allowed, webhook_url_check
 from tenders.selectors import tender_representation, tender_with_history
 
 SEND_DUE_TASK_NAME = "notifications.send_due_webhooks"  # notifications.tasks.webhooks.send_due_webhooks_task
@@ -80,7 +79,7 @@ def webhook_create(
         message = "Nur eigene oder geteilte Suchprofile können einen Webhook bekommen."
         raise ApplicationError(fields={"saved_search": message}, code="saved_search")
     # WebhookTargetRefused (an ApplicationError on the "url" field) for a URL we must not call.
-    url = webhook_url_check(url, allow_loopback=settings.SOURCES_ALLOW_LOOPBACK)
+    url = webhook_url_check(url, allow_loopback=webhook_loopback_allowed())
     secret = new_signing_secret()
     with transaction.atomic():
         webhook = Webhook.objects.create(

@@ -8,14 +8,16 @@ and every address the host resolves to must be public (the SSRF guard of
 every delivery; the HTTP transport re-checks at connect time (DNS rebinding).
 
 Limit: plain ``http://`` is accepted only for loopback hosts and only where
-loopback is allowed at all (``SOURCES_ALLOW_LOOPBACK``: tests, local machines),
-because nothing leaves the machine there. Production never allows either.
+loopback is allowed at all (``webhook_loopback_allowed``: ``SOURCES_ALLOW_LOOPBACK`` in
+tests, ``WEBHOOKS_ALLOW_LOOPBACK`` on a local machine for the demo's receiver), because
+nothing leaves the machine there. Production never allows either.
 """
 
 from __future__ import annotations
 
 import ipaddress
 
+from django.conf import settings
 from django.utils.translation import gettext as _
 
 from kernel.errors import ApplicationError
@@ -33,6 +35,11 @@ class WebhookTargetRefused(ApplicationError):
     def __init__(self, message: str, *, retryable: bool = False) -> None:
         super().__init__(message, fields={"url": message})
         self.retryable = retryable
+
+
+def webhook_loopback_allowed() -> bool:
+    """Loopback targets (plain http included): tests, and the local demo's webhook receiver; never production."""
+    return bool(settings.SOURCES_ALLOW_LOOPBACK or getattr(settings, "WEBHOOKS_ALLOW_LOOPBACK", False))
 
 
 def _is_loopback_host(host: str) -> bool:

@@ -4,7 +4,8 @@ Notices: when oeffentlichevergabe.de answers, the most recent closed days of DÖ
 and TED for the same window, with progress bars; always the shipped real sample as well, so
 merging and version history can be seen. The demo tenant's three saved searches are matched
 once against what was loaded (the demo's initial matches), and the resulting alerts and a
-digest go through the real SMTP path to a local mail catcher ("Postausgang (lokal)").
+digest go through the real SMTP path to a local mail catcher ("Postausgang (lokal)"), and the
+first search's webhook events, signed, to a local webhook receiver ("Webhook-Empfang (lokal)").
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from notifications.demo.services import (
     demo_mail_route_save,
     demo_pipeline_seed,
     demo_searches_ensure,
+    demo_webhook_ensure,
 )
+from notifications.demo.webhook_receiver import webhook_receiver_start
 from sources.demo import (
     DEFAULT_DAYS,
     DemoLoad,
@@ -49,6 +52,7 @@ DEMO_PASSWORD = "radar-demo-2026"  # noqa: S105 (demo only, printed to the user)
 OPERATOR_USER = "operator@localhost"
 OPERATOR_PASSWORD = "radar-operator-2026"  # noqa: S105 (demo only, printed to the user)
 DEFAULT_MAIL_PORT = 8025
+DEFAULT_WEBHOOK_PORT = 8026
 
 
 class Command(BaseCommand):
@@ -59,9 +63,22 @@ class Command(BaseCommand):
         parser.add_argument("--days", type=int, default=DEFAULT_DAYS, help="closed days of DÖE/TED to fetch (live)")
         parser.add_argument("--offline", action="store_true", help="do not try the network; load the sample only")
         parser.add_argument("--mail-port", type=int, default=DEFAULT_MAIL_PORT, help="local mail catcher port")
+        parser.add_argument(
+            "--webhook-port", type=int, default=DEFAULT_WEBHOOK_PORT, help="local webhook receiver port"
+        )
         parser.add_argument("--setup-only", action="store_true", help="prepare data and exit without serving")
 
-    def handle(self, *args, port: int, days: int, offline: bool, mail_port: int, setup_only: bool, **options):
+    def handle(
+        self,
+        *args,
+        port: int,
+        days: int,
+        offline: bool,
+        mail_port: int,
+        webhook_port: int,
+        setup_only: bool,
+        **options,
+    ):
         if not getattr(settings, "DEMO_ENABLED", False):
             raise CommandError("The demo runs with local settings only (config.settings.local), never in production.")
         if not 1 <= days <= 31:
@@ -76,7 +93,15 @@ class Command(BaseCommand):
                 "Choose another port with --mail-port."
             ) from exc
         try:
-            self._setup(days=days, offline=offline, mail_port=mail_port)
+            receiver = webhook_receiver_start(folder=settings.LOCAL_WEBHOOK_DIR, port=webhook_port)
+        except OSError as exc:
+            catcher.stop()
+            raise CommandError(
+                f"Cannot start the local webhook receiver on 127.0.0.1:{webhook_port}: {exc}. "
+                "Choose another port with --webhook-port."
+            ) from exc
+        try:
+            self._setup(days=days, offline=offline, mail_port=mail_port, webhook_port=webhook_port)
             url_tenant = f"http://{DEMO_HOST}:{port}/"
             url_public = f"http://localhost:{port}/admin/"
             self.stdout.write(
@@ -84,15 +109,17 @@ class Command(BaseCommand):
                     "\nTender Radar demo is ready.\n"
                     f"  Portal (demo tenant): {url_tenant}  user {DEMO_USER}  password {DEMO_PASSWORD}\n"
                     f"  Local outbox:         {url_tenant}postausgang/  (mails caught on 127.0.0.1:{mail_port})\n"
+                    f"  Webhooks received:    {url_tenant}webhook-empfang/  (receiver on 127.0.0.1:{webhook_port})\n"
                     f"  Operator console:     {url_public}  user {OPERATOR_USER}  password {OPERATOR_PASSWORD}\n"
                 )
             )
             if not setup_only:
                 self._serve(port)
         finally:
+            receiver.stop()
             catcher.stop()
 
-    def _setup(self, *, days: int, offline: bool, mail_port: int) -> None:
+    def _setup(self, *, days: int, offline: bool, mail_port: int, webhook_port: int) -> None:
         self.stdout.write("Migrating shared and tenant schemas …")
         call_command("migrate_schemas", interactive=False, verbosity=0)
         public_tenant_ensure(domain="localhost")
@@ -114,12 +141,14 @@ class Command(BaseCommand):
         with schema_context(DEMO_SCHEMA):
             demo_mail_route_save(port=mail_port, from_email=f"radar@{DEMO_HOST}")
             searches = demo_searches_ensure(owner_email=DEMO_USER, active_since=load_started)
+            demo_webhook_ensure(owner_email=DEMO_USER, url=f"http://127.0.0.1:{webhook_port}/tender-radar")
             self.stdout.write("Initial matching of the demo load (the demo's first matches) …")
             alerts = demo_initial_alerts_deliver(owner_email=DEMO_USER, tender_ids=load.tender_ids)
             pipeline = demo_pipeline_seed(owner_email=DEMO_USER, tender_ids=load.tender_ids)
         self.stdout.write(
             f"{len(searches)} saved searches, {len(alerts.match_ids)} new matches, "
-            f"{alerts.sent} mails delivered to the local outbox"
+            f"{alerts.sent} mails delivered to the local outbox, "
+            f"{alerts.webhook_events_sent} webhook events to the local receiver"
             + (f", {alerts.failed} not delivered (see Einstellungen → Versandprotokoll)" if alerts.failed else "")
             + f"; {pipeline} tenders on the demo pipeline."
         )

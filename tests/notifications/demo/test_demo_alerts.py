@@ -153,13 +153,14 @@ def test_production_never_has_the_demo_nor_the_local_outbox():
     }
     code = (
         "import django; django.setup(); from django.conf import settings as s; "
-        "print(s.DEMO_ENABLED, s.LOCAL_OUTBOX_DIR, s.MAIL_ALLOW_LOOPBACK)"
+        "print(s.DEMO_ENABLED, s.LOCAL_OUTBOX_DIR, s.MAIL_ALLOW_LOOPBACK, "
+        "getattr(s, 'LOCAL_WEBHOOK_DIR', None), getattr(s, 'WEBHOOKS_ALLOW_LOOPBACK', False))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["False", "None", "False"]
+    assert result.stdout.split() == ["False", "None", "False", "None", "False"]
     refused = subprocess.run(
         [sys.executable, "manage.py", "demo", "--setup-only"],
         cwd=settings.BASE_DIR,
