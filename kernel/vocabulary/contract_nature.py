@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 CONTRACT_NATURE_LABELS: dict[str, str] = {
     "works": "Bauleistung",
     "supplies": "Lieferleistung",
@@ -33,3 +35,13 @@ def contract_nature_code(raw: str | None) -> str:
 
 def contract_nature_label(code: str) -> str:
     return CONTRACT_NATURE_LABELS.get(code, "")
+
+
+# Words by which a text states a nature ("Bauleistung", "Lieferung", "Dienstleistungen", "works", …), as
+# opposed to a trade or a work written under the same label ("Malerarbeiten", "Architekt_Objektplanung").
+_NATURE_WORDING = re.compile(r"leistung|lieferung|\b(?:works?|suppl(?:y|ies)|services?|goods)\b", re.IGNORECASE)
+
+
+def states_a_nature(raw: str | None) -> bool:
+    """Whether ``raw`` is worded as a contract nature; a trade named under "Art der Leistung" is not."""
+    return bool(_NATURE_WORDING.search(raw or ""))

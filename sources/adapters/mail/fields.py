@@ -72,6 +72,7 @@ FIELD_LABELS: dict[str, tuple[str, ...]] = {
     "legal_basis": ("rechtsgrundlage", "rechtsrahmen", "vergabeordnung", "verfahrensordnung"),
     "notice_type": ("art der bekanntmachung", "bekanntmachungsart"),
     "nature": ("art der leistung", "art des auftrags", "auftragsart"),
+    "subject": ("auftragsgegenstand", "gegenstand der leistung", "leistungsgegenstand"),
     "period": (
         "voraussichtliche ausführungsfrist",
         "ausführungsfrist",

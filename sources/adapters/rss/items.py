@@ -29,11 +29,11 @@ from typing import Any
 
 from bs4 import BeautifulSoup
 
-from kernel.addresses import bundesland_for_place
+from kernel.addresses import bundesland_for_place, town_in_text
 from kernel.normalise import clean_text
 from kernel.records import Deadline, NoticeKind, NoticeRecord
 from kernel.urls import UrlRefused, parse_url
-from kernel.vocabulary.contract_nature import contract_nature_code
+from kernel.vocabulary.contract_nature import contract_nature_code, states_a_nature
 from kernel.vocabulary.deadlines import DeadlineKind, deadline_label
 from kernel.vocabulary.legal_basis import above_eu_threshold, legal_basis_code, legal_basis_in_text
 from kernel.vocabulary.procedures import procedure_type_code
@@ -111,12 +111,16 @@ def item_record(
     gaps: list[tuple[str, str]] = []
     deadlines = _deadlines(fields, gaps)
     postal_code, town = split_place(fields.get("place"))
+    if not (postal_code or town):
+        postal_code, town = _place_in_subject(fields.get("subject", ""))
     named_land = bundesland_named(town)  # "Erfüllungsort: Bayern" names a Land, not a town
     procedure_text = fields.get("procedure", "")
     procedure = _procedure(procedure_text, gaps)
     legal_basis = _legal_basis(fields, text, gaps)
     nature = contract_nature_code(fields.get("nature"))
-    if fields.get("nature") and not nature:
+    # Berlin's intended limited tenders name the trade under "Art der Leistung" ("Malerarbeiten"): that
+    # is what the work is, not a nature left unread; only a value worded as a nature and not read is.
+    if fields.get("nature") and not nature and states_a_nature(fields["nature"]):
         gaps.append(("nature", f"Art der Leistung {fields['nature']!r} is not in the vocabulary; left empty"))
     kind = _kind(fields, feed_title)
     start, end, duration = _period(fields.get("period", ""), gaps)
@@ -315,3 +319,16 @@ def _absolute(base_url: str, link: Any) -> str:
         return parse_url(link, base=base_url or None).href
     except UrlRefused:
         return link
+
+
+def _place_in_subject(subject: str) -> tuple[str, str]:
+    """(PLZ, town) where the item has no place field but its subject ends in one ("Goethe-Gymnasium, 12205 Berlin").
+
+    Only a German "PLZ Ort" counts; the town ends at a " - " that starts the next part of the subject or at
+    the end of its sentence ("in 10825 Berlin Schöneberg. Die Gerüste …"; "St. Ingbert" keeps its dot).
+    """
+    town, postal_code = town_in_text(subject)
+    if not postal_code:
+        return "", ""
+    town = re.split(r"\s+[-–]\s+|(?<=[a-zäöüß]{4})\.(?:\s|$)", town, maxsplit=1)[0]
+    return postal_code, town.rstrip(" -–")

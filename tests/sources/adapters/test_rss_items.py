@@ -151,3 +151,52 @@ def test_the_summary_names_field_problems_by_field():
     assert run_summary_text(run) == (
         "neu 14, geändert 0, unverändert 0, abgelehnt 0; 14 Veröffentlichungsdaten nicht lesbar, 10 Fristen nicht lesbar"
     )
+
+
+def _item_feed(description: str) -> str:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Bekanntmachungen</title>'
+        "<item><title>Malerarbeiten</title><link>https://vergabe.example/1</link>"
+        f"<description><![CDATA[{description}]]></description></item></channel></rss>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("subject", "place"),
+    [
+        ("Goethe-Gymnasium, 12205 Berlin", ("12205", "Berlin")),
+        ("Brunnenstraße 188-190, 10119 Berlin - Grundinstandsetzung", ("10119", "Berlin")),
+        ("Gymnasium - Erich-Kästner-Straße 52, 12619 Berlin -", ("12619", "Berlin")),
+        ("Salzburger Straße 21 - 25 in 10825 Berlin Schöneberg. Die Gerüste sind …", ("10825", "Berlin Schöneberg")),
+        ("Rathaus, 66386 St. Ingbert", ("66386", "St. Ingbert")),
+        ("Schumannstr. 11-14 A - Lastenaufzug FN 11162", ("", "")),
+    ],
+)
+def test_a_place_is_read_from_the_subject_when_the_item_has_no_place_field(subject, place):
+    parsed = parse_feed(_item_feed(f"Auftragsgegenstand: {subject}<br>Vergabestelle: Bezirksamt"), source="berlin")
+    [record] = parsed.records
+    assert (record.postal_code, record.town) == place
+
+
+def test_a_place_field_wins_over_the_subject():
+    description = "Auftragsgegenstand: Schule, 12205 Berlin<br>Ausführungsort: 14467 Potsdam"
+    [record] = parse_feed(_item_feed(description), source="berlin").records
+    assert (record.postal_code, record.town, record.bundesland) == ("14467", "Potsdam", "Brandenburg")
+
+
+@pytest.mark.parametrize(
+    ("nature", "code", "problem"),
+    [
+        ("Bauleistung", "works", False),
+        ("Dienstleistungen", "services", False),
+        ("Malerarbeiten", "", False),  # a trade: what the work is, not a nature left unread
+        ("Architekt_Objektplanung", "", False),
+        ("Bau- und Dienstleistungen", "", True),  # worded as a nature, and not one the vocabulary reads
+        ("Lieferung und Montage", "", True),
+    ],
+)
+def test_art_der_leistung_is_a_problem_only_when_worded_as_a_nature(nature, code, problem):
+    parsed = parse_feed(_item_feed(f"Art der Leistung: {nature}<br>Vergabestelle: Bezirksamt"), source="berlin")
+    [record] = parsed.records
+    assert record.contract_nature == code
+    assert [p.field for p in parsed.field_problems] == (["nature"] if problem else [])
