@@ -145,6 +145,9 @@ class Tender(models.Model):
         verbose_name_plural = _("Ausschreibungen")
         indexes = [
             GinIndex(fields=["search_vector"], name="tender_search_gin"),
+            # Most searches ask for open tenders: their keywords are looked up among open tenders alone (a
+            # quarter of the full index's size) instead of intersecting every match with every open tender.
+            GinIndex(fields=["search_vector"], name="tender_active_search_gin", condition=Q(status="active")),
             GinIndex(fields=["cpv_codes"], name="tender_cpv_gin"),
             GinIndex(fields=["cpv_divisions"], name="tender_cpv_div_gin"),
             GinIndex(fields=["cpv_prefixes"], name="tender_cpv_prefix_gin"),
