@@ -16,6 +16,7 @@ BENCHMARKS = {
     "e2e": "bench.e2e",
     "pipeline": "bench.pipeline",
     "search": "bench.search",
+    "search_page": "bench.search_page",
     "matching": "bench.matching",
     "market": "bench.market",
     "relevance": "bench.relevance",
