@@ -13,6 +13,7 @@ from django.utils.translation import get_language
 
 from kernel.vocabulary.countries import country_name
 from kernel.vocabulary.nuts import nuts_name
+from notifications.bid_dates import ITEM_LABELS
 from notifications.models import TriageStatus
 from notifications.portal.formatting import deadline_distance, duration_text, notice_text
 from sources.selectors import source_names
@@ -108,3 +109,9 @@ def email_wrapped(value) -> str:
     if not at:
         return format_html('<span class="breakable" title="{}">{}</span>', text, text)
     return format_html('<span class="breakable" title="{}">{}<wbr>@{}</span>', text, local, domain)
+
+
+@register.filter
+def dated_item_label(kind: str, stored: str = "") -> str:
+    """A card's dated item in the reader's language; a history row keeps the label it was written with as fallback."""
+    return str(ITEM_LABELS[kind]) if kind in ITEM_LABELS else stored or kind

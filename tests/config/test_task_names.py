@@ -7,6 +7,7 @@ import pytest
 
 from config.celery import app
 from notifications.alerts.deliveries import SEND_TASK_NAME
+from notifications.bid_cards import SEND_DUE_REMINDERS_TASK_NAME
 from notifications.password_reset.services import TASK_NAME as PASSWORD_RESET_TASK_NAME
 from notifications.preferences.smtp_test import SMTP_TEST_TASK_NAME
 from sources.services import POLL_NOW_TASK_NAME
@@ -28,6 +29,7 @@ def registered() -> set[str]:
         TENANT_TASK_NAME,
         SEND_TASK_NAME,
         PASSWORD_RESET_TASK_NAME,
+        SEND_DUE_REMINDERS_TASK_NAME,
     ],
 )
 def test_a_name_sent_is_a_registered_task(registered, name):

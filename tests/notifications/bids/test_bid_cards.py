@@ -106,7 +106,9 @@ def _moved(record, at):
     return changed_notice(record, deadlines=(Deadline(kind="teilnahmefrist", at=at), record.deadlines[1]))
 
 
-def test_a_card_that_never_saw_the_deadlines_is_told_the_move_from_the_delta_once(alpha):
+def test_a_card_that_never_saw_the_deadlines_is_told_the_move_from_the_delta_once(
+    alpha, django_capture_on_commit_callbacks
+):
     first = (timezone.now() + timedelta(days=10)).replace(second=0, microsecond=0)
     record = _participation_notice(first)
     created = ingest(record)
@@ -115,14 +117,16 @@ def test_a_card_that_never_saw_the_deadlines_is_told_the_move_from_the_delta_onc
     delta = ingest(_moved(record, first + timedelta(days=7)))
     connection.set_tenant(alpha.tenant)
 
-    assert bid_cards_deadlines_move(changed=delta.changed, now=timezone.now()) == 1
+    with django_capture_on_commit_callbacks() as asked:
+        assert bid_cards_deadlines_move(changed=delta.changed, now=timezone.now()) == 1
+    assert len(asked) == 1  # the reminders' run, after commit: one now due at the new date goes out at once
     event = CardEvent.objects.get(card=card, kind=CardEventKind.DEADLINE)
     assert (event.actor, event.data["item"], event.data["label"]) == (None, "teilnahmefrist", "Teilnahmefrist")
     assert event.data["from"] == first.isoformat()
     # The same delta again (matched twice after a crash) and the periodic run tell nothing more.
-    with CaptureQueriesContext(connection) as queries:
+    with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks() as asked_again:
         assert bid_cards_deadlines_move(changed=delta.changed, now=timezone.now()) == 0
-    assert not [q for q in queries.captured_queries if "INSERT" in q["sql"]]
+    assert not [q for q in queries.captured_queries if "INSERT" in q["sql"]] and asked_again == []
     assert bid_card_deadlines_sync(now=timezone.now()) == 0
     assert CardEvent.objects.filter(kind=CardEventKind.DEADLINE).count() == 1
 

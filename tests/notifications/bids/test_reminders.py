@@ -180,6 +180,14 @@ def test_a_newer_notice_moving_the_teilnahmefrist_moves_its_reminders_and_says_s
     participation = next(line for line in items.split("<li>") if line.startswith("Teilnahmefrist:"))
     assert f"verschoben {told}" in participation
     assert "verschoben" not in next(line for line in items.split("<li>") if line.startswith("Angebotsfrist:"))
+    # In English the history names the item in English, although the row was written in German.
+    alpha_client.post("/sprache/", {"language": "en", "next": "/"})
+    english = alpha_client.get(f"/angebote/karte/{card.pk}/").content.decode()
+    moved_en = f"from {first.astimezone(BERLIN):%d.%m.} to {moved.astimezone(BERLIN):%d.%m.}"
+    assert re.search(r'data-testid="card-deadline-moved">([^<]*)<', english).group(1) == (
+        f"Deadline for requests to participate moved {moved_en}"
+    )
+    assert f"moved {moved_en}" in re.search(r'data-testid="card-item-moved">([^<]*)<', english).group(1)
 
 
 @pytest.mark.django_db
