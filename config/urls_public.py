@@ -6,6 +6,7 @@ from django.urls import path
 from django.views.i18n import set_language
 
 from accounts.views import OperatorPasswordView, PublicLandingView
+from config.favicon import favicon
 from config.health import health, health_ready
 from notifications.operator.views import operator_deliveries
 
@@ -16,6 +17,7 @@ admin.site.index_title = "Betriebskonsole"
 urlpatterns = [
     path("", PublicLandingView.as_view(), name="landing"),
     path("healthz", health, name="health"),
+    path("favicon.ico", favicon, name="favicon"),
     # Liveness under both names (monitors know either); readiness only for operators and the health token.
     path("health/", health, name="health_live"),
     path("health/ready/", health_ready, name="health_ready"),

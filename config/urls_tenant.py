@@ -4,10 +4,12 @@ from django.conf import settings
 from django.urls import include, path
 from django.views.i18n import set_language
 
+from config.favicon import favicon
 from config.health import health
 
 urlpatterns = [
     path("healthz", health, name="health"),
+    path("favicon.ico", favicon, name="favicon"),
     # Team actions need the tenant's own data (API keys, calendar, outbox), so the tenant app serves them.
     path("konto/team/", include("notifications.team.urls")),
     # Passwort vergessen mails through the tenant's own mail route, which only the tenant app knows.

@@ -8,6 +8,8 @@ def test_api_root_links_to_docs_schema_and_endpoints(alpha, client):
     assert data["docs"] == "http://alpha.localhost/api/v1/docs/"
     assert data["schema"] == "http://alpha.localhost/api/v1/schema/"
     assert data["endpoints"]["tenders"] == "http://alpha.localhost/api/v1/tenders/"
+    assert data["endpoints"]["board"] == "http://alpha.localhost/api/v1/board/"
+    assert data["endpoints"]["decision_reasons"] == "http://alpha.localhost/api/v1/decision-reasons/"
     assert (
         client.get(data["docs"].removeprefix("http://alpha.localhost"), HTTP_HOST="alpha.localhost").status_code == 200
     )
