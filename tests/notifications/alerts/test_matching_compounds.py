@@ -58,3 +58,16 @@ def test_a_profile_matches_through_the_thesaurus_and_sees_an_edit_at_once(alpha)
     matches_insert(conditions=search_conditions(active_searches()), tender_ids=second.created, now=timezone.now())
     new = set(TenderMatch.objects.values_list("saved_search_id", "tender_id")) - got
     assert new == {(bridges.pk, second.created[0])}
+
+
+def test_a_profile_matches_a_codes_own_label_by_its_parts_not_a_class_label(alpha):
+    # Issue 30: 50334400 sits under 50300000 "… in Verbindung mit Personalcomputern, …"; that class's parts are
+    # not searched, so a telephone system is no "Computer" match. 30213000 "Personalcomputer" is the code's own.
+    delta = ingest(
+        notice(title="Ausstattung Schulungsräume", cpv_codes=("30213000",)),
+        notice(title="Wartung der Telefonanlage", cpv_codes=("50334400",)),
+    )
+    connection.set_tenant(alpha.tenant)
+    computers = saved_search(user(alpha.member_email), name="Computer", q="Computer")
+    matches_insert(conditions=search_conditions(active_searches()), tender_ids=delta.created, now=timezone.now())
+    assert set(TenderMatch.objects.values_list("saved_search_id", "tender_id")) == {(computers.pk, delta.created[0])}
