@@ -39,6 +39,9 @@ DEMO_DATA = Path(__file__).resolve().parent / "demo_data"
 DEMO_FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ted", ("ted_eforms-sdk_cn_24_minimal.xml",)),
     ("ted", ("ted_eforms-sdk_change-cn_24_void.xml",)),
+    # One German procedure as DÖE and TED published it (2026-06-01): one tender with both sources.
+    ("doe", ("ebb72363-832d-4cea-8db6-04999414ea8c-01.xml",)),
+    ("ted", ("ted_00373130-2026.xml",)),
     ("ted", ("ted_search_2026-07.json",)),
     ("doe", ("2026-09-14_ocds.zip", "2026-09-14_eforms.zip")),
 )

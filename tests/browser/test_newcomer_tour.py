@@ -56,7 +56,13 @@ def demo_site(alpha_site, settings, monkeypatch, tmp_path):
         demo_services.demo_pipeline_seed(owner_email=alpha_site.member_email, tender_ids=load.tender_ids)
     assert alerts.sent == 3
     merged = (
-        TenderSource.objects.filter(tender_id__in=load.tender_ids, source="ted", merge_rule="procedure_id")
+        # The German procedure DÖE and TED both published: one tender, two sources.
+        TenderSource.objects.filter(
+            tender_id__in=load.tender_ids,
+            source="ted",
+            merge_rule="procedure_id",
+            tender__procedure_id="1af86e3c-411f-4c2e-aacc-ecac61717472",
+        )
         .values_list("tender_id", flat=True)
         .get()
     )
@@ -137,7 +143,7 @@ def _tour(page, *, base: str, alpha, merged_id: int, screen: str) -> list[str]:
         page.click("[data-testid=filter-toggle]")
     for status in ("expired", "awarded", "cancelled"):
         page.check(f"input[name=status][value={status}]")
-    page.fill("#id_q", "Provision IT Services")
+    page.fill("#id_q", "Hellinganlage Würzburg")
     page.press("#id_q", "Enter")
     page.wait_for_selector("[data-testid=tender-row]")
     shot("2-search")
@@ -148,6 +154,7 @@ def _tour(page, *, base: str, alpha, merged_id: int, screen: str) -> list[str]:
     assert page.locator("[data-testid=history] > li").count() == 2
     assert "gleiche Verfahrens-ID" in page.locator("[data-testid=sources]").inner_text()
     assert "TED – Tenders Electronic Daily" in page.locator("[data-testid=sources]").inner_text()
+    assert "DÖE – Bekanntmachungsservice" in page.locator("[data-testid=sources]").inner_text()
     shot("3-tender-sources-history")
 
     # A new profile from a search, with its preview before saving.

@@ -50,9 +50,7 @@ def test_the_sample_shows_a_merged_tender_with_its_history():
     load = demo_sample_load()
     assert load.mode == "offline" and load.sample_day == date(2026, 9, 14)
     assert set(load.tender_ids) == set(Tender.objects.values_list("pk", flat=True))
-    merged = [t for t in Tender.objects.all() if TenderSource.objects.filter(tender=t).count() >= 2]
-    assert merged, "no tender with two sources"
-    tender = merged[0]
+    tender = Tender.objects.get(procedure_id="4805c409-5939-4be9-8abd-837f7a5fee23")  # the eForms SDK pair
     rules = set(TenderSource.objects.filter(tender=tender).values_list("merge_rule", flat=True))
     # The change notice joined the contract notice it changes (same ContractFolderID, which is tried first).
     assert rules == {"new", "procedure_id"}
@@ -61,6 +59,30 @@ def test_the_sample_shows_a_merged_tender_with_its_history():
     assert tender.status == "cancelled"
     again = demo_sample_load()  # idempotent
     assert again.tender_ids == load.tender_ids
+
+
+@pytest.mark.django_db
+def test_the_sample_shows_a_german_tender_from_doe_and_ted_as_one(alpha_client):
+    """One real procedure of the Wasserstraßen- und Schifffahrtsamt Main, as DÖE and as TED published it."""
+    load = demo_sample_load()
+    german_two_sources = [
+        tender
+        for tender in Tender.objects.filter(pk__in=load.tender_ids).exclude(bundesland="")
+        if set(TenderSource.objects.filter(tender=tender).values_list("source", flat=True)) == {"doe", "ted"}
+    ]
+    assert len(german_two_sources) == 1
+    tender = german_two_sources[0]
+    assert tender.title == "Grundinstandsetzung Hellinganlage am Bauhof Würzburg"
+    assert (tender.bundesland, tender.procedure_id) == ("Bayern", "1af86e3c-411f-4c2e-aacc-ecac61717472")
+    rules = dict(TenderSource.objects.filter(tender=tender).values_list("source", "merge_rule"))
+    assert rules == {"doe": "new", "ted": "procedure_id"}  # TED's notice joined DÖE's by the procedure id
+    # Real dates, kept: published 1 June 2026 on both, tenders due 6 July 2026 10:59 (Berlin).
+    published = set(TenderVersion.objects.filter(tender=tender).values_list("published_at", flat=True))
+    assert {day.astimezone(BERLIN).date() for day in published} == {date(2026, 6, 1)}
+    assert tender.submission_deadline.astimezone(BERLIN) == datetime(2026, 7, 6, 10, 59, tzinfo=BERLIN)
+    page = alpha_client.get(f"/ausschreibung/{tender.pk}/").content.decode()
+    assert "gleiche Verfahrens-ID" in page
+    assert "TED – Tenders Electronic Daily (API v3)" in page and "DÖE – Bekanntmachungsservice" in page
 
 
 @pytest.mark.django_db
