@@ -1,0 +1,150 @@
+"""The labels of the audit's German DÖE notices and their TED twin (labels_doe.json), written by hand from the raw
+files in doe/ before the product read them: the table ``H`` is the hand reading; titles, buyer and supplier names and
+towns are copied out of the files by the plain readers below so they carry no typing errors. Same fields and format
+as labels.json (write_labels.py), plus ``source``: the source whose import reads the file. Imports nothing of the
+product. Run from the repository: ``python tests/data/audit2/write_doe_labels.py``."""
+
+import json
+from pathlib import Path
+from xml.etree import ElementTree
+
+HERE = Path(__file__).resolve().parent
+N = HERE / "doe"
+CBC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2}"
+
+
+def release(name):
+    return json.loads((N / name).read_text(encoding="utf-8"))["releases"][0]
+
+
+def party(rel, role):
+    return next(p for p in rel["parties"] if role in p["roles"])
+
+
+def ocds_strings(name):
+    rel = release(name)
+    return rel["id"], rel["tender"]["title"], rel["buyer"]["name"]
+
+
+def ocds_supplier(name):
+    """The party the release names as supplier: (name, town)."""
+    supplier = party(release(name), "supplier")
+    return supplier["name"], supplier["address"]["locality"]
+
+
+def eforms_strings(name, buyer_path):
+    """(notice id, title, buyer name); ``buyer_path`` is the buyer name's tag path, legacy files inline it."""
+    root = ElementTree.parse(N / name).getroot()
+    notice_id = root.find(f"{CBC}ID").text
+    title = next(el.text for el in root.iter(f"{CBC}Name") if el.text.startswith(("Grund", "Beweis")))
+    return notice_id, " ".join(title.split()), buyer_path(root)
+
+
+def _legacy_buyer(root):
+    return next(el.text for el in root.iter(f"{CBC}Name") if el.text.startswith("Stadt"))
+
+
+def _org_buyer(root):
+    return next(el.text for el in root.iter(f"{CBC}Name") if el.text.startswith("WSA"))
+
+
+# file: (source, notice_type, deadline, participation_deadline, published, procedure_type, main_cpv, nuts, postal_code,
+#        town, bundesland, estimated_value, currency, lots, awards [(lot, supplier?, value, currency, date, tenders,
+#        outcome)]); supplier True = the release's supplier party
+A, C, P = "award", "contract_notice", "prior_information"
+# fmt: off
+H = {
+ # BAFA: place of performance only as the text "Frankfurt" (no address): no town; no NUTS anywhere, so the Land is the
+ # buyer's seat, Eschborn 65760 (Hessen). "Public announcement" = Öffentliche Ausschreibung.
+ "ocds_05cd6718-9c1c-4b66-b15f-01c8c50bbb00.json": ("doe", C, None, None, "2026-08-17", "public_tender", "79950000", [], "", "", "Hessen", None, None, 1, []),
+ # LKN.SH: three lots, places Husum (lots 1, 2) and Meldorf (lot 3); the first place gives PLZ and town.
+ "ocds_005ae5b2-fb8a-4378-8177-2b79c97f8ecb.json": ("doe", C, None, None, "2026-08-20", "open", "34100000", ["DEF05", "DEF07"], "25813", "Husum, Nordsee", "Schleswig-Holstein", None, None, 3, []),
+ # Oberstaufen: each lot's award names both suppliers (a framework with two); the contracts name both lots each and
+ # are linked to no award (awardID CON-000x), so no contract value belongs to one lot: lot 1 has no value, lot 2 the
+ # award's 15,801 EUR. numberOfTenderers (2) is the procedure's, not a lot's: no per-lot count.
+ "ocds_00d5b466-e4e2-446a-ab43-3599854af4f6.json": ("doe", A, None, None, "2026-08-13", "open", "34144211", ["DE27E"], "87534", "Oberstaufen", "Bayern", "1065000", "EUR", 2,
+    [("LOT-0001", "Magirus GmbH", None, None, "2026-07-16", None, "awarded"),
+     ("LOT-0001", "Fischer Feuerlösch- und Arbeitsschutzgeräte GmbH", None, None, "2026-07-16", None, "awarded"),
+     ("LOT-0002", "Magirus GmbH", "15801", "EUR", "2026-07-16", None, "awarded"),
+     ("LOT-0002", "Fischer Feuerlösch- und Arbeitsschutzgeräte GmbH", "15801", "EUR", "2026-07-16", None, "awarded")]),
+ # SPSG: the award names no supplier, the parties do (role supplier); the award's value 280,483.20 EUR is the winning
+ # tender's, the contract states 82,420.61 EUR (read as a doubt, see AUDIT.md); signed 2026-08-12T22:00Z = 13.08.
+ "ocds_0009e1d7-b1e4-4504-b545-815b3128eb4a.json": ("doe", A, None, None, "2026-08-20", "open", "45240000", ["DE404"], "14471", "Potsdam", "Brandenburg", None, None, 1,
+    [("LOT-0001", True, "280483.2", "EUR", "2026-08-13", 1, "awarded")]),
+ # BSH: planning = prior information; the place is the North Sea EEZ with region DE600 (Hamburg), no town.
+ "ocds_01ef18d3-279f-4728-8ace-4dab901f7f88.json": ("doe", P, None, None, "2026-08-21", "negotiated_with_call", "90710000", ["DE600"], "", "", "Hamburg", None, None, 1, []),
+ # Bundesbank, no tag: additional works on an awarded contract (a modification) = change; no procedure, no CPV, no
+ # place (the Land is the buyer's seat, Frankfurt DE712); the contractor restated with its signature day; the
+ # contract's 0 EUR is no amount.
+ "ocds_000de2e8-3787-4a9d-9411-951f5405e945.json": ("doe", "change", None, None, "2026-08-19", "", None, [], "", "", "Hessen", None, None, 1,
+    [("LOT-0000", True, None, None, "2026-06-23", 1, "awarded")]),
+ # Studierendenwerk Mannheim: supplier only in the parties; no value anywhere.
+ "ocds_000a9a87-3ab4-41c8-90a9-c8b8c6601028.json": ("doe", A, None, None, "2026-08-04", "negotiated_with_call", "45214700", ["DE126"], "68165", "Mannheim", "Baden-Württemberg", None, None, 1,
+    [("LOT-0000", True, None, None, "2026-07-03", 1, "awarded")]),
+ # Welthungerhilfe: delivery in Zimbabwe (abroad: no Land); the value in USN (ISO 4217, US dollar next day) as stated.
+ "ocds_023e960d-745b-40f5-926d-8a13d0b3de9e.json": ("doe", C, None, None, "2026-08-06", "negotiated_with_call", "34100000", [], "", "", "", "200000", "USN", 1, []),
+ # BITMARCK: no place ("richtet sich nach dem Vertragswerk"): the Land is the buyer's seat, Essen DEA13.
+ "ocds_00477577-8fb1-49b6-b1e7-a85437b13f27.json": ("doe", A, None, None, "2026-08-07", "open", "72260000", [], "", "", "Nordrhein-Westfalen", "9900000", "EUR", 1,
+    [("LOT-0001", True, None, None, "2026-07-27", 1, "awarded")]),
+ # Elmshorn, DÖE's legacy eForms (sdk 0.1): no publication date, requested for 14.09.; the PLZ stands in the town
+ # field ("25335 Elmshorn"); NUTS given only as DEF (Land level); de-open = Öffentliche Ausschreibung.
+ "ov_eforms_relevado.xml": ("doe", C, "2026-10-06T10:00:00+02:00", None, "2026-09-14", "public_tender", "71300000", ["DEF"], "25335", "Elmshorn", "Schleswig-Holstein", None, None, 1, []),
+ # WSA Würzburg on TED (373130-2026, published 01.06.2026); its DÖE twin below is the same notice (same notice id and
+ # procedure id) and must be the same tender.
+ "ted-cn-00373130-2026.xml": ("ted", C, "2026-07-06T10:59:00+02:00", None, "2026-06-01", "open", "45241500", ["DE263"], "97084", "Würzburg", "Bayern", None, None, 2, []),
+}
+SAME_TENDER = {"doe-cn-ebb72363-832d-4cea-8db6-04999414ea8c-01.xml": ("doe", "ted-cn-00373130-2026.xml")}
+# fmt: on
+
+labels = {}
+for name, (source, kind, dl, part, pub, ptype, cpv, nuts, plz, town, land, value, cur, lots, awards) in H.items():
+    if name.endswith(".json"):
+        notice_id, title, buyer = ocds_strings(name)
+        number = None
+    else:
+        notice_id, title, buyer = eforms_strings(name, _org_buyer if name.startswith("ted") else _legacy_buyer)
+        number = "373130-2026" if name.startswith("ted") else None
+    rows = []
+    for lot, supplier, val, curr, day, received, outcome in awards:
+        supplier, stown = ocds_supplier(name) if supplier is True else (supplier, None)
+        if stown is None:
+            rel = release(name)
+            stown = next(p["address"]["locality"] for p in rel["parties"] if p["name"] == supplier)
+        rows.append(
+            {
+                "lot": lot,
+                "supplier": supplier,
+                "town": stown,
+                "value": val,
+                "currency": curr,
+                "date": day,
+                "tenders_received": received,
+                "outcome": outcome,
+            }
+        )
+    labels[name] = {
+        "source": source,
+        "publication_number": number,
+        "notice_id": notice_id,
+        "notice_type": kind,
+        "title": title,
+        "buyer": buyer,
+        "deadline": dl,
+        "participation_deadline": part,
+        "published": pub,
+        "procedure_type": ptype,
+        "main_cpv": cpv,
+        "nuts": sorted(nuts),
+        "postal_code": plz,
+        "town": town,
+        "bundesland": land,
+        "estimated_value": value,
+        "currency": cur,
+        "lots": lots,
+        "awards": rows,
+    }
+for name, (source, other) in SAME_TENDER.items():
+    notice_id = ElementTree.parse(N / name).getroot().find(f"{CBC}ID").text
+    labels[name] = {"source": source, "publication_number": None, "notice_id": notice_id, "same_tender_as": other}
+(HERE / "labels_doe.json").write_text(json.dumps(labels, ensure_ascii=False, indent=1) + "\n")
+print(len(labels), sum(len(v.get("awards", ())) for v in labels.values()))
