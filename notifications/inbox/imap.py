@@ -261,7 +261,8 @@ class MailboxReader:
         except SsrfRefused as exc:
             raise MailboxError(
                 f"Der IMAP-Server {host} zeigt auf eine nicht öffentliche Adresse ({exc.address}, {exc.category}); "
-                "aus Sicherheitsgründen verbindet sich Tender Radar nur mit öffentlichen Servern."
+                "aus Sicherheitsgründen verbindet sich Tender Radar nur mit öffentlichen Servern "
+                "und mit internen, die der Betreiber der Plattform freigegeben hat."
             ) from exc
         except ResolutionFailed as exc:
             raise MailboxError(f"Der IMAP-Server {host} ist nicht auflösbar: {exc.message}") from exc

@@ -55,6 +55,8 @@ def mail_host_check(
         raise _host_refused(
             _("Der Server %(host)s liegt in einem internen Netz (%(category)s) und ist nicht erlaubt.")
             % {"host": host, "category": exc.category}
+            + " "
+            + _("Interne Mailserver gibt der Betreiber der Plattform frei; bitte dort nachfragen.")
         ) from exc
     except ResolutionFailed as exc:
         raise _host_refused(_("Der Server %(host)s lässt sich nicht auflösen.") % {"host": host}) from exc
