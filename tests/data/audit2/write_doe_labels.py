@@ -10,7 +10,6 @@ from xml.etree import ElementTree
 
 HERE = Path(__file__).resolve().parent
 N = HERE / "doe"
-CBC = "{urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2}"
 
 
 def release(name):
@@ -32,25 +31,48 @@ def ocds_supplier(name):
     return supplier["name"], supplier["address"]["locality"]
 
 
-def eforms_strings(name, buyer_path):
-    """(notice id, title, buyer name); ``buyer_path`` is the buyer name's tag path, legacy files inline it."""
+def kids(el, name):
+    return [c for c in el if c.tag.rsplit("}", 1)[-1] == name]
+
+
+def path(el, steps):
+    found = [el]
+    for step in steps.split("/"):
+        found = [c for x in found for c in kids(x, step)]
+    return found
+
+
+def text(el, steps):
+    found = path(el, steps)
+    return " ".join((found[0].text or "").split()) if found else ""
+
+
+def eforms_strings(name):
+    """(notice id, title, buyer name): the procedure's name; the buyer inline (DÖE's legacy files) or by its ORG id."""
     root = ElementTree.parse(N / name).getroot()
-    notice_id = root.find(f"{CBC}ID").text
-    title = next(el.text for el in root.iter(f"{CBC}Name") if el.text.startswith(("Grund", "Beweis")))
-    return notice_id, " ".join(title.split()), buyer_path(root)
+    party = path(root, "ContractingParty/Party")[0]
+    buyer = text(party, "PartyName/Name") or org(root, text(party, "PartyIdentification/ID"))[0]
+    return text(root, "ID"), text(root, "ProcurementProject/Name"), buyer
 
 
-def _legacy_buyer(root):
-    return next(el.text for el in root.iter(f"{CBC}Name") if el.text.startswith("Stadt"))
+def org(root, org_id):
+    """(name, town) of an organisation of the eForms extension."""
+    for company in path(root, "UBLExtensions/UBLExtension/ExtensionContent/EformsExtension/Organizations/Organization/Company"):
+        if text(company, "PartyIdentification/ID") == org_id:
+            return text(company, "PartyName/Name"), text(company, "PostalAddress/CityName")
+    raise KeyError(org_id)
 
 
-def _org_buyer(root):
-    return next(el.text for el in root.iter(f"{CBC}Name") if el.text.startswith("WSA"))
+def eforms_supplier(name, org_id):
+    root = ElementTree.parse(N / name).getroot()
+    if org_id == "WinningParty":  # legacy: the winner inline in the TenderResult
+        return text(root, "TenderResult/WinningParty/Party/PartyName/Name"), None
+    return org(root, org_id)
 
 
 # file: (source, notice_type, deadline, participation_deadline, published, procedure_type, main_cpv, nuts, postal_code,
 #        town, bundesland, estimated_value, currency, lots, awards [(lot, supplier?, value, currency, date, tenders,
-#        outcome)]); supplier True = the release's supplier party
+#        outcome)]); supplier True = the release's supplier party, for XML an ORG id or "WinningParty" (legacy inline)
 A, C, P = "award", "contract_notice", "prior_information"
 # fmt: off
 H = {
@@ -92,7 +114,27 @@ H = {
  # WSA Würzburg on TED (373130-2026, published 01.06.2026); its DÖE twin below is the same notice (same notice id and
  # procedure id) and must be the same tender.
  "ted-cn-00373130-2026.xml": ("ted", C, "2026-07-06T10:59:00+02:00", None, "2026-06-01", "open", "45241500", ["DE263"], "97084", "Würzburg", "Bayern", None, None, 2, []),
+ # VGem Volkach, legacy: the buyer's name field carries its whole contact block (the name is "VGem Volkach"); the
+ # Angebotsfrist as stated, 13.08. 00:00; no CPV; NUTS DE2 (Land level); PLZ in the town field.
+ "sdk-0.1-numeric-cn-25599482-1.xml": ("doe", C, "2026-08-13T00:00:00+02:00", None, "2026-07-17", "limited_tender", None, ["DE2"], "97334", "Sommerach", "Bayern", None, None, 1, []),
+ # Kreis Pinneberg, legacy award: the result states only the award day, no winner: one row awarded to nobody named.
+ # The place "25421 Am Rathaus, Pinneberg" is in Schleswig-Holstein; its NUTS "DE1" (Baden-Württemberg) is wrong
+ # and kept as published in the NUTS list, the Land follows the PLZ.
+ "sdk-0.1-can-awarddate-only-19191760-1.xml": ("doe", A, None, None, "2023-01-04", "", "79000000", ["DE1"], "25421", "Pinneberg", "Schleswig-Holstein", None, None, 1,
+    [("LOT-0000", None, None, None, "2023-01-04", None, "awarded")]),
+ # Planungsamt der Bundeswehr, legacy award: no place (the Land is the buyer's seat, Berlin); the winner named as
+ # "1. Firma: IABG mbH" with no address (the Bonn address nested in it is the eSender's); its award day 01.01.2000
+ # is a stand-in, no date.
+ "sdk-0.1-uuid-can-427d4645-163c-419d-93a9-5f5ce05ff9b7-1.xml": ("doe", A, None, None, "2023-01-30", "negotiated_award", None, [], "", "", "Berlin", None, None, 1,
+    [("LOT-0000", "WinningParty", None, None, None, None, "awarded")]),
+ # WSA Elbe, eForms-DE award: the estimate "1 EUR" is a stand-in, no value; the place's town field says "Standort
+ # der beauftragten Werft" (no town), PLZ 17192 and DE80J are real; the contract signed 19.06.2026, the result's
+ # award day 01.01.2000 a stand-in.
+ "eforms-de-2.1-can-15063f7d-0f02-42f6-960a-96e35c9cc374-01.xml": ("doe", A, None, None, "2026-07-16", "open", "50241100", ["DE80J"], "17192", "", "Mecklenburg-Vorpommern", None, None, 1,
+    [("LOT-0000", "ORG-0002", "361060.5", "EUR", "2026-06-19", 1, "awarded")]),
 }
+# The name proper where the buyer's name field carries more (read by hand; the field's own text is in the file).
+BUYER = {"sdk-0.1-numeric-cn-25599482-1.xml": "VGem Volkach"}
 SAME_TENDER = {"doe-cn-ebb72363-832d-4cea-8db6-04999414ea8c-01.xml": ("doe", "ted-cn-00373130-2026.xml")}
 # fmt: on
 
@@ -102,12 +144,16 @@ for name, (source, kind, dl, part, pub, ptype, cpv, nuts, plz, town, land, value
         notice_id, title, buyer = ocds_strings(name)
         number = None
     else:
-        notice_id, title, buyer = eforms_strings(name, _org_buyer if name.startswith("ted") else _legacy_buyer)
+        notice_id, title, buyer = eforms_strings(name)
+        buyer = BUYER.get(name, buyer)
         number = "373130-2026" if name.startswith("ted") else None
     rows = []
     for lot, supplier, val, curr, day, received, outcome in awards:
-        supplier, stown = ocds_supplier(name) if supplier is True else (supplier, None)
-        if stown is None:
+        if name.endswith(".xml"):
+            supplier, stown = eforms_supplier(name, supplier) if supplier else (None, None)
+        elif supplier is True:
+            supplier, stown = ocds_supplier(name)
+        else:
             rel = release(name)
             stown = next(p["address"]["locality"] for p in rel["parties"] if p["name"] == supplier)
         rows.append(
@@ -144,7 +190,7 @@ for name, (source, kind, dl, part, pub, ptype, cpv, nuts, plz, town, land, value
         "awards": rows,
     }
 for name, (source, other) in SAME_TENDER.items():
-    notice_id = ElementTree.parse(N / name).getroot().find(f"{CBC}ID").text
+    notice_id = text(ElementTree.parse(N / name).getroot(), "ID")
     labels[name] = {"source": source, "publication_number": None, "notice_id": notice_id, "same_tender_as": other}
 (HERE / "labels_doe.json").write_text(json.dumps(labels, ensure_ascii=False, indent=1) + "\n")
 print(len(labels), sum(len(v.get("awards", ())) for v in labels.values()))
