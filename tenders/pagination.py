@@ -86,6 +86,8 @@ class BoundedCountPaginator:
     """
 
     exact_up_to = 1000
+    # 10,000 rows: a deeper page is the CSV export's job, since OFFSET reads every row before it.
+    max_pages = 400
     is_estimate = False
 
     def __init__(self, object_list, per_page: int, *, count_basis: QuerySet):
@@ -118,7 +120,7 @@ class BoundedCountPaginator:
 
     def get_page(self, number, *, clamped: bool = False) -> BoundedPage:
         try:
-            number = max(1, int(number))
+            number = min(max(1, int(number)), self.max_pages)
         except (TypeError, ValueError):
             number = 1
         start = (number - 1) * self.per_page
@@ -127,12 +129,15 @@ class BoundedCountPaginator:
             self._count = rows[0].bounded_hits
         elif number == 1:
             self._count = 0
-        elif self.count and not clamped:
-            # Past the end: the last page, as Django's get_page does; past the bound only the page that
-            # holds the bound is known to exist (a relevance list ends there).
-            last = -(-self.count // self.per_page) if not self.is_lower_bound else self.exact_up_to // self.per_page
-            return self.get_page(last, clamped=True)
-        return BoundedPage(rows[: self.per_page], number, self, has_next=len(rows) > self.per_page)
+        elif not clamped:
+            # Past the end: the last page, as Django's get_page does. The rows before this page are counted,
+            # at most ``max_pages`` pages of them (a relevance list ends after its candidates).
+            reached = self.count_basis.values("pk")[:start].count()
+            self._count = min(reached, self.exact_up_to + 1)
+            if reached:
+                return self.get_page(-(-reached // self.per_page), clamped=True)
+        has_next = len(rows) > self.per_page and number < self.max_pages
+        return BoundedPage(rows[: self.per_page], number, self, has_next=has_next)
 
 
 class BoundedPage:

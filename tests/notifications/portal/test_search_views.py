@@ -143,6 +143,20 @@ def test_big_results_are_counted_up_to_a_bound_and_paged_beyond(alpha_client, db
     assert "1 Ausschreibung gefunden" in exact and "Mehr als" not in exact
 
 
+def test_paging_ends_at_the_deepest_page_offered(alpha_client, db, monkeypatch):
+    from tenders.pagination import BoundedCountPaginator
+
+    monkeypatch.setattr(BoundedCountPaginator, "max_pages", 1)  # deeper pages are the CSV export's job
+    notices_ingest(
+        records=[NoticeRecordFactory(title=f"Pflasterarbeiten Los {n}") for n in range(30)],
+        now=timezone.now(),
+        use_fingerprint=False,
+    )
+    response = alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "order": "published", "page": "2"})
+    assert response.context["page"].number == 1 and len(response.context["page"].object_list) == 25
+    assert 'rel="next"' not in response.content.decode()
+
+
 def test_more_than_a_thousand_hits_are_not_counted_a_thousand_are(alpha_client, db):
     now = timezone.now()
     records = [
