@@ -89,14 +89,17 @@ class Highlighter:
 
     def prepare(self, texts: Iterable[str]) -> None:
         """Decide every word of ``texts`` in one query (words that cannot hit are never stemmed)."""
-        if not self._every:
-            return
-        pending = {w.casefold() for text in texts for w in text_words(text)} - self._found.keys()
+        highlighters_prepare([self], texts)
+
+    def _pending(self, words_: set[str]) -> tuple[set[str], dict[str, tuple[str, ...]]]:
+        """Of ``words_``, those not decided yet that may hit, with their compound parts; the rest are decided."""
+        pending = words_ - self._found.keys()
         candidates = {w for w in pending if self._candidate(w)}
         for word in pending - candidates:
             self._found[word] = self._whole[word] = frozenset()
-        parts = {word: word_parts(word) for word in candidates}
-        stems = _stems(candidates | {p for ps in parts.values() for p in ps})
+        return candidates, {word: word_parts(word) for word in candidates}
+
+    def _decide(self, candidates: set[str], parts: dict[str, tuple[str, ...]], stems: dict[str, frozenset[str]]):
         for word in candidates:
             carried = stems.get(word, frozenset()).union(*(stems.get(part, frozenset()) for part in parts[word]))
             self._found[word] = carried & self._every
@@ -139,6 +142,19 @@ class Highlighter:
         if end < len(pieces):
             window.append((" …", False))
         return _merged(window)
+
+
+def highlighters_prepare(highlighters: Iterable[Highlighter], texts: Iterable[str]) -> None:
+    """``prepare`` for several highlighters over the same texts (a tender's "Warum gefunden" for each profile
+    that matched it): every word any of them may hit is stemmed in one query."""
+    active = [highlighter for highlighter in highlighters if highlighter._every]
+    if not active:
+        return
+    words_ = {w.casefold() for text in texts for w in text_words(text)}
+    pending = [highlighter._pending(words_) for highlighter in active]
+    stems = _stems({w for candidates, parts in pending for w in candidates | {p for ps in parts.values() for p in ps}})
+    for highlighter, (candidates, parts) in zip(active, pending, strict=True):
+        highlighter._decide(candidates, parts, stems)
 
 
 def _merged(segments: Iterable[Segment]) -> tuple[Segment, ...]:

@@ -13,14 +13,14 @@ The result is plain data (``MatchReasons.as_json``) for the API and the mails; p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
 from kernel.vocabulary.cpv import cpv_indexed_ancestors, cpv_label, cpv_prefix
 from kernel.vocabulary.search_words import text_words
 from tenders.filters import TenderFilters
 from tenders.fulltext import KeywordQuery
-from tenders.highlighting import Highlighter
+from tenders.highlighting import Highlighter, highlighters_prepare
 
 # Fields the keywords search, in the order they weigh (SEARCH_VECTOR_EXPRESSION: title A, buyer B,
 # description C, lot titles and CPV labels D).
@@ -189,4 +189,22 @@ def match_reasons(
             filters=_filter_values(filters, tender),
         )
         for tender in tenders
+    }
+
+
+def match_reasons_by_filters(
+    *, filters_by_key: Mapping[Hashable, TenderFilters], tender, language: str = "de"
+) -> dict[Hashable, MatchReasons]:
+    """One tender's reasons under several filters (each profile that matched it), by the caller's keys.
+
+    Each filter's keywords are compiled once (a query each); the tender's words are stemmed once for all.
+    """
+    highlighters = {key: Highlighter(filters.q) for key, filters in filters_by_key.items() if filters.q}
+    texts = [text for group in _field_texts(tender, "description").values() for text, _parts in group]
+    highlighters_prepare(highlighters.values(), texts)
+    return {
+        key: match_reasons(filters=filters, tenders=[tender], language=language, highlighter=highlighters.get(key))[
+            tender.pk
+        ]
+        for key, filters in filters_by_key.items()
     }

@@ -15,7 +15,7 @@ from django.utils.translation import get_language
 from notifications.models import SavedSearch, Triage
 from notifications.visibility import saved_search_visible
 from tenders.filters import FilterError, TenderFilters, effective_filters
-from tenders.match_reasons import MatchReasons, match_reasons
+from tenders.match_reasons import MatchReasons, match_reasons_by_filters
 from tenders.models import Tender
 from tenders.selectors import tender_history_prefetches
 
@@ -52,11 +52,8 @@ def tender_view(*, user: AbstractBaseUser, tender_id: int) -> TenderView:
             readable[profile.pk] = effective_filters(TenderFilters.from_json(profile.filters))
         except FilterError:
             continue
-    language = get_language() or "de"
-    reasons = {
-        pk: match_reasons(filters=filters, tenders=[tender], language=language)[tender.pk]
-        for pk, filters in readable.items()
-    }
+    # Each profile's keywords are compiled once; the tender's words are stemmed once for all profiles.
+    reasons = match_reasons_by_filters(filters_by_key=readable, tender=tender, language=get_language() or "de")
     return TenderView(tender, triage, profiles, reasons)
 
 

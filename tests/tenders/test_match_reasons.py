@@ -113,3 +113,19 @@ def test_a_label_counts_as_the_search_holds_it_the_codes_own_by_its_parts_a_clas
     # a class label's whole words still count
     by_word = match_reasons(filters=TenderFilters(q="Büromaschinen"), tenders=[telephone])[telephone.pk]
     assert by_word.words == (WordHits(field="cpv_labels", words=("Büromaschinen",)),)
+
+
+def test_several_profiles_share_one_stemming_of_the_tender(tenders, django_assert_num_queries):
+    from tenders.match_reasons import match_reasons_by_filters
+
+    tender = tenders["cleaning"]
+    filters = {
+        "reinigung": TenderFilters(q="Reinigung"),
+        "rathaus": TenderFilters(q="Rathaus Sanitär"),
+        "land": TenderFilters(bundesland=("Schleswig-Holstein",)),  # no keywords: nothing to compile or stem
+    }
+    expected = {key: _reasons(one, tender) for key, one in filters.items()}
+    with django_assert_num_queries(2 + 1):  # each profile's keywords once, the tender's words once for all
+        together = match_reasons_by_filters(filters_by_key=filters, tender=tender)
+    assert together == expected
+    assert {hit.field for hit in together["rathaus"].words} >= {"title", "description"}
