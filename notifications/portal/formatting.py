@@ -86,6 +86,7 @@ CHANGE_LABELS = {
     "contract_start": gettext_lazy("Ausführungsbeginn"),
 }
 _DATETIME_FIELDS = {"submission_deadline", "questions_deadline"}
+_DATE_FIELDS = {"contract_start"}  # a day, stored as "2026-10-01": shown as the reader's date, never as ISO
 NOTICE_KIND_LABELS = {
     "prior_information": gettext_lazy("Vorinformation"),
     "contract_notice": gettext_lazy("Auftragsbekanntmachung"),
@@ -223,6 +224,11 @@ def _change_value(name: str, raw):
             return datetime.fromisoformat(str(raw))
         except ValueError:
             return str(raw)
+    if name in _DATE_FIELDS:
+        try:
+            return date.fromisoformat(str(raw)[:10])
+        except ValueError:
+            return str(raw)
     if name == "estimated_value":
         try:
             return Decimal(str(raw))
@@ -270,9 +276,10 @@ def change_lines(changes: Mapping | None) -> list[ChangeLine]:
         if name == "deadlines":
             lines += _deadline_lines(pair, changes)
             continue
-        kind = "datetime" if name in _DATETIME_FIELDS else "money" if name == "estimated_value" else "text"
+        moment = name in _DATETIME_FIELDS or name in _DATE_FIELDS
+        kind = "datetime" if moment else "money" if name == "estimated_value" else "text"
         old, new = _change_value(name, pair[0]), _change_value(name, pair[1])
-        if kind == "datetime" and not all(v is None or isinstance(v, datetime) for v in (old, new)):
+        if kind == "datetime" and not all(v is None or isinstance(v, date) for v in (old, new)):
             kind = "text"
         if kind == "money" and not all(v is None or isinstance(v, Decimal) for v in (old, new)):
             kind = "text"

@@ -262,3 +262,14 @@ def test_a_moved_deadline_of_the_list_is_one_dated_line_and_the_tenders_own_fiel
         ("deadlines", "Fragenfrist (LOT-0002)", "datetime", datetime(2026, 9, 20, 12, 0, tzinfo=BERLIN), None),
     ]
     assert change_lines({"deadlines": ["kaputt", [{"kind": "teilnahmefrist", "at": "nie"}, "x"]]}) == []
+
+
+def test_a_moved_contract_start_is_a_date_not_iso_text():
+    from datetime import date
+
+    from notifications.portal.formatting import change_lines
+
+    [line] = change_lines({"contract_start": ["2026-10-01", "2026-11-15"]})
+    assert (line.label, line.kind, line.old, line.new) == ("Ausführungsbeginn", "datetime", date(2026, 10, 1), date(2026, 11, 15))
+    [broken] = change_lines({"contract_start": ["demnächst", None]})
+    assert (broken.kind, broken.old, broken.new) == ("text", "demnächst", None)
