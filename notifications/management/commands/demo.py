@@ -26,6 +26,7 @@ from tqdm import tqdm
 
 from accounts.selectors import tenant_exists
 from accounts.services import operator_ensure, public_tenant_ensure, tenant_create
+from config.email_url import email_config
 from config.embedded import embedded_database_stop
 from notifications.demo.mailcatcher import mail_catcher_start
 from notifications.demo.services import (
@@ -92,6 +93,7 @@ class Command(BaseCommand):
                 f"Cannot start the local mail catcher on 127.0.0.1:{mail_port}: {exc}. "
                 "Choose another port with --mail-port."
             ) from exc
+        self._platform_mail_to_catcher(mail_port)
         try:
             receiver = webhook_receiver_start(folder=settings.LOCAL_WEBHOOK_DIR, port=webhook_port)
         except OSError as exc:
@@ -176,6 +178,16 @@ class Command(BaseCommand):
             sample_day=sample.sample_day,
             problems=live.problems + sample.problems,
         )
+
+    def _platform_mail_to_catcher(self, mail_port: int) -> None:
+        """The platform's own mails (invitations, password links) go to the catcher too, so the demo shows them
+        in "Postausgang (lokal)" beside the tenant's; an EMAIL_URL the user set is left alone. Children inherit it."""
+        if os.environ.get("EMAIL_URL", "console://") != "console://":
+            return
+        url = f"smtp://127.0.0.1:{mail_port}?starttls=off"
+        os.environ["EMAIL_URL"] = url
+        for name, value in email_config(url).settings().items():
+            setattr(settings, name, value)
 
     def _serve(self, port: int) -> None:
         manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]

@@ -184,3 +184,28 @@ def test_the_outbox_shows_a_mails_utc_date_in_local_time(alpha, alpha_client, se
     page = alpha_client.get("/postausgang/").content.decode()
     assert "01.12.2026 17:05" in page and "16:05" not in page
     assert "15.09.2026 09:30" in page
+
+
+def test_the_demo_sends_the_platforms_own_mails_to_its_catcher(demo_in_alpha, monkeypatch):
+    """Invitations and password links (the platform's mail, not the tenant's route) show in the local outbox too."""
+    from django.core.mail import send_mail
+
+    from notifications.management.commands.demo import Command
+
+    alpha, port = demo_in_alpha
+    names = ("EMAIL_BACKEND", "EMAIL_HOST", "EMAIL_PORT", "EMAIL_HOST_USER", "EMAIL_HOST_PASSWORD", "EMAIL_USE_TLS")
+    names += ("EMAIL_USE_SSL", "EMAIL_TIMEOUT")
+    before = {name: getattr(settings, name) for name in names}
+    try:
+        monkeypatch.setenv("EMAIL_URL", "smtp://mail.example:587")
+        Command()._platform_mail_to_catcher(port)
+        assert os.environ["EMAIL_URL"] == "smtp://mail.example:587" and settings.EMAIL_HOST == before["EMAIL_HOST"]
+        monkeypatch.delenv("EMAIL_URL")
+        Command()._platform_mail_to_catcher(port)
+        assert os.environ["EMAIL_URL"] == f"smtp://127.0.0.1:{port}?starttls=off"
+        send_mail("Einladung zu Tender Radar", "Bitte Passwort wählen.", None, [alpha.member_email])
+    finally:
+        for name, value in before.items():
+            setattr(settings, name, value)
+    [mail] = outbox_mails(recipients=[alpha.member_email])
+    assert mail.subject == "Einladung zu Tender Radar"
