@@ -17,6 +17,11 @@ _CONTACT_START = re.compile(
     re.IGNORECASE,
 )
 _STREET_START = re.compile(rf"[\s,;]+{_STREET}\s*\d", re.IGNORECASE)
+# A street without a house number: named with a preposition ("Am Rathaus", "In der Aue") or by a street word.
+_STREET_WITHOUT_NUMBER = re.compile(
+    rf"^(?:(?:am|an\s+de[mnr]|auf\s+de[mnr]|im|in\s+de[mnr]|zum|zur|beim|hinter\s+de[mnr]|vor\s+de[mnr])\s+\S.*|.*{_STREET})$",
+    re.IGNORECASE,
+)
 # "13187 Berlin", "13187, Berlin" (Vergabeplattform Berlin's feed), "D-13187 Berlin".
 _PLACE_WITH_POSTCODE = re.compile(r"^\s*(?:D\s*-\s*)?(\d{5})\s*(?:,\s*|\s+)(\S.*)$")
 _PLZ_TOWN_IN_TEXT = re.compile(r"\b(\d{5})[ \t]+([A-ZÄÖÜ][^\n,;0-9]*)")
@@ -27,7 +32,8 @@ def split_town(city: str, zone: str) -> tuple[str, str]:
     """(town, PLZ) from ``cbc:CityName`` and ``cbc:PostalZone`` as legacy notices fill them.
 
     Legacy DÖE writes "10178 Berlin" into the town and leaves the postal zone out, or even
-    "10178 Alexanderstraße 3, Berlin" (PLZ, street, town): the street is dropped.
+    "10178 Alexanderstraße 3, Berlin" or "25421 Am Rathaus, Pinneberg" (PLZ, street, town): the street
+    is dropped. A comma after a town ("25813 Husum, Nordsee") is kept.
     """
     postal = normalise_postal_code(zone)
     match = None if postal else _POSTAL_IN_TOWN.fullmatch(city)
@@ -35,8 +41,16 @@ def split_town(city: str, zone: str) -> tuple[str, str]:
         return city, postal
     town = match.group(2)
     head, comma, tail = town.rpartition(",")
-    # "Anger 5, Erfurt": a house number (or a street name) before the comma marks the street.
-    if comma and tail.strip() and (_STREET_WITH_NUMBER.search(head) or re.search(r"\s\d+\s*[a-zA-Z]?$", head)):
+    # "Anger 5, Erfurt", "Am Rathaus, Pinneberg": a house number or a street's name before the comma marks the street.
+    if (
+        comma
+        and tail.strip()
+        and (
+            _STREET_WITH_NUMBER.search(head)
+            or re.search(r"\s\d+\s*[a-zA-Z]?$", head)
+            or _STREET_WITHOUT_NUMBER.match(head.strip())
+        )
+    ):
         town = tail.strip()
     return town, match.group(1)
 

@@ -12,6 +12,16 @@ def test_split_town_legacy_forms():
     assert split_town("Frankfurt, Main", "") == ("Frankfurt, Main", "")
 
 
+def test_split_town_drops_a_street_without_house_number():
+    # Real legacy DÖE award 19191760 (Kreis Pinneberg): "PLZ street, town" with a street named "Am Rathaus".
+    assert split_town("25421 Am Rathaus, Pinneberg", "") == ("Pinneberg", "25421")
+    assert split_town("04109 In der Aue, Leipzig", "") == ("Leipzig", "04109")
+    assert split_town("10178 Hauptstraße, Berlin", "") == ("Berlin", "10178")
+    # A town with a qualifier after its comma stays whole.
+    assert split_town("25813 Husum, Nordsee", "") == ("Husum, Nordsee", "25813")
+    assert split_town("15230 Frankfurt, Oder", "") == ("Frankfurt, Oder", "15230")
+
+
 def test_name_without_contact_block():
     assert (
         name_without_contact_block("Landratsamt Harz\nFriedrich-Ebert-Str. 42\n38820 Halberstadt") == "Landratsamt Harz"

@@ -21,7 +21,8 @@ are kept.
 Legacy notices (``eforms-sdk-0.1`` DÖE exports) use plain UBL instead: ``cac:TenderResult`` (at
 the root or in a lot) with ``cbc:AwardDate``, ``cbc:ReceivedTenderQuantity``,
 ``cac:AwardedTenderedProject`` (lot id, ``cac:LegalMonetaryTotal/cbc:PayableAmount``) and
-``cac:WinningParty`` (a party: name, identification, address).
+``cac:WinningParty`` (a party: name, identification, address). A result at the root of a notice
+with a single lot belongs to that lot.
 
 A consortium is recorded under its lead member (``efbc:GroupLeadIndicator``, else the first);
 every member's name still goes to the notice's supplier names.
@@ -286,7 +287,9 @@ def _eforms_awards(
 
 
 def _legacy_awards(root: Element) -> tuple[tuple[Award, ...], tuple[str, ...]]:
-    holders = [(root, "")] + [(lot, first(lot, "cbc:ID")) for lot in findall(root, "cac:ProcurementProjectLot")]
+    lots = [(lot, first(lot, "cbc:ID")) for lot in findall(root, "cac:ProcurementProjectLot")]
+    # A result at the root of a notice with one lot is that lot's (DÖE legacy award 427d4645-…: LOT-0000).
+    holders = [(root, lots[0][1] if len(lots) == 1 else "")] + lots
     awards: list[Award] = []
     for holder, holder_lot in holders:
         for tender_result in findall(holder, "cac:TenderResult"):

@@ -64,3 +64,27 @@ def test_a_winning_tender_filed_under_a_lot_the_notice_does_not_have_keeps_its_v
 def test_a_procedure_the_notice_calls_unknown_has_no_type():
     # TED 625923-2021 (ECB, converted): ProcedureCode "UNKNOWN" is no "Sonstiges Verfahren".
     assert audited("converter_21-635824-001-EXP.xml").procedure_type == ""
+
+
+def german(name: str):
+    """A DÖE notice of the audit's German part (``doe/``), as DÖE publishes it."""
+    return parse_eforms((CORPUS.parent / "doe" / name).read_bytes(), source="doe")
+
+
+def test_a_legacy_result_at_the_root_of_a_one_lot_notice_is_that_lots():
+    # DÖE legacy award 427d4645-… (Planungsamt der Bundeswehr): the TenderResult stands at the root, the notice has
+    # one lot, LOT-0000; the winner was filed under no lot. Its award day 2000-01-01 is a stand-in and the Bonn
+    # address nested in the winner is the eSender's: neither is the winner's.
+    (award,) = german("sdk-0.1-uuid-can-427d4645-163c-419d-93a9-5f5ce05ff9b7-1.xml").awards
+    assert (award.lot_id, award.supplier_name, award.supplier_town, award.status) == (
+        "LOT-0000",
+        "1. Firma: IABG mbH",
+        "",
+        AwardStatus.AWARDED,
+    )
+
+
+def test_a_legacy_town_field_with_a_street_without_house_number_gives_the_town():
+    # DÖE legacy award 19191760 (Kreis Pinneberg): the town field says "25421 Am Rathaus, Pinneberg".
+    record = german("sdk-0.1-can-awarddate-only-19191760-1.xml")
+    assert (record.town, record.postal_code, record.bundesland) == ("Pinneberg", "25421", "Schleswig-Holstein")
