@@ -9,11 +9,17 @@ page with ``EstimatedCountPaginator``; the partner API keeps exact counts.
 from __future__ import annotations
 
 from functools import cached_property
+from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
 from django.db import connection
 from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
+
+from tenders.keyset import AFTER, BEFORE, Cursor, pages_by_keyset, rows_after, rows_before
+
+# The URL parameters that choose a result page.
+PAGE_PARAMETERS = ("page", AFTER, BEFORE)
 
 
 class EstimatedCountPaginator(Paginator):
@@ -118,11 +124,38 @@ class BoundedCountPaginator:
     def num_pages(self) -> int:
         return max(1, -(-min(self.count, self.exact_up_to + 1) // self.per_page))
 
-    def get_page(self, number, *, clamped: bool = False) -> BoundedPage:
-        try:
-            number = min(max(1, int(number)), self.max_pages)
-        except (TypeError, ValueError):
-            number = 1
+    def page_for(self, params, *, order: str, q: str) -> BoundedPage:
+        """The page a result list's URL ``params`` ask for: newest-first lists page by keyset
+        (``tenders.keyset``), ranked and deadline-ordered lists by number."""
+        if pages_by_keyset(order=order, q=q):
+            after, before = (Cursor.decode(params.get(name)) for name in (AFTER, BEFORE))
+            return self.get_keyset_page(params.get("page"), after=after, before=before)
+        return self.get_page(params.get("page"))
+
+    def get_keyset_page(self, number, *, after: Cursor | None = None, before: Cursor | None = None) -> BoundedPage:
+        """A page of a newest-first list continuing after (``weiter``) or before (``zurück``) a row shown
+        (``tenders.keyset``): one page read from the index wherever it lies, so no page limit. ``number`` only
+        names the page. Without a cursor, or with one past either end, a numbered page."""
+        if after is None and before is None:
+            return self.get_page(number, keyset=True)
+        window = rows_after(self.object_list, after) if after else rows_before(self.object_list, before)
+        rows = list(window.annotate(bounded_hits=self.count_expression())[: self.per_page + 1])
+        more = len(rows) > self.per_page
+        rows = rows[: self.per_page]
+        if not rows:
+            return self.get_page(1, keyset=True)
+        if before:
+            rows.reverse()
+        self._count = rows[0].bounded_hits
+        number = _page_number(number, 10**6)
+        if before and not more:
+            number = 1  # nothing precedes: this is the first page, whatever the link said
+        return BoundedPage(
+            rows, max(number, 2) if after else number, self, has_next=more if after else True, keyset=True
+        )
+
+    def get_page(self, number, *, clamped: bool = False, keyset: bool = False) -> BoundedPage:
+        number = _page_number(number, self.max_pages)
         start = (number - 1) * self.per_page
         rows = list(self.object_list.annotate(bounded_hits=self.count_expression())[start : start + self.per_page + 1])
         if rows:
@@ -135,17 +168,29 @@ class BoundedCountPaginator:
             reached = self.count_basis.values("pk")[:start].count()
             self._count = min(reached, self.exact_up_to + 1)
             if reached:
-                return self.get_page(-(-reached // self.per_page), clamped=True)
-        has_next = len(rows) > self.per_page and number < self.max_pages
-        return BoundedPage(rows[: self.per_page], number, self, has_next=has_next)
+                return self.get_page(-(-reached // self.per_page), clamped=True, keyset=keyset)
+        has_next = len(rows) > self.per_page and (keyset or number < self.max_pages)
+        return BoundedPage(rows[: self.per_page], number, self, has_next=has_next, keyset=keyset)
+
+
+def _page_number(raw, highest: int) -> int:
+    try:
+        return min(max(1, int(raw)), highest)
+    except (TypeError, ValueError):
+        return 1
 
 
 class BoundedPage:
-    def __init__(self, object_list: list, number: int, paginator: BoundedCountPaginator, *, has_next: bool):
+    """A page; with ``keyset`` its links continue from its last and first row (``tenders.keyset``)."""
+
+    def __init__(
+        self, object_list: list, number: int, paginator: BoundedCountPaginator, *, has_next: bool, keyset: bool = False
+    ):
         self.object_list = object_list
         self.number = number
         self.paginator = paginator
         self._has_next = has_next
+        self.keyset = keyset
 
     def has_next(self) -> bool:
         return self._has_next
@@ -158,6 +203,24 @@ class BoundedPage:
 
     def previous_page_number(self) -> int:
         return self.number - 1
+
+    def next_params(self) -> list[tuple[str, str]]:
+        """URL parameters of the next page ("weiter")."""
+        params = [("page", str(self.number + 1))]
+        return params + ([(AFTER, Cursor.of(self.object_list[-1]).encode())] if self.keyset else [])
+
+    def previous_params(self) -> list[tuple[str, str]]:
+        """URL parameters of the previous page ("zurück")."""
+        params = [("page", str(self.number - 1))] if self.number > 2 or not self.keyset else []
+        return params + ([(BEFORE, Cursor.of(self.object_list[0]).encode())] if self.keyset else [])
+
+    @property
+    def next_query(self) -> str:
+        return urlencode(self.next_params())
+
+    @property
+    def previous_query(self) -> str:
+        return urlencode(self.previous_params())
 
     def __len__(self) -> int:
         return len(self.object_list)

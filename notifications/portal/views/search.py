@@ -31,7 +31,7 @@ from notifications.portal.selectors import (
 from tenders.fulltext import keyword_query_build
 from tenders.highlighting import Highlighter, tender_highlights
 from tenders.match_reasons import match_reasons
-from tenders.pagination import BoundedCountPaginator, EstimatedCountPaginator
+from tenders.pagination import PAGE_PARAMETERS, BoundedCountPaginator, EstimatedCountPaginator
 from tenders.suggestions import query_suggestion
 
 PAGE_SIZE = 25
@@ -62,7 +62,7 @@ def search(request):
         # Counted in the page's own statement, up to a bound ("mehr als 1.000"), without the triage per row.
         hits = portal_tender_hits(**search_args)
         paginator = BoundedCountPaginator(result_rows(queryset), PAGE_SIZE, count_basis=hits)
-        page = paginator.get_page(request.GET.get("page"))
+        page = paginator.page_for(request.GET, order=parsed.order, q=parsed.filters.q)
         # "Warum gefunden" and the marks share one highlighter: the page's words are stemmed once.
         highlighter = Highlighter(keywords)
         shown = {"tenders": page.object_list, "language": get_language(), "description_attr": "description_head"}
@@ -98,8 +98,8 @@ def search(request):
     if fragment and parsed.is_valid:
         # The address bar shows the search without the form's empty fields (static/js/portal.js drops
         # them from the request too); invalid input keeps the URL as typed so it can be corrected.
-        page_number = request.GET.get("page")
-        params = search_params(parsed) + ([("page", page_number)] if page_number and page_number != "1" else [])
+        shown = [(name, request.GET[name]) for name in PAGE_PARAMETERS if request.GET.get(name, "1") != "1"]
+        params = search_params(parsed) + shown
         response["HX-Push-Url"] = reverse("portal:search") + (f"?{urlencode(params)}" if params else "")
     patch_vary_headers(response, ("HX-Request",))
     return response

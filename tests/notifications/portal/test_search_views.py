@@ -8,11 +8,13 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.db.models import F
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
 from notifications.portal.services import triage_set
 from tenders.filters import STATUSES
+from tenders.models import Tender
 from tenders.services import notices_ingest
 from tests.factories.records import NoticeRecordFactory
 
@@ -146,15 +148,69 @@ def test_big_results_are_counted_up_to_a_bound_and_paged_beyond(alpha_client, db
 def test_paging_ends_at_the_deepest_page_offered(alpha_client, db, monkeypatch):
     from tenders.pagination import BoundedCountPaginator
 
-    monkeypatch.setattr(BoundedCountPaginator, "max_pages", 1)  # deeper pages are the CSV export's job
+    # Deeper numbered pages are the CSV export's job (newest-first lists page by keyset and have no limit).
+    monkeypatch.setattr(BoundedCountPaginator, "max_pages", 1)
     notices_ingest(
         records=[NoticeRecordFactory(title=f"Pflasterarbeiten Los {n}") for n in range(30)],
         now=timezone.now(),
         use_fingerprint=False,
     )
-    response = alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "order": "published", "page": "2"})
+    response = alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "order": "deadline", "page": "2"})
     assert response.context["page"].number == 1 and len(response.context["page"].object_list) == 25
     assert 'rel="next"' not in response.content.decode()
+
+
+def _link(html: str, rel: str) -> str | None:
+    found = re.search(rf'<a href="\?([^"]*)"[^>]*rel="{rel}"', html)
+    return found.group(1).replace("&amp;", "&") if found else None
+
+
+def test_newest_first_pages_continue_from_the_rows_shown_both_ways(alpha_client, db):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    now = timezone.now()
+    same_moment = now - timedelta(days=3)
+    records = [
+        NoticeRecordFactory(
+            source_notice_id=f"keyset-{n}",
+            title=f"Pflasterarbeiten Los {n}",
+            # Ties on the publication time and undated notices: the id decides, as in the list's order.
+            published_at=None if n % 11 == 0 else (same_moment if n % 3 == 0 else now - timedelta(hours=n)),
+        )
+        for n in range(60)
+    ]
+    notices_ingest(records=records, now=now, use_fingerprint=False)
+    expected = [
+        tender.title
+        for tender in Tender.objects.filter(title__startswith="Pflasterarbeiten Los").order_by(
+            F("published_at").desc(nulls_last=True), "-id"
+        )
+    ]
+    pages, query = [], "q=Pflasterarbeiten&order=published"
+    while query is not None:
+        with CaptureQueriesContext(connection) as statements:
+            response = alpha_client.get("/suche/?" + query)
+        pages.append(_titles(response))
+        assert len(statements.captured_queries) <= 6
+        query = _link(response.content.decode(), "next")
+    assert [title for page in pages for title in page] == expected
+    assert [len(page) for page in pages] == [25, 25, 10]
+    assert "nach=" in _link(alpha_client.get("/suche/?q=Pflasterarbeiten&order=published").content.decode(), "next")
+    back, html = [], response.content.decode()
+    while (query := _link(html, "prev")) is not None:
+        response = alpha_client.get("/suche/?" + query)
+        back.append(_titles(response))
+        html = response.content.decode()
+    assert back == pages[-2::-1]
+    assert response.context["page"].number == 1 and _link(html, "prev") is None
+
+
+def test_a_forged_cursor_shows_the_first_page(alpha_client, corpus):
+    first = _titles(alpha_client.get("/suche/", EVERY_STATUS))
+    for forged in ("!!!", "MjAyNi0xMy0wMVQwODozMDowMCswMDowMHwx", "\x00"):
+        response = alpha_client.get("/suche/", {**EVERY_STATUS, "nach": forged})
+        assert response.status_code == 200 and _titles(response) == first
 
 
 def test_more_than_a_thousand_hits_are_not_counted_a_thousand_are(alpha_client, db):
@@ -271,7 +327,7 @@ def test_links_carry_no_empty_parameters_and_zero_results_offer_no_csv(alpha_cli
         records=[NoticeRecordFactory(title=f"Pflaster {n}") for n in range(30)], now=now, use_fingerprint=False
     )
     html = alpha_client.get("/suche/").content.decode()
-    assert 'href="?page=2"' in html and "?&amp;" not in html
+    assert 'href="?page=2&amp;nach=' in html and "?&amp;" not in html
     assert 'data-testid="csv-export"' in html and 'href="/suche/export.csv"' in html
     nothing = alpha_client.get("/suche/", {"q": "Raumfahrtbahnhof"}).content.decode()
     assert "Keine Treffer" in nothing and 'data-testid="csv-export"' not in nothing
