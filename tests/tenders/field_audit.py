@@ -1,14 +1,16 @@
 """Field audit of issue 28 on real notices the project had not seen: hand labels against the tenders the ingest made.
 
-Corpus and labels: ``tests/data/audit2`` (``notices.tar.xz``, ``labels.json``, provenance in ``README.md``, the
-figures and every miss in ``AUDIT.md``). ``test_field_audit.py`` ingests the notices through the TED file import
-(the polling path) and hands the stored tenders to :func:`compare`; this module only compares, so the same
-figures come out of the test and of ``AUDIT.md``.
+Corpus and labels: ``tests/data/audit2`` (``notices.tar.xz`` and ``labels.json``; the German DÖE part in ``doe/``
+and ``labels_doe.json``; provenance in ``README.md``, the figures and every miss in ``AUDIT.md``).
+``test_field_audit.py`` ingests the notices through the file imports of their sources (the polling path) and hands
+the stored tenders to :func:`compare`; this module only compares, so the same figures come out of the test and of
+``AUDIT.md``.
 
 What a label means (decided once for every notice, written in AUDIT.md): the tender of a notice is the one whose
-version carries the notice's publication number (else its notice id); a notice labelled ``same_tender_as`` another
-must be in that one's tender (a merge) and is not compared field by field; core fields are compared on the tender's public shape
-(``tender_representation``), award rows by (lot, supplier name), their attributes on every matched row.
+version of the label's source carries the notice's publication number (else its notice id); a notice labelled
+``same_tender_as`` another must be in that one's tender (a merge) and is not compared field by field; core fields are
+compared on the tender's public shape (``tender_representation``), award rows by (lot, supplier name), their
+attributes on every matched row.
 """
 
 from __future__ import annotations
@@ -32,14 +34,26 @@ AWARD = ("supplier", "town", "value", "date", "tenders_received", "outcome")
 
 
 def labels() -> dict[str, dict]:
-    return json.loads((AUDIT / "labels.json").read_text(encoding="utf-8"))
+    """Every labelled notice: the packed TED and Doffin ones, then the German DÖE ones and their TED twin (``doe/``)."""
+    packed = json.loads((AUDIT / "labels.json").read_text(encoding="utf-8"))
+    german = json.loads((AUDIT / "labels_doe.json").read_text(encoding="utf-8"))
+    return {**{name: {"source": "ted", **label} for name, label in packed.items()}, **german}
 
 
 def unpack(folder: Path) -> list[Path]:
-    """The labelled notices, unpacked into ``folder`` (kept packed: 3 MB of XML, 140 KB as xz)."""
+    """The packed notices, unpacked into ``folder`` (kept packed: 3 MB of XML, 140 KB as xz)."""
     with tarfile.open(AUDIT / "notices.tar.xz") as archive:
         archive.extractall(folder, filter="data")
-    return sorted(folder / name for name in labels())
+    return sorted(folder / name for name, label in labels().items() if not (AUDIT / "doe" / name).exists())
+
+
+def german(source: str) -> list[Path]:
+    """The files of ``doe/`` the import of ``source`` reads (not the originals they were split from)."""
+    return sorted(
+        AUDIT / "doe" / name
+        for name, label in labels().items()
+        if label["source"] == source and (AUDIT / "doe" / name).exists()
+    )
 
 
 @dataclass
