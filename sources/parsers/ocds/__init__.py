@@ -321,19 +321,27 @@ def _cpv_ids(tender: dict) -> list[str]:
 
 
 def _lots(tender: dict) -> tuple[Lot, ...]:
-    cpv_by_lot: dict[str, list[str]] = {}
+    items_by_lot: dict[str, list[dict]] = {}
     for item in as_dicts(tender.get("items")):
-        cpv_by_lot.setdefault(as_str(item.get("relatedLot")), []).extend(_item_cpv(item))
+        items_by_lot.setdefault(as_str(item.get("relatedLot")), []).append(item)
     lots = []
     for lot in as_dicts(tender.get("lots")):
         lot_id = as_str(lot.get("id"))
         if lot_id:
+            items = items_by_lot.get(lot_id, [])
+            # A lot's place is its items' delivery address (DÖE: one item per lot, "relatedLot"), as eForms gives
+            # each lot its own place: LKN.SH's lot 3 is delivered to Meldorf, its lots 1 and 2 to Husum.
+            addresses, locations = places.delivery_places({"items": items, "lots": [lot]})
+            postal_code, town = places.postal_code_and_town(addresses, locations)
             lots.append(
                 Lot(
                     lot_id=lot_id,
                     title=clean_text(as_str(lot.get("title"))),
-                    cpv_codes=unique_cpv(cpv_by_lot.get(lot_id, [])),
+                    cpv_codes=unique_cpv([code for item in items for code in _item_cpv(item)]),
                     estimated_value=amount(lot.get("value"))[0],
+                    town=town,
+                    postal_code=postal_code,
+                    nuts_codes=places.nuts(addresses, locations),
                 )
             )
     return tuple(lots)
