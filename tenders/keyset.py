@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 
 from django.db.models import F, Q, QuerySet
 
+from tenders.deadline_order import OpenDeadlinesFirst
+
 AFTER, BEFORE = "nach", "vor"  # the URL parameters: rows after / before the cursor's row
 _ID = re.compile(r"[0-9]{1,18}")
 _MOMENT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{8,15}\+00:00")
@@ -59,25 +61,34 @@ def _utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
-def rows_after(queryset: QuerySet, cursor: Cursor) -> QuerySet:
-    """The rows that follow ``cursor`` in newest-first order (published_at DESC NULLS LAST, id DESC)."""
+def rows_after(queryset: QuerySet, cursor: Cursor) -> QuerySet | OpenDeadlinesFirst:
+    """The rows that follow ``cursor`` in newest-first order (published_at DESC NULLS LAST, id DESC).
+
+    Each part is a range the index seeks to (``published_at <= p``, ties told apart by the id), then the
+    undated rows, read only if the page is not full: an OR of both would be a filter over every row above
+    the cursor instead of a seek.
+    """
     if cursor.published_at is None:
         return queryset.filter(published_at__isnull=True, pk__lt=cursor.pk).order_by(*NEWEST_FIRST)
-    return queryset.filter(
-        Q(published_at__lt=cursor.published_at)
-        | Q(published_at=cursor.published_at, pk__lt=cursor.pk)
-        | Q(published_at__isnull=True)
-    ).order_by(*NEWEST_FIRST)
+    dated = queryset.filter(published_at__lte=cursor.published_at).filter(
+        Q(published_at__lt=cursor.published_at) | Q(pk__lt=cursor.pk)
+    )
+    undated = queryset.filter(published_at__isnull=True)
+    return OpenDeadlinesFirst((dated.order_by(*NEWEST_FIRST), undated.order_by(*NEWEST_FIRST)))
 
 
-def rows_before(queryset: QuerySet, cursor: Cursor) -> QuerySet:
-    """The rows that precede ``cursor``, nearest first (the newest-first order reversed): read a page of
-    them and reverse it."""
+def rows_before(queryset: QuerySet, cursor: Cursor) -> QuerySet | OpenDeadlinesFirst:
+    """The rows that precede ``cursor``, nearest first (the newest-first order reversed, the same index read
+    backwards): read a page of them and reverse it."""
+    oldest_first = (F("published_at").asc(nulls_first=True), "id")
+    dated = queryset.filter(published_at__isnull=False)
     if cursor.published_at is None:
-        preceding = Q(published_at__isnull=False) | Q(published_at__isnull=True, pk__gt=cursor.pk)
-    else:
-        preceding = Q(published_at__gt=cursor.published_at) | Q(published_at=cursor.published_at, pk__gt=cursor.pk)
-    return queryset.filter(preceding).order_by(F("published_at").asc(nulls_first=True), "id")
+        undated = queryset.filter(published_at__isnull=True, pk__gt=cursor.pk)
+        return OpenDeadlinesFirst((undated.order_by(*oldest_first), dated.order_by(*oldest_first)))
+    dated = dated.filter(published_at__gte=cursor.published_at).filter(
+        Q(published_at__gt=cursor.published_at) | Q(pk__gt=cursor.pk)
+    )
+    return dated.order_by(*oldest_first)
 
 
 NEWEST_FIRST = (F("published_at").desc(nulls_last=True), "-id")

@@ -59,3 +59,33 @@ def test_anything_else_is_no_cursor(raw):
 )
 def test_newest_first_lists_page_by_keyset(order, q, expected):
     assert pages_by_keyset(order=order, q=q) is expected
+
+
+def test_both_ways_from_every_row_dated_or_not(db):
+    from django.db.models import F
+    from django.utils import timezone as django_timezone
+
+    from tenders.keyset import rows_after, rows_before
+    from tenders.models import Tender
+    from tenders.services import notices_ingest
+    from tests.factories.records import NoticeRecordFactory
+
+    now = django_timezone.now()
+    notices_ingest(
+        records=[
+            NoticeRecordFactory(
+                source_notice_id=f"both-{n}",
+                title=f"Keyset {n}",
+                published_at=None if n % 4 == 0 else now - timedelta(days=n % 3),  # ties and undated rows
+            )
+            for n in range(12)
+        ],
+        now=now,
+        use_fingerprint=False,
+    )
+    tenders = Tender.objects.filter(title__startswith="Keyset")
+    ordered = list(tenders.order_by(F("published_at").desc(nulls_last=True), "-id"))
+    for position, row in enumerate(ordered):
+        cursor = Cursor.decode(Cursor.of(row).encode())
+        assert list(rows_after(tenders, cursor)) == ordered[position + 1 :], position
+        assert list(rows_before(tenders, cursor)) == ordered[:position][::-1], position
