@@ -30,9 +30,10 @@ slicing, iterating, ``iterator()``, ``count()`` and ``exists()``.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from django.db.models import F, QuerySet
+from django.db.models import DateTimeField, ExpressionWrapper, F, QuerySet, Value
+from django.db.models.lookups import GreaterThanOrEqual, LessThan
 
 # How many tenders (of all, unfiltered) the near range of a dated part spans. Dense matches fill a page
 # from it; a few thousand index entries are read in a few milliseconds whatever plan is chosen.
@@ -46,14 +47,24 @@ class NearFirst:
     The boundary is looked up once, when the part is first read; counting needs no boundary.
     """
 
-    def __init__(self, queryset: QuerySet, *, now: datetime, ascending: bool):
-        self.queryset = queryset
+    def __init__(self, base: QuerySet, *, now: datetime, ascending: bool):
+        # ``base`` holds every filter but the part's own bound (``>= now`` / ``< now``): the far range's edge
+        # implies that bound, and stated twice PostgreSQL multiplies the two shares (0.15 × 0.15 of the table
+        # instead of 0.15), then intersects 150,000 open deadlines with the full-text index for a medium word.
+        self.base = base
         self.now = now
         self.ascending = ascending
         self._split: tuple[QuerySet, ...] | None = None
 
+    @property
+    def queryset(self) -> QuerySet:
+        """The whole part: the base within the part's own bound."""
+        if self.ascending:
+            return self.base.filter(submission_deadline__gte=self.now)
+        return self.base.filter(submission_deadline__lt=self.now)
+
     def chain(self, method: str, *args, **kwargs) -> NearFirst:
-        return NearFirst(getattr(self.queryset, method)(*args, **kwargs), now=self.now, ascending=self.ascending)
+        return NearFirst(getattr(self.base, method)(*args, **kwargs), now=self.now, ascending=self.ascending)
 
     def boundary_query(self) -> QuerySet:
         """The ``NEAR_ROWS``-th deadline from now in this direction, over all tenders (a short index walk)."""
@@ -76,12 +87,12 @@ class NearFirst:
             elif self.ascending:  # [now, edge) then [edge, ∞): ties at the edge are all in the far range
                 self._split = (
                     self.queryset.filter(submission_deadline__lt=edge),
-                    self.queryset.filter(submission_deadline__gte=edge),
+                    self.base.filter(GreaterThanOrEqual(_unindexed_deadline(), edge)),  # edge >= now
                 )
             else:  # [edge, now) then (-∞, edge), both descending: ties at the edge are all in the near range
                 self._split = (
                     self.queryset.filter(submission_deadline__gte=edge),
-                    self.queryset.filter(submission_deadline__lt=edge),
+                    self.base.filter(LessThan(_unindexed_deadline(), edge)),  # edge < now
                 )
         return self._split
 
@@ -92,20 +103,25 @@ class NearFirst:
         return self.queryset.exists()
 
 
+def _unindexed_deadline() -> ExpressionWrapper:
+    """The deadline as an expression no index answers, for the far range's bound.
+
+    The far range is read only when the near range left the page short, i.e. the matches are sparse near
+    now: then the other filters' indexes (a word's full-text entries, a Land) find them and the bound is
+    checked on those rows. As a plain column bound PostgreSQL takes its share from the whole table while
+    the matches are open tenders (nearly all of them beyond the edge), and intersects a bitmap of ~150,000
+    open deadlines with the word's 750 entries: 50-130 ms instead of 2 ms at a million tenders. The deadline
+    index still gives the order where a plan walks it.
+    """
+    return ExpressionWrapper(F("submission_deadline") + Value(timedelta(0)), output_field=DateTimeField())
+
+
 def deadline_parts(queryset: QuerySet, *, now: datetime) -> tuple[NearFirst, NearFirst, QuerySet]:
     """The three index-ordered parts of ``queryset`` (see the module docstring)."""
     return (
-        NearFirst(
-            queryset.filter(submission_deadline__gte=now).order_by("submission_deadline", "id"),
-            now=now,
-            ascending=True,
-        ),
+        NearFirst(queryset.order_by("submission_deadline", "id"), now=now, ascending=True),
         # DESC without NULLS LAST: the deadline index read backwards yields exactly that order.
-        NearFirst(
-            queryset.filter(submission_deadline__lt=now).order_by("-submission_deadline", "-id"),
-            now=now,
-            ascending=False,
-        ),
+        NearFirst(queryset.order_by("-submission_deadline", "-id"), now=now, ascending=False),
         queryset.filter(submission_deadline__isnull=True).order_by(F("published_at").desc(nulls_last=True), "-id"),
     )
 

@@ -120,3 +120,15 @@ def test_paginator_pages_follow_the_list(ids):
 def test_sliced_list_cannot_be_filtered(ids):
     with pytest.raises(TypeError):
         _deadline_list()[:5].filter(status="active")
+
+
+def test_a_far_range_states_its_bound_once_and_not_as_an_indexed_column(ids, near_rows):
+    """The far range's edge implies the part's own bound; stated twice on the column, PostgreSQL multiplies the two
+    shares and intersects every open deadline with a word's few entries (bench/README.md, 'medium active')."""
+    results = _deadline_list(q="Winterdienst")
+    for part in results.parts[:2]:
+        near, far = part.querysets()
+        near_sql, far_sql = str(near.query), str(far.query)
+        assert near_sql.count('"submission_deadline" >=') + near_sql.count('"submission_deadline" <') == 2
+        assert '"submission_deadline" >=' not in far_sql and '"submission_deadline" <' not in far_sql
+        assert '("tenders_tender"."submission_deadline" + ' in far_sql  # an expression no index answers
