@@ -136,8 +136,10 @@ H = {
     [("LOT-0000", "ORG-0002", "361060.5", "EUR", "2026-06-19", 1, "awarded")]),
  # München (MRG), eForms-DE 1.2 contract modification (subtype 38) of TED 582120-2020 = change; no procedure type,
  # no estimate (the result's total 6,074,809.63 EUR is the contract's, not an estimate); the modified contract
- # restated: Gebrüder Schneller, 73,332.89 EUR, signed 08.04.2024; the award day 2000-01-01 a stand-in.
- "eforms-de-1.2-can-799811c4.xml": ("doe", "change", None, None, "2024-04-29", "", "45000000", ["DE212"], "81829", "München", "Bayern", None, None, 1,
+ # restated: Gebrüder Schneller, 73,332.89 EUR, signed 08.04.2024; the award day 2000-01-01 a stand-in. Published:
+ # no publication date; sent 29.04., publication requested for 02.05., and no notice appears before the day its
+ # buyer asked for (first labelled 29.04., the dispatch; corrected after the run, see AUDIT.md).
+ "eforms-de-1.2-can-799811c4.xml": ("doe", "change", None, None, "2024-05-02", "", "45000000", ["DE212"], "81829", "München", "Bayern", None, None, 1,
     [("LOT-0001", "ORG-0003", "73332.89", "EUR", "2024-04-08", None, "awarded")]),
 }
 # The name proper where the buyer's name field carries more (read by hand; the field's own text is in the file).
