@@ -141,6 +141,8 @@ H = {
  # buyer asked for (first labelled 29.04., the dispatch; corrected after the run, see AUDIT.md).
  "eforms-de-1.2-can-799811c4.xml": ("doe", "change", None, None, "2024-05-02", "", "45000000", ["DE212"], "81829", "München", "Bayern", None, None, 1,
     [("LOT-0001", "ORG-0003", "73332.89", "EUR", "2024-04-08", None, "awarded")]),
+ # Klinikum Görlitz, eForms-DE 1.1 contract notice: no publication date, requested for its dispatch day 29.02.2024.
+ "eforms-de-1.1-cn-7d69b0f7.xml": ("doe", C, "2024-04-02T10:00:00+02:00", None, "2024-02-29", "open", "45310000", ["DED2D"], "02828", "Görlitz", "Sachsen", None, None, 1, []),
 }
 # The name proper where the buyer's name field carries more (read by hand; the field's own text is in the file).
 BUYER = {"sdk-0.1-numeric-cn-25599482-1.xml": "VGem Volkach"}
