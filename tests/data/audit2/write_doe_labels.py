@@ -67,8 +67,9 @@ def org(root, org_id):
 
 def eforms_supplier(name, org_id):
     root = ElementTree.parse(N / name).getroot()
-    if org_id == "WinningParty":  # legacy: the winner inline in the TenderResult
-        return text(root, "TenderResult/WinningParty/Party/PartyName/Name"), None
+    if org_id == "WinningParty":  # legacy: the winner inline in the TenderResult, with its own address or none
+        party = path(root, "TenderResult/WinningParty/Party")[0]
+        return text(party, "PartyName/Name"), text(party, "PostalAddress/CityName") or None
     return org(root, org_id)
 
 
@@ -143,6 +144,13 @@ H = {
     [("LOT-0001", "ORG-0003", "73332.89", "EUR", "2024-04-08", None, "awarded")]),
  # Klinikum Görlitz, eForms-DE 1.1 contract notice: no publication date, requested for its dispatch day 29.02.2024.
  "eforms-de-1.1-cn-7d69b0f7.xml": ("doe", C, "2024-04-02T10:00:00+02:00", None, "2024-02-29", "open", "45310000", ["DED2D"], "02828", "Görlitz", "Sachsen", None, None, 1, []),
+ # WIGES (Donauausbau, Niederalteich), legacy award: published as requested, 10.02. (sent 09.02.); the place is
+ # "94557 Niederalteich, Landkreis Deggendorf …" in its description and DE224 in an address without town; the
+ # estimate 87 million EUR (legacy TotalAmount). The result at the root names "LOT-0001" in its awarded project,
+ # a lot the notice does not have (its one lot is LOT-0000): the winner is the notice's one lot's; its value the
+ # winning tender's 9,305,935.21 EUR, its day the contract's 27.01.2023 (award decision 26.01.).
+ "doe-sdk01-subcontract.xml": ("doe", A, None, None, "2023-02-10", "open", "45246400", ["DE224"], "94557", "Niederalteich", "Bayern", "87000000.00", "EUR", 1,
+    [("LOT-0000", "WinningParty", "9305935.21", "EUR", "2023-01-27", None, "awarded")]),
 }
 # The name proper where the buyer's name field carries more (read by hand; the field's own text is in the file).
 BUYER = {"sdk-0.1-numeric-cn-25599482-1.xml": "VGem Volkach"}
