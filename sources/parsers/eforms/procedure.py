@@ -204,6 +204,8 @@ def deadlines(root: Element, lots: list[LotView]) -> tuple[Deadline, ...]:
 
 def _amount(project: Element | None) -> tuple[Decimal | None, str]:
     found = find(project, "cac:RequestedTenderTotal/cbc:EstimatedOverallContractAmount")
+    if found is None:  # DÖE's legacy notices (sdk 0.1) state the estimate as UBL's plain total (WIGES, ee0ac39a-…)
+        found = find(project, "cac:RequestedTenderTotal/cbc:TotalAmount")
     if found is None:
         return None, ""
     return parse_decimal(found.text), attribute(found, "currencyID").upper()

@@ -21,8 +21,9 @@ are kept.
 Legacy notices (``eforms-sdk-0.1`` DÖE exports) use plain UBL instead: ``cac:TenderResult`` (at
 the root or in a lot) with ``cbc:AwardDate``, ``cbc:ReceivedTenderQuantity``,
 ``cac:AwardedTenderedProject`` (lot id, ``cac:LegalMonetaryTotal/cbc:PayableAmount``) and
-``cac:WinningParty`` (a party: name, identification, address). A result at the root of a notice
-with a single lot belongs to that lot.
+``cac:WinningParty`` (a party: name, identification, address), its day the ``cac:Contract``'s
+``cbc:IssueDate``, else the ``cbc:AwardDate``. A result at the root of a notice with a single lot
+belongs to that lot.
 
 A consortium is recorded under its lead member (``efbc:GroupLeadIndicator``, else the first);
 every member's name still goes to the notice's supplier names.
@@ -316,7 +317,9 @@ def _legacy_awards(root: Element) -> tuple[tuple[Award, ...], tuple[str, ...]]:
                         value=value,
                         currency=currency,
                         tenders_received=int(received) if received.isascii() and received.isdigit() else None,
-                        date=_date(first(tender_result, "cbc:AwardDate")),
+                        # The contract's day, as for eForms results; the award decision's when no contract says.
+                        date=_date(first(tender_result, "cac:Contract/cbc:IssueDate"))
+                        or _date(first(tender_result, "cbc:AwardDate")),
                     )
                 )
     return tuple(awards), tuple(dict.fromkeys(a.supplier_name for a in awards if a.supplier_name))

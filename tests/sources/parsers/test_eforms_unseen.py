@@ -7,6 +7,7 @@ them, 25 as the TED XML Data Converter turned TED's older XML into eForms (its s
 from __future__ import annotations
 
 import tarfile
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -88,3 +89,19 @@ def test_a_legacy_town_field_with_a_street_without_house_number_gives_the_town()
     # DÖE legacy award 19191760 (Kreis Pinneberg): the town field says "25421 Am Rathaus, Pinneberg".
     record = german("sdk-0.1-can-awarddate-only-19191760-1.xml")
     assert (record.town, record.postal_code, record.bundesland) == ("Pinneberg", "25421", "Schleswig-Holstein")
+
+
+def test_a_legacy_award_keeps_its_estimate_and_dates_its_winner_by_the_contract():
+    # DÖE legacy award ee0ac39a-… (WIGES, Donauausbau Niederalteich): the estimate stands in RequestedTenderTotal as
+    # UBL's plain TotalAmount (87 million EUR, lost before); the result's contract was signed 27.01.2023, the award
+    # decided 26.01.; its awarded project names "LOT-0001", which the notice does not have (its one lot: LOT-0000).
+    record = german("doe-sdk01-subcontract.xml")
+    assert (record.estimated_value, record.currency) == (Decimal("87000000.00"), "EUR")
+    (award,) = record.awards
+    assert (award.lot_id, award.supplier_name, award.supplier_town, award.value, award.date) == (
+        "LOT-0000",
+        "Mayerhofer Hoch-, Tief- und Ingenieurbau GmbH",
+        "Simbach",
+        Decimal("9305935.21"),
+        date(2023, 1, 27),
+    )
