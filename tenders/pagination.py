@@ -16,10 +16,11 @@ from django.db import connection
 from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
 
-from tenders.keyset import AFTER, BEFORE, Cursor, pages_by_keyset, rows_after, rows_before
+from tenders.keyset import AFTER, BEFORE, DeadlineFirst, NewestFirst, keyset_for
 
-# The URL parameters that choose a result page.
+# The URL parameters that choose a result page; ``keyset_for`` (re-exported) says how a list pages.
 PAGE_PARAMETERS = ("page", AFTER, BEFORE)
+__all__ = ["PAGE_PARAMETERS", "BoundedCountPaginator", "BoundedPage", "EstimatedCountPaginator", "keyset_for"]
 
 
 class EstimatedCountPaginator(Paginator):
@@ -124,26 +125,26 @@ class BoundedCountPaginator:
     def num_pages(self) -> int:
         return max(1, -(-min(self.count, self.exact_up_to + 1) // self.per_page))
 
-    def page_for(self, params, *, order: str, q: str) -> BoundedPage:
-        """The page a result list's URL ``params`` ask for: newest-first lists page by keyset
-        (``tenders.keyset``), ranked and deadline-ordered lists by number."""
-        if pages_by_keyset(order=order, q=q):
-            after, before = (Cursor.decode(params.get(name)) for name in (AFTER, BEFORE))
-            return self.get_keyset_page(params.get("page"), after=after, before=before)
-        return self.get_page(params.get("page"))
+    def page_for(self, params, *, keyset: NewestFirst | DeadlineFirst | None = None) -> BoundedPage:
+        """The page a result list's URL ``params`` ask for: by keyset where the list has one
+        (``tenders.keyset.keyset_for``), else by number."""
+        if keyset is None:
+            return self.get_page(params.get("page"))
+        after, before = (keyset.decode(params.get(name)) for name in (AFTER, BEFORE))
+        return self.get_keyset_page(params.get("page"), keyset=keyset, after=after, before=before)
 
-    def get_keyset_page(self, number, *, after: Cursor | None = None, before: Cursor | None = None) -> BoundedPage:
-        """A page of a newest-first list continuing after (``weiter``) or before (``zurück``) a row shown
-        (``tenders.keyset``): one page read from the index wherever it lies, so no page limit. ``number`` only
-        names the page. Without a cursor, or with one past either end, a numbered page."""
+    def get_keyset_page(self, number, *, keyset, after=None, before=None) -> BoundedPage:
+        """A page continuing after (``weiter``) or before (``zurück``) a row shown (``tenders.keyset``): one
+        page read from the index wherever it lies, so no page limit. ``number`` only names the page. Without
+        a cursor, or with one past either end, a numbered page."""
         if after is None and before is None:
-            return self.get_page(number, keyset=True)
-        window = rows_after(self.object_list, after) if after else rows_before(self.object_list, before)
+            return self.get_page(number, keyset=keyset)
+        window = keyset.after(after) if after else keyset.before(before)
         rows = list(window.annotate(bounded_hits=self.count_expression())[: self.per_page + 1])
         more = len(rows) > self.per_page
         rows = rows[: self.per_page]
         if not rows:
-            return self.get_page(1, keyset=True)
+            return self.get_page(1, keyset=keyset)
         if before:
             rows.reverse()
         self._count = rows[0].bounded_hits
@@ -151,10 +152,14 @@ class BoundedCountPaginator:
         if before and not more:
             number = 1  # nothing precedes: this is the first page, whatever the link said
         return BoundedPage(
-            rows, max(number, 2) if after else number, self, has_next=more if after else True, keyset=True
+            rows,
+            max(number, 2) if after else number,
+            self,
+            has_next=more if after else True,
+            cursor_of=lambda row: keyset.encode(row, after or before),
         )
 
-    def get_page(self, number, *, clamped: bool = False, keyset: bool = False) -> BoundedPage:
+    def get_page(self, number, *, clamped: bool = False, keyset=None) -> BoundedPage:
         number = _page_number(number, self.max_pages)
         start = (number - 1) * self.per_page
         rows = list(self.object_list.annotate(bounded_hits=self.count_expression())[start : start + self.per_page + 1])
@@ -169,8 +174,9 @@ class BoundedCountPaginator:
             self._count = min(reached, self.exact_up_to + 1)
             if reached:
                 return self.get_page(-(-reached // self.per_page), clamped=True, keyset=keyset)
-        has_next = len(rows) > self.per_page and (keyset or number < self.max_pages)
-        return BoundedPage(rows[: self.per_page], number, self, has_next=has_next, keyset=keyset)
+        has_next = len(rows) > self.per_page and (keyset is not None or number < self.max_pages)
+        cursor_of = None if keyset is None else (lambda row: keyset.encode(row, None))
+        return BoundedPage(rows[: self.per_page], number, self, has_next=has_next, cursor_of=cursor_of)
 
 
 def _page_number(raw, highest: int) -> int:
@@ -181,16 +187,16 @@ def _page_number(raw, highest: int) -> int:
 
 
 class BoundedPage:
-    """A page; with ``keyset`` its links continue from its last and first row (``tenders.keyset``)."""
+    """A page; with ``cursor_of`` (a keyset list) its links continue from its last and first row."""
 
     def __init__(
-        self, object_list: list, number: int, paginator: BoundedCountPaginator, *, has_next: bool, keyset: bool = False
+        self, object_list: list, number: int, paginator: BoundedCountPaginator, *, has_next: bool, cursor_of=None
     ):
         self.object_list = object_list
         self.number = number
         self.paginator = paginator
         self._has_next = has_next
-        self.keyset = keyset
+        self.cursor_of = cursor_of
 
     def has_next(self) -> bool:
         return self._has_next
@@ -207,12 +213,12 @@ class BoundedPage:
     def next_params(self) -> list[tuple[str, str]]:
         """URL parameters of the next page ("weiter")."""
         params = [("page", str(self.number + 1))]
-        return params + ([(AFTER, Cursor.of(self.object_list[-1]).encode())] if self.keyset else [])
+        return params + ([(AFTER, self.cursor_of(self.object_list[-1]))] if self.cursor_of else [])
 
     def previous_params(self) -> list[tuple[str, str]]:
         """URL parameters of the previous page ("zurück")."""
-        params = [("page", str(self.number - 1))] if self.number > 2 or not self.keyset else []
-        return params + ([(BEFORE, Cursor.of(self.object_list[0]).encode())] if self.keyset else [])
+        params = [("page", str(self.number - 1))] if self.number > 2 or not self.cursor_of else []
+        return params + ([(BEFORE, self.cursor_of(self.object_list[0]))] if self.cursor_of else [])
 
     @property
     def next_query(self) -> str:

@@ -31,7 +31,7 @@ from notifications.portal.selectors import (
 from tenders.fulltext import keyword_query_build
 from tenders.highlighting import Highlighter, tender_highlights
 from tenders.match_reasons import match_reasons
-from tenders.pagination import PAGE_PARAMETERS, BoundedCountPaginator, EstimatedCountPaginator
+from tenders.pagination import PAGE_PARAMETERS, BoundedCountPaginator, EstimatedCountPaginator, keyset_for
 from tenders.suggestions import query_suggestion
 
 PAGE_SIZE = 25
@@ -62,7 +62,10 @@ def search(request):
         # Counted in the page's own statement, up to a bound ("mehr als 1.000"), without the triage per row.
         hits = portal_tender_hits(**search_args)
         paginator = BoundedCountPaginator(result_rows(queryset), PAGE_SIZE, count_basis=hits)
-        page = paginator.page_for(request.GET, order=parsed.order, q=parsed.filters.q)
+        # Newest-first and deadline lists page by keyset from the rows shown (tenders.keyset).
+        rows = result_rows(portal_tender_search(**search_args, order="published").only(*RESULT_FIELDS))
+        keyset = keyset_for(order=parsed.order, q=parsed.filters.q, rows=rows, now=search_args["now"])
+        page = paginator.page_for(request.GET, keyset=keyset)
         # "Warum gefunden" and the marks share one highlighter: the page's words are stemmed once.
         highlighter = Highlighter(keywords)
         shown = {"tenders": page.object_list, "language": get_language(), "description_attr": "description_head"}

@@ -148,14 +148,14 @@ def test_big_results_are_counted_up_to_a_bound_and_paged_beyond(alpha_client, db
 def test_paging_ends_at_the_deepest_page_offered(alpha_client, db, monkeypatch):
     from tenders.pagination import BoundedCountPaginator
 
-    # Deeper numbered pages are the CSV export's job (newest-first lists page by keyset and have no limit).
+    # Deeper numbered pages are the CSV export's job (newest-first and deadline lists page by keyset, no limit).
     monkeypatch.setattr(BoundedCountPaginator, "max_pages", 1)
     notices_ingest(
         records=[NoticeRecordFactory(title=f"Pflasterarbeiten Los {n}") for n in range(30)],
         now=timezone.now(),
         use_fingerprint=False,
     )
-    response = alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "order": "deadline", "page": "2"})
+    response = alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "order": "relevance", "page": "2"})
     assert response.context["page"].number == 1 and len(response.context["page"].object_list) == 25
     assert 'rel="next"' not in response.content.decode()
 
@@ -204,6 +204,42 @@ def test_newest_first_pages_continue_from_the_rows_shown_both_ways(alpha_client,
         html = response.content.decode()
     assert back == pages[-2::-1]
     assert response.context["page"].number == 1 and _link(html, "prev") is None
+
+
+def test_deadline_pages_continue_from_the_rows_shown_both_ways(alpha_client, db):
+    from urllib.parse import urlencode
+
+    from tenders.deadline_order import OpenDeadlinesFirst
+
+    now = timezone.now()
+    records = [
+        NoticeRecordFactory(
+            source_notice_id=f"dl-keyset-{n}",
+            title=f"Pflasterarbeiten Abschnitt {n}",
+            # Open, expired and undated, with ties on the deadline.
+            submission_deadline=None if n % 7 == 0 else now + timedelta(days=(-2, -1, 1, 2)[n % 4], hours=n % 2),
+        )
+        for n in range(60)
+    ]
+    notices_ingest(records=records, now=now - timedelta(days=1), use_fingerprint=False)
+    expected = [
+        tender.title
+        for tender in OpenDeadlinesFirst.of(Tender.objects.filter(title__startswith="Pflasterarbeiten"), now=now)
+    ]
+    base = urlencode([("q", "Pflasterarbeiten"), ("order", "deadline"), *[("status", s) for s in STATUSES]])
+    pages, query = [], base
+    while query is not None:
+        response = alpha_client.get("/suche/?" + query)
+        pages.append(_titles(response))
+        query = _link(response.content.decode(), "next")
+    assert [title for page in pages for title in page] == expected
+    assert "nach=" in _link(alpha_client.get("/suche/?" + base).content.decode(), "next")
+    back, html = [], response.content.decode()
+    while (query := _link(html, "prev")) is not None:
+        response = alpha_client.get("/suche/?" + query)
+        back.append(_titles(response))
+        html = response.content.decode()
+    assert back == pages[-2::-1]
 
 
 def test_a_forged_cursor_shows_the_first_page(alpha_client, corpus):
