@@ -151,6 +151,10 @@ H = {
  # winning tender's 9,305,935.21 EUR, its day the contract's 27.01.2023 (award decision 26.01.).
  "doe-sdk01-subcontract.xml": ("doe", A, None, None, "2023-02-10", "open", "45246400", ["DE224"], "94557", "Niederalteich", "Bayern", "87000000.00", "EUR", 1,
     [("LOT-0000", "WinningParty", "9305935.21", "EUR", "2023-01-27", None, "awarded")]),
+ # VG Mansfelder Grund - Helbra, legacy change (version 2) of a prior information notice: three parts (schemeName
+ # "Part", no lots), each placed by a description ("06311 Helbra …") and DEE0A; the first place gives PLZ and town;
+ # published as requested, 04.08. (sent 03.08.).
+ "doe-sdk01-ple-mounts.xml": ("doe", "change", None, None, "2023-08-04", "", "90911200", ["DEE0A"], "06311", "Helbra", "Sachsen-Anhalt", None, None, 0, []),
 }
 # The name proper where the buyer's name field carries more (read by hand; the field's own text is in the file).
 BUYER = {"sdk-0.1-numeric-cn-25599482-1.xml": "VGem Volkach"}
