@@ -17,7 +17,7 @@ DOCTYPE is refused outright (eForms never has one), so entity expansion
 
 Rules the merge logic relies on:
 
-* ``kind``: a notice with ``efac:Changes`` is a CHANGE, or a CANCELLATION when a
+* ``kind``: a notice with ``efac:Changes`` (DÖE legacy: ``efac:Change``) is a CHANGE, or a CANCELLATION when a
   change reason (``efac:ChangeReason/cbc:ReasonCode``) is ``cancel`` ("notice
   cancelled": the SDK's change-cn_24_void voids its contract notice this way);
   ``cancel-intent``/``susp-review`` stay CHANGE (intent/suspension, not final).
@@ -92,8 +92,14 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
     orgs = parties.organisations(ext)
     root_name = etree.QName(root).localname
     notice_type = first(root, "cbc:NoticeTypeCode")
-    reasons = [first(r, "cbc:ReasonCode").lower() for r in findall(ext, "efac:Changes/efac:ChangeReason")]
-    has_changes = find(ext, "efac:Changes") is not None
+    # DÖE's legacy notices (sdk 0.1) write each change as an ``efac:Change`` of its own, reason in ``efbc``.
+    changes = findall(ext, "efac:Changes") + findall(ext, "efac:Change")
+    reasons = [
+        (first(r, "cbc:ReasonCode") or first(r, "efbc:ReasonCode")).lower()
+        for change in changes
+        for r in findall(change, "efac:ChangeReason")
+    ]
+    has_changes = bool(changes)
     kind = procedure.kind(root_name, notice_type, has_changes=has_changes, reasons=reasons)
     result_status, awards, suppliers = results.results(ext, root, orgs)
     project = find(root, "cac:ProcurementProject")

@@ -11,7 +11,7 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
-from kernel.records import AwardStatus
+from kernel.records import AwardStatus, NoticeKind
 from sources.parsers.eforms import parse_eforms
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "audit2" / "notices.tar.xz"
@@ -105,3 +105,16 @@ def test_a_legacy_award_keeps_its_estimate_and_dates_its_winner_by_the_contract(
         Decimal("9305935.21"),
         date(2023, 1, 27),
     )
+
+
+def test_a_legacy_change_of_a_prior_information_notice_is_a_change():
+    # DÖE legacy 3e5ce20f-…, version 2 (VG Mansfelder Grund - Helbra): two ``efac:Change`` blocks (a corrected
+    # identifier and publication day, reason "update-add") without ``efac:Changes`` around them, notice type
+    # "pin-only" in the list "change". It was read as a new prior information notice.
+    record = german("doe-sdk01-ple-mounts.xml")
+    assert (record.kind, record.version, record.source_notice_id) == (
+        NoticeKind.CHANGE,
+        "02",
+        "3e5ce20f-3f3e-4c9d-adad-abcc431581db",
+    )
+    assert record.referenced_notice_ids == ()  # its ChangedNoticeIdentifier "1" names no notice
