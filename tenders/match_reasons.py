@@ -96,7 +96,8 @@ def _field_texts(tender, description_attr: str) -> dict[str, list[tuple[str, boo
     lots = [lot.get("title") or "" for lot in (_loaded(tender, "lots") or ()) if isinstance(lot, dict)]
     return {
         "title": [(tender.title or "", True)],
-        "buyer": [(_loaded(tender, "buyer_name", "") or "", True)],
+        # The buyer's name is searched by its whole words only (no compound parts in the vector).
+        "buyer": [(_loaded(tender, "buyer_name", "") or "", False)],
         "description": [(_loaded(tender, description_attr, "") or "", True)],
         "lots": [(title, True) for title in lots],
         "cpv_labels": labels,

@@ -129,3 +129,19 @@ def test_several_profiles_share_one_stemming_of_the_tender(tenders, django_asser
         together = match_reasons_by_filters(filters_by_key=filters, tender=tender)
     assert together == expected
     assert {hit.field for hit in together["rathaus"].words} >= {"title", "description"}
+
+
+def test_a_buyers_name_counts_by_its_whole_words_as_the_search_holds_it(db):
+    record = NoticeRecordFactory(
+        title="Pflege der Außenanlagen", description="Rasen und Hecken.", buyer_name="Stadtwerke Husum"
+    )
+    notices_ingest(records=[record], now=NOW, use_fingerprint=False)
+    tender = Tender.objects.get(title=record.title)
+    from tenders.search import tender_search
+
+    # "Werke" is only a compound part of the buyer's name: the search does not find the tender by it …
+    assert not tender_search(filters=TenderFilters(q="Werke"), order="newest", now=NOW).filter(pk=tender.pk).exists()
+    assert match_reasons(filters=TenderFilters(q="Werke"), tenders=[tender])[tender.pk].words == ()
+    # … and a whole word of the name is a reason, in the buyer field
+    by_name = match_reasons(filters=TenderFilters(q="Stadtwerke"), tenders=[tender])[tender.pk]
+    assert by_name.words == (WordHits(field="buyer", words=("Stadtwerke",)),)
