@@ -155,6 +155,11 @@ H = {
  # "Part", no lots), each placed by a description ("06311 Helbra …") and DEE0A; the first place gives PLZ and town;
  # published as requested, 04.08. (sent 03.08.).
  "doe-sdk01-ple-mounts.xml": ("doe", "change", None, None, "2023-08-04", "", "90911200", ["DEE0A"], "06311", "Helbra", "Sachsen-Anhalt", None, None, 0, []),
+ # Senatorin für Kinder und Bildung (Bremen), DÖE eForms SDK 1.0 award of four lots, each to the same winner, whose
+ # organisation ORG-0010 is published four times (once per beneficial owner): one row per lot; no values; signed
+ # 22.06.2022; one tender each; the place only "Bremen" as text and DE501 (no town); no publication dates: sent 01.07.
+ "doe-sdk10-dup-org.xml": ("doe", A, None, None, "2022-07-01", "open", "80521000", ["DE501"], "", "", "Bremen", None, None, 4,
+    [(f"LOT-000{n}", "ORG-0010", None, None, "2022-06-22", 1, "awarded") for n in range(1, 5)]),
 }
 # The name proper where the buyer's name field carries more (read by hand; the field's own text is in the file).
 BUYER = {"sdk-0.1-numeric-cn-25599482-1.xml": "VGem Volkach"}
