@@ -160,6 +160,9 @@ H = {
  # 22.06.2022; one tender each; the place only "Bremen" as text and DE501 (no town); no publication dates: sent 01.07.
  "doe-sdk10-dup-org.xml": ("doe", A, None, None, "2022-07-01", "open", "80521000", ["DE501"], "", "", "Bremen", None, None, 4,
     [(f"LOT-000{n}", "ORG-0010", None, None, "2022-06-22", 1, "awarded") for n in range(1, 5)]),
+ # WSA Elbe (WNA Magdeburg), legacy contract notice, negotiated with a call: only a Teilnahmefrist (02.11.2023 10:00),
+ # no Angebotsfrist; the place only DEE03 (Magdeburg, no town); the estimate 262,701.78 EUR; sent and requested 24.09.
+ "doe-sdk01-ple-addinfo.xml": ("doe", C, None, "2023-11-02T10:00:00+01:00", "2023-09-24", "negotiated_with_call", "71300000", ["DEE03"], "", "", "Sachsen-Anhalt", "262701.78", "EUR", 1, []),
 }
 # The name proper where the buyer's name field carries more (read by hand; the field's own text is in the file).
 BUYER = {"sdk-0.1-numeric-cn-25599482-1.xml": "VGem Volkach"}
