@@ -37,6 +37,8 @@ from tenders.suggestions import search_vocabulary_refresh
 DEMO_DATA = Path(__file__).resolve().parent / "demo_data"
 # (source key, files loaded in one run), in publication order.
 DEMO_FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # A real German change notice (DÖE, 2023): the corrected prior information of a cleaning contract.
+    ("doe", ("3e5ce20f-3f3e-4c9d-adad-abcc431581db-02.xml",)),
     ("ted", ("ted_eforms-sdk_cn_24_minimal.xml",)),
     ("ted", ("ted_eforms-sdk_change-cn_24_void.xml",)),
     # One German procedure as DÖE and TED published it (2026-06-01): one tender with both sources.

@@ -171,3 +171,14 @@ def test_an_unreachable_doe_host_is_reported_quickly():
     )
     reason = doe_unreachable_reason(timeout_seconds=1)
     assert reason and "127.0.0.1" in reason
+
+
+@pytest.mark.django_db
+def test_the_sample_holds_a_real_german_change_notice():
+    """DÖE's second version of the VG Mansfelder Grund - Helbra's prior information: a change, with its real date."""
+    load = demo_sample_load()
+    tender = Tender.objects.get(pk__in=load.tender_ids, sources__source_notice_id__istartswith="3e5ce20f")
+    assert (tender.buyer_name, tender.bundesland) == ("Verbandsgemeinde Mansfelder Grund - Helbra", "Sachsen-Anhalt")
+    [version] = TenderVersion.objects.filter(tender=tender)
+    assert (version.kind, version.version) == ("change", "02")
+    assert version.published_at.astimezone(BERLIN).year == 2023

@@ -14,7 +14,7 @@ def test_export_tenders_writes_the_public_representation(capsys):
     capsys.readouterr()
     call_command("export_tenders", "--format", "jsonl")
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert len(rows) == Tender.objects.count() == 10
+    assert len(rows) == Tender.objects.count() == 11
     required = {
         "id",
         "ocid",
@@ -58,5 +58,5 @@ def test_demo_notices_load_idempotently(capsys):
     call_command("load_demo_notices")
     first = Tender.objects.count()
     call_command("load_demo_notices")
-    assert Tender.objects.count() == first == 10
+    assert Tender.objects.count() == first == 11
     assert "0 new, 6 unchanged" in capsys.readouterr().out
