@@ -38,7 +38,7 @@ from tenders.deadline_order import OpenDeadlinesFirst
 from tenders.filters import FilterError, TenderFilters
 from tenders.fulltext import KeywordQuery, keyword_query_build
 from tenders.models import Tender
-from tenders.pagination import EstimatedCountPaginator
+from tenders.pagination import BoundedCountPaginator
 from tenders.search import DEFAULT_ORDER, tender_search
 
 PREVIEW_DAYS = 30
@@ -244,12 +244,20 @@ def saved_search_new_match_count(*, saved_search: SavedSearch) -> int:
 
 @dataclass(frozen=True)
 class Preview:
-    count: int  # the hits the search page shows for these filters (estimated past the paginator's bound)
+    count: int  # the hits the search page shows for these filters, exact up to ``bound``
     sample: tuple[Tender, ...]  # the first of them, in the search page's default order
     since: datetime
     status_named: bool = False  # the filters choose statuses; otherwise only open tenders count
-    is_estimate: bool = False
     recent: int = 0  # of the hits, first seen in the last PREVIEW_DAYS days (about what alerts would have sent)
+    bound: int = BoundedCountPaginator.exact_up_to  # past it, both figures say "more than" as the search page does
+
+    @property
+    def more_than_bound(self) -> bool:
+        return self.count > self.bound
+
+    @property
+    def recent_more_than_bound(self) -> bool:
+        return self.recent > self.bound
 
 
 def saved_search_preview(*, filters: TenderFilters, now: datetime, sample_size: int = 5) -> Preview:
@@ -259,14 +267,13 @@ def saved_search_preview(*, filters: TenderFilters, now: datetime, sample_size: 
     keywords = keyword_query_build(q=filters.q)
     ranked = tender_search(filters=filters, order=DEFAULT_ORDER, now=now, keywords=keywords)
     every = tender_search(filters=filters, order="published", now=now, keywords=keywords)
-    counted = EstimatedCountPaginator(ranked, sample_size, count_basis=every)
+    # Counted as the search page counts (exact up to the bound, "more than" beyond), so both say the same.
+    counted = BoundedCountPaginator(ranked, sample_size, count_basis=every)
     count = counted.count
     sample = tuple(ranked[:sample_size]) if count else ()
-    # Bounded like the count: "more than 10,000 new" needs no exact figure.
-    recent = every.filter(first_seen_at__gte=since).order_by()[: EstimatedCountPaginator.exact_up_to].count()
-    return Preview(
-        count, sample, since, status_named=bool(filters.status), is_estimate=counted.is_estimate, recent=recent
-    )
+    bound = BoundedCountPaginator.exact_up_to
+    recent = every.filter(first_seen_at__gte=since).order_by()[: bound + 1].count()
+    return Preview(count, sample, since, status_named=bool(filters.status), recent=recent, bound=bound)
 
 
 # --- pipeline, dashboard, calendar ------------------------------------------------------------------------------

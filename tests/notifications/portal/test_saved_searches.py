@@ -65,6 +65,23 @@ def test_preview_shows_the_searchs_hits_and_how_many_are_new_in_30_days(db):
     assert [t.pk for t in preview.sample] == [t.pk for t in listed]
 
 
+def test_past_the_bound_the_preview_says_more_than_as_the_search_page_does(alpha_client, corpus, monkeypatch):
+    """Both count exactly up to the bound and say "more than" beyond it: never an estimate beside a bound."""
+    from tenders.pagination import BoundedCountPaginator
+
+    monkeypatch.setattr(BoundedCountPaginator, "exact_up_to", 2)
+    params = {"q": "Straßenbau", "bundesland": "Bayern"}  # three open tenders (see above)
+    search = alpha_client.get("/suche/", params).content.decode()
+    assert "Mehr als 2 Ausschreibungen gefunden" in search
+    response = alpha_client.get("/suchprofile/neu/", params)
+    preview = response.context["preview"]
+    assert (preview.count, preview.bound, preview.more_than_bound) == (3, 2, True)
+    html = response.content.decode()
+    assert "Mehr als 2 Treffer" in html and "3 Treffer" not in html
+    monkeypatch.setattr(BoundedCountPaginator, "exact_up_to", 3)
+    assert "3 Treffer" in alpha_client.get("/suchprofile/neu/", params).content.decode()
+
+
 def test_preview_fragment_for_htmx(alpha_client, corpus):
     response = alpha_client.get("/suchprofile/vorschau/", {"cpv": "90"})
     assert response.status_code == 200
