@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet, Window
 from django.db.models.expressions import RawSQL
 
 from tenders.keyset import AFTER, BEFORE, DeadlineFirst, NewestFirst, keyset_for
@@ -97,16 +97,21 @@ class BoundedCountPaginator:
     max_pages = 400
     is_estimate = False
 
-    def __init__(self, object_list, per_page: int, *, count_basis: QuerySet):
+    def __init__(self, object_list, per_page: int, *, count_basis: QuerySet, count_listed: bool = False):
         self.object_list = object_list
         self.per_page = per_page
         self.count_basis = count_basis.order_by()
+        # ``count_listed``: the list itself holds at most ``exact_up_to + 1`` rows (a relevance list of that
+        # many candidates), so a window over its rows counts it: the matches are read once, not twice.
+        self.count_listed = count_listed
         self._count: int | None = None
 
     def _bounded(self) -> QuerySet:
         return self.count_basis.values("pk")[: self.exact_up_to + 1]
 
-    def count_expression(self) -> RawSQL:
+    def count_expression(self) -> RawSQL | Window:
+        if self.count_listed:
+            return Window(expression=Count("*"))
         sql, params = self._bounded().query.sql_with_params()
         # The ORM's own SQL for the basis; every value stays a parameter.
         return RawSQL(f"SELECT count(*) FROM ({sql}) AS bounded", params)  # noqa: S608, S611

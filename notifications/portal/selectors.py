@@ -39,7 +39,7 @@ from tenders.filters import FilterError, TenderFilters
 from tenders.fulltext import KeywordQuery, keyword_query_build
 from tenders.models import Tender
 from tenders.pagination import BoundedCountPaginator
-from tenders.search import DEFAULT_ORDER, tender_search
+from tenders.search import DEFAULT_ORDER, RANK_CANDIDATES, tender_search
 
 PREVIEW_DAYS = 30
 CALENDAR_STATUSES = (TriageStatus.INTERESTING, TriageStatus.REVIEWING, TriageStatus.APPLIED)
@@ -59,13 +59,14 @@ def portal_tender_search(
     order: str,
     now: datetime,
     keywords: KeywordQuery | None = None,
+    candidates: int = RANK_CANDIDATES,
 ) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """``tender_search`` narrowed by the user's own triage and annotated with it (``my_triage``).
 
     "neu" also covers tenders the user has not triaged yet: that is what "new to me" means.
     ``keywords``: ``keyword_query_build(q=filters.q)``, built once for a page's list, count and highlights.
     """
-    queryset = tender_search(filters=filters, order=order, now=now, keywords=keywords)
+    queryset = tender_search(filters=filters, order=order, now=now, keywords=keywords, candidates=candidates)
     mine = _triage_of(user).filter(tender=OuterRef("pk"))
     return _triage_filtered(queryset, mine, triage).annotate(my_triage=Subquery(mine.values("status")[:1]))
 

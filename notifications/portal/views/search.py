@@ -32,6 +32,7 @@ from tenders.fulltext import keyword_query_build
 from tenders.highlighting import Highlighter, tender_highlights
 from tenders.match_reasons import match_reasons
 from tenders.pagination import PAGE_PARAMETERS, BoundedCountPaginator, EstimatedCountPaginator, keyset_for
+from tenders.search import order_or_default
 from tenders.suggestions import query_suggestion
 
 PAGE_SIZE = 25
@@ -58,10 +59,13 @@ def search(request):
             "now": timezone.now(),
             "keywords": keywords,
         }
-        queryset = portal_tender_search(**search_args, order=parsed.order).only(*RESULT_FIELDS)
-        # Counted in the page's own statement, up to a bound ("mehr als 1.000"), without the triage per row.
+        # A relevance list ranks one candidate more than the count's bound and counts its own rows; the other
+        # orders count in the page's own statement, up to that bound ("mehr als 1.000"), without triage per row.
+        ranked = order_or_default(parsed.order) == "relevance" and bool(parsed.filters.q)
+        candidates = BoundedCountPaginator.exact_up_to + 1
+        queryset = portal_tender_search(**search_args, order=parsed.order, candidates=candidates).only(*RESULT_FIELDS)
         hits = portal_tender_hits(**search_args)
-        paginator = BoundedCountPaginator(result_rows(queryset), PAGE_SIZE, count_basis=hits)
+        paginator = BoundedCountPaginator(result_rows(queryset), PAGE_SIZE, count_basis=hits, count_listed=ranked)
         # Newest-first and deadline lists page by keyset from the rows shown (tenders.keyset).
         rows = result_rows(portal_tender_search(**search_args, order="published").only(*RESULT_FIELDS))
         keyset = keyset_for(order=parsed.order, q=parsed.filters.q, rows=rows, now=search_args["now"])

@@ -145,6 +145,34 @@ def test_big_results_are_counted_up_to_a_bound_and_paged_beyond(alpha_client, db
     assert "1 Ausschreibung gefunden" in exact and "Mehr als" not in exact
 
 
+def test_a_relevance_list_counts_its_own_candidates_up_to_the_bound(alpha_client, db, monkeypatch):
+    """Ranked by relevance, the list holds one candidate more than the bound and counts its own rows (a window),
+    so the matches are read once: the same figures as a count of the matches."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tenders.pagination import BoundedCountPaginator
+
+    monkeypatch.setattr(BoundedCountPaginator, "exact_up_to", 26)
+    now = timezone.now()
+    records = [
+        NoticeRecordFactory(title=f"Pflasterarbeiten Bauabschnitt {n}", submission_deadline=now + timedelta(days=n + 1))
+        for n in range(30)
+    ]
+    notices_ingest(records=records, now=now, use_fingerprint=False)
+    with CaptureQueriesContext(connection) as captured:
+        past = alpha_client.get("/suche/", {"q": "Pflasterarbeiten"})
+    assert past.context["page"].paginator.is_lower_bound
+    assert "Mehr als 26 Ausschreibungen gefunden" in past.content.decode()
+    page_statement = next(q["sql"] for q in captured.captured_queries if "ts_rank" in q["sql"])
+    assert "OVER ()" in page_statement and "SELECT count(*) FROM (" not in page_statement
+    monkeypatch.setattr(BoundedCountPaginator, "exact_up_to", 30)
+    exact = alpha_client.get("/suche/", {"q": "Pflasterarbeiten"})
+    assert exact.context["page"].paginator.count == 30 and "30 Ausschreibungen gefunden" in exact.content.decode()
+    second = alpha_client.get("/suche/", {"q": "Pflasterarbeiten", "page": "2"})
+    assert second.context["page"].paginator.count == 30 and len(second.context["page"].object_list) == 5
+
+
 def test_paging_ends_at_the_deepest_page_offered(alpha_client, db, monkeypatch):
     from tenders.pagination import BoundedCountPaginator
 
