@@ -6,6 +6,7 @@ Configuration comes from environment variables only (see ``config.env``).
 from __future__ import annotations
 
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -86,7 +87,28 @@ def database_settings(*, allow_embedded: bool) -> dict:
     else:
         raise ImproperlyConfigured("DATABASE_URL is required with these settings")
     database["ENGINE"] = "django_tenants.postgresql_backend"
+    database.setdefault("OPTIONS", {})
+    options = session_options(env_str("DATABASE_WORK_MEM", DATABASE_WORK_MEM))
+    if options:
+        given = database["OPTIONS"].get("options", "")
+        database["OPTIONS"]["options"] = f"{given} {options}".strip()
     return {"default": database}
+
+
+# Memory for one sort or bitmap of a statement. PostgreSQL's 4 MB default turns the bitmap of a frequent word
+# among open tenders lossy at a million tenders, and every row of its heap pages is checked again: a relevance
+# page of a frequent word with a CPV division took 215 ms, 113 ms at 16 MB (bench/README.md, "Under load").
+# Set DATABASE_WORK_MEM to "" behind a pooler that refuses startup options (the server's setting then applies).
+DATABASE_WORK_MEM = "16MB"
+
+
+def session_options(work_mem: str) -> str:
+    """libpq ``options`` for every connection: ``-c work_mem=…`` ("" when unset); a malformed size stops the start."""
+    if not work_mem:
+        return ""
+    if not re.fullmatch(r"[1-9][0-9]{0,6}(kB|MB|GB)", work_mem):
+        raise ImproperlyConfigured(f"DATABASE_WORK_MEM must be a size like 16MB or 65536kB, not {work_mem!r}")
+    return f"-c work_mem={work_mem}"
 
 
 # Overlays assign DATABASES = database_settings(...): only they know whether embedding is allowed.
