@@ -44,7 +44,7 @@ def tender_search(
     order: str,
     now: datetime,
     keywords: KeywordQuery | None = None,
-    candidates: int = RANK_CANDIDATES,
+    candidates: int | None = None,
 ) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """Tenders matching ``filters``, sorted by ``order`` (relevance, deadline or published).
 
@@ -59,14 +59,16 @@ def tender_search(
 
     ``keywords``: ``keyword_query_build(q=filters.q)``, built once by a caller that lists, counts and
     highlights the same search; without it the keywords are built here. ``candidates``: how many of the
-    newest matches a relevance list ranks (one more than a count's bound lets the list count itself).
+    newest matches a relevance list ranks (``RANK_CANDIDATES`` by default; one more than a count's bound lets
+    the list count itself).
     """
     keywords = keywords.check_for(filters.q) if keywords is not None else keyword_query_build(q=filters.q)
     # One meaning everywhere: no status named = open tenders only, as in saved searches (effective_filters).
     queryset = Tender.objects.filter(filters_q(effective_filters(filters), now=now, keywords=keywords))
     order = order_or_default(order)
     if order == "relevance" and filters.q:
-        newest = queryset.order_by(F("published_at").desc(nulls_last=True), "-id").values("pk")[:candidates]
+        bound = candidates or RANK_CANDIDATES
+        newest = queryset.order_by(F("published_at").desc(nulls_last=True), "-id").values("pk")[:bound]
         return (
             queryset.filter(pk__in=newest)
             .annotate(rank=SearchRank(F("search_vector"), keywords.rank_search, weights=RANK_WEIGHTS))

@@ -39,7 +39,7 @@ from tenders.filters import FilterError, TenderFilters
 from tenders.fulltext import KeywordQuery, keyword_query_build
 from tenders.models import Tender
 from tenders.pagination import BoundedCountPaginator
-from tenders.search import DEFAULT_ORDER, RANK_CANDIDATES, tender_search
+from tenders.search import DEFAULT_ORDER, tender_search
 
 PREVIEW_DAYS = 30
 CALENDAR_STATUSES = (TriageStatus.INTERESTING, TriageStatus.REVIEWING, TriageStatus.APPLIED)
@@ -59,7 +59,7 @@ def portal_tender_search(
     order: str,
     now: datetime,
     keywords: KeywordQuery | None = None,
-    candidates: int = RANK_CANDIDATES,
+    candidates: int | None = None,
 ) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """``tender_search`` narrowed by the user's own triage and annotated with it (``my_triage``).
 
