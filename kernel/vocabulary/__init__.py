@@ -9,6 +9,7 @@ The one home of each word ``sources`` and ``tenders`` (and ``notifications``) sh
 - ``regions``: the Bundesländer by NUTS code and abbreviation, NUTS normalisation;
 - ``nuts``: the names of NUTS codes (every German code, foreign countries; eForms SDK, see ``data/README.md``);
 - ``postcodes``: German postcode -> Bundesland (from GeoNames, see ``data/README.md``);
+- ``folding``: ``typed_fold``, what a picker compares (umlauts, "ae/oe/ue" and none alike);
 - ``cpv``: CPV codes without check digit, the CPV 2008 vocabulary (9,454 codes, labels, hierarchy, search);
 - ``legal_basis``: Vergaberechtsgrundlage (VgV, VOB/A-EU, UVgO …) and the EU-threshold flag;
 - ``contract_nature``: Bauleistung / Lieferleistung / Dienstleistung;

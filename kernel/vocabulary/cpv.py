@@ -15,11 +15,12 @@ from __future__ import annotations
 import csv
 import gzip
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+
+from kernel.vocabulary.folding import typed_fold
 
 _DATA = Path(__file__).resolve().parent / "data"
 LEVELS = ("division", "group", "class", "category")
@@ -169,22 +170,16 @@ def cpv_children(code: str) -> list[CpvCode]:
     return list(_children_index().get(entry.significant, ()))
 
 
-def _folded(text: str) -> str:
-    # "Büroreinigung", "Bueroreinigung" and "buroreinigung" all fold to "buroreinigung".
-    text = text.casefold().replace("ß", "ss").replace("ae", "a").replace("oe", "o").replace("ue", "u")
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
 @cache
 def _search_index() -> list[tuple[str, CpvCode]]:
-    return [(_folded(f"{entry.label} {entry.label_en}"), entry) for entry in vocabulary().values()]
+    return [(typed_fold(f"{entry.label} {entry.label_en}"), entry) for entry in vocabulary().values()]
 
 
 def _match_tier(label: str, word: str) -> int:
     """How central ``word`` is to a label: 0 it opens the label or is the head of its first word
     ("Reinigungsdienste", "Büroreinigung"), 1 a later word starts or ends with it, 2 it is inside a word
     ("Vereinigungen" for "reinigung"), 3 absent."""
-    words = re.findall(r"\w+", _folded(label))
+    words = re.findall(r"\w+", typed_fold(label))
     if words and (words[0].startswith(word) or words[0].endswith(word)):
         return 0
     if any(w.startswith(word) or w.endswith(word) for w in words):
@@ -208,7 +203,7 @@ def cpv_search(term: str, *, limit: int = 20) -> list[CpvCode]:
         hits = [entry for entry in vocabulary().values() if entry.code.startswith(digits)]
         hits.sort(key=lambda entry: (len(entry.significant), entry.code))
         return hits[:limit]
-    words = [_folded(word) for word in re.findall(r"\w+", term)]
+    words = [typed_fold(word) for word in re.findall(r"\w+", term)]
     if not words:
         return []
     hits = [entry for folded, entry in _search_index() if all(word in folded for word in words)]

@@ -19,12 +19,12 @@ from __future__ import annotations
 import csv
 import math
 import re
-import unicodedata
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from kernel.vocabulary.folding import typed_fold
 from kernel.vocabulary.regions import normalise_nuts
 
 _DATA = Path(__file__).with_name("data")
@@ -160,15 +160,9 @@ def kreis_lookup(raw: str | None) -> Kreis | None:
     return places.kreise[key] if key else None
 
 
-def _folded(text: str) -> str:
-    # "München", "Muenchen" and "munchen" alike: what people type without umlauts.
-    text = text.casefold().replace("ß", "ss").replace("ae", "a").replace("oe", "o").replace("ue", "u")
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
 @lru_cache(maxsize=1)
 def _suggestion_index() -> tuple[tuple[tuple[str, ...], Kreis], ...]:
-    return tuple((tuple(re.findall(r"\w+", _folded(kreis.name))), kreis) for kreis in kreise())
+    return tuple((tuple(re.findall(r"\w+", typed_fold(kreis.name))), kreis) for kreis in kreise())
 
 
 def kreis_suggestions(term: str, *, limit: int = 10) -> list[Kreis]:
@@ -189,7 +183,7 @@ def kreis_suggestions(term: str, *, limit: int = 10) -> list[Kreis]:
             if kreis.key.startswith(code) or any(nuts.startswith(code) for nuts in kreis.nuts)
         ]
         return sorted(found, key=lambda kreis: kreis.key)[:limit]
-    words = re.findall(r"\w+", _folded(text))
+    words = re.findall(r"\w+", typed_fold(text))
     if not words:
         return []
     found = [

@@ -29,6 +29,7 @@ HOMES = {
     "nuts_codes_from": "kernel.vocabulary.regions",
     "normalise_cpv": "kernel.vocabulary.cpv",
     "unique_cpv": "kernel.vocabulary.cpv",
+    "typed_fold": "kernel.vocabulary.folding",
 }
 PACKAGES = ("kernel", "accounts", "config", "notifications", "sources", "tenders", "bench", "tests")
 
