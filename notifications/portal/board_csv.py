@@ -10,14 +10,11 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Iterable
-from datetime import datetime
-from decimal import Decimal
 
 from django.utils.translation import gettext as _
 
-from kernel.vocabulary.time_zone import BERLIN
 from notifications.models import BidCard, BidDecision
-from notifications.portal.csv_export import BOM, spreadsheet_safe
+from notifications.portal.csv_export import BOM, decimal_cell, moment_cell, spreadsheet_safe
 
 
 def header() -> list[str]:
@@ -36,14 +33,6 @@ def header() -> list[str]:
     ]
 
 
-def _decimal(value: Decimal | None) -> str:
-    return "" if value is None else f"{value:.2f}".replace(".", ",")
-
-
-def _when(value: datetime | None) -> str:
-    return value.astimezone(BERLIN).strftime("%d.%m.%Y %H:%M") if value else ""
-
-
 def _person(user) -> str:
     if user is None:
         return ""
@@ -57,13 +46,13 @@ def card_cells(card: BidCard, *, url: str) -> list[str]:
         spreadsheet_safe(card.stage.name),
         spreadsheet_safe(tender.title),
         spreadsheet_safe(tender.buyer_name),
-        _when(tender.submission_deadline),
-        _decimal(tender.estimated_value),
+        moment_cell(tender.submission_deadline),
+        decimal_cell(tender.estimated_value),
         spreadsheet_safe(tender.currency),
         spreadsheet_safe(_person(card.owner)),
         decision,
         spreadsheet_safe(card.decision_reason.label if card.decision_reason else ""),
-        _when(card.updated_at),
+        moment_cell(card.updated_at),
         url,
     ]
 

@@ -66,11 +66,11 @@ def spreadsheet_safe(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_STARTS) else text
 
 
-def _decimal(value: Decimal | None) -> str:
+def decimal_cell(value: Decimal | None) -> str:
     return "" if value is None else f"{value:.2f}".replace(".", ",")
 
 
-def _when(value: datetime | None) -> str:
+def moment_cell(value: datetime | None) -> str:
     return value.astimezone(BERLIN).strftime("%d.%m.%Y %H:%M") if value else ""
 
 
@@ -84,10 +84,10 @@ def row_cells(row: ExportRow) -> list[str]:
         spreadsheet_safe(row.bundesland),
         " ".join(row.cpv_codes),
         spreadsheet_safe("; ".join(label for label in row.cpv_labels if label)),
-        _decimal(row.estimated_value),
+        decimal_cell(row.estimated_value),
         spreadsheet_safe(row.currency),
-        _when(row.published_at),
-        _when(row.submission_deadline),
+        moment_cell(row.published_at),
+        moment_cell(row.submission_deadline),
         spreadsheet_safe(row.status),
         spreadsheet_safe(row.triage),
         row.url,

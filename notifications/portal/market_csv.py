@@ -11,21 +11,16 @@ import csv
 import io
 from collections.abc import Callable
 from datetime import datetime
-from decimal import Decimal
 
 from django.utils.translation import gettext as _
 
 from kernel.vocabulary.time_zone import BERLIN
-from notifications.portal.csv_export import BOM, spreadsheet_safe
+from notifications.portal.csv_export import BOM, decimal_cell, spreadsheet_safe
 from tenders.market import ESTIMATE, MarketRow, MarketSummary
 
 
 def origin_label(origin: str) -> str:
     return _("Schätzwert") if origin == ESTIMATE else _("Zuschlagswert")
-
-
-def _decimal(value: Decimal | None) -> str:
-    return "" if value is None else f"{value:.2f}".replace(".", ",")
 
 
 def _day(value: datetime | None) -> str:
@@ -39,7 +34,7 @@ def _lines(row: MarketRow, *, url: str) -> list[list[str]]:
     if row.estimated:  # the estimate covers the whole tender, not one lot
         (amount,) = row.amounts
         winners = spreadsheet_safe(", ".join(row.winners))
-        return [[*start, "", winners, _decimal(amount.value), amount.currency, origin_label(amount.origin), url]]
+        return [[*start, "", winners, decimal_cell(amount.value), amount.currency, origin_label(amount.origin), url]]
     if not row.awards:
         return [[*start, "", "", "", "", "", url]]
     return [
@@ -47,7 +42,7 @@ def _lines(row: MarketRow, *, url: str) -> list[list[str]]:
             *start,
             spreadsheet_safe(line.lot_id),
             spreadsheet_safe(line.supplier_name),
-            _decimal(line.value),
+            decimal_cell(line.value),
             line.currency,
             _("Zuschlagswert") if line.value is not None else "",
             url,
@@ -79,7 +74,13 @@ def market_csv(summary: MarketSummary, *, url_for: Callable[[int], str]) -> str:
     writer.writerow([_("Herkunft"), _("Währung"), _("Ausschreibungen"), _("Summe"), _("Median")])
     for total in summary.totals:
         writer.writerow(
-            [origin_label(total.origin), total.currency, total.tenders, _decimal(total.total), _decimal(total.median)]
+            [
+                origin_label(total.origin),
+                total.currency,
+                total.tenders,
+                decimal_cell(total.total),
+                decimal_cell(total.median),
+            ]
         )
     writer.writerow([_("Ohne Wert"), "", summary.without_value, "", ""])
     if summary.partial:
