@@ -24,6 +24,11 @@ ACTIONS = (REVIEW, DISMISS)
 MAX_AGE = timedelta(days=14)
 
 
+def card_url(base_url: str, card_id: int) -> str:
+    # A card's page on the board, for mails (reminders, mentions, award outcomes); the path is a public URL.
+    return f"{base_url}/angebote/karte/{int(card_id)}/"
+
+
 class TriageLinkExpired(Exception):
     """The token was genuine but is older than ``MAX_AGE``."""
 

@@ -45,9 +45,10 @@ from notifications.alerts.award_rules import (
 )
 from notifications.alerts.composing import ids_key, mailable, user_language
 from notifications.alerts.deliveries import delivery_create
-from notifications.alerts.rendering import header_safe
+from notifications.alerts.rendering import header_safe, tender_url
 from notifications.alerts.selectors import tenant_base_url
 from notifications.bid_cards import StageMove, bid_cards_move
+from notifications.bid_links import card_url
 from notifications.models import (
     ID_IDENTITY_KINDS,
     NAME_IDENTITY_KINDS,
@@ -183,7 +184,7 @@ def _outcome_text(outcome: CardOutcome, *, tender: AwardedTender, base_url: str)
         f"- {row.supplier_name}" + (f" ({text})" if (text := lot_text(row, lots=tender.lots)) else "")
         for row in outcome.rows
     ]
-    link = _("Zur Karte: %(link)s") % {"link": f"{base_url}/angebote/karte/{outcome.card_id}/"}
+    link = _("Zur Karte: %(link)s") % {"link": card_url(base_url, outcome.card_id)}
     return subject, "\n\n".join([intro % facts, "\n".join(rows), link])
 
 
@@ -272,7 +273,7 @@ def _competitor_mails(
                     for _win, row in wins
                 ),
                 "",
-                _("Zur Ausschreibung: %(link)s") % {"link": f"{base_url}/ausschreibung/{tender_id}/"},
+                _("Zur Ausschreibung: %(link)s") % {"link": tender_url(base_url, tender_id)},
             ]
         delivery = delivery_create(
             kind=DeliveryKind.COMPETITOR,

@@ -37,6 +37,7 @@ from notifications.alerts.rendering import header_safe
 from notifications.alerts.selectors import tenant_base_url
 from notifications.bid_cards import bid_card_deadlines_sync, moment_text
 from notifications.bid_dates import DatedItem, clean_reminder_days, tender_dated_items
+from notifications.bid_links import card_url
 from notifications.models import (
     BidCard,
     BidStage,
@@ -136,7 +137,7 @@ def _days_of(user) -> list[int]:
 
 def _reminder_mail(*, card: BidCard, item: DatedItem, days: int, user, base_url: str, key: str) -> None:
     tender = card.tender
-    link = f"{base_url}/angebote/karte/{card.pk}/"
+    link = card_url(base_url, card.pk)
     with translation.override(user_language(user)):
         when = _("morgen") if days == 1 else _("in %(days)d Tagen") % {"days": days}
         subject = _("Erinnerung: %(label)s %(when)s – %(title)s") % {

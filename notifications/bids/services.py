@@ -25,6 +25,7 @@ from notifications.alerts.deliveries import delivery_create
 from notifications.alerts.rendering import header_safe
 from notifications.alerts.selectors import tenant_base_url
 from notifications.bid_cards import StageMove, bid_cards_land, bid_cards_move, bid_defaults_ensure
+from notifications.bid_links import card_url
 from notifications.bids.mentions import Person, mentioned_people
 from notifications.models import (
     BidCard,
@@ -235,7 +236,7 @@ def _team() -> list[Person]:
 def _mention_mail(*, comment: CardComment, card: BidCard, recipient, author, base_url: str) -> None:
     tender = Tender.objects.only("id", "title").get(pk=card.tender_id)
     author_name = (author.get_full_name() or author.email) if author else "?"
-    link = f"{base_url}/angebote/karte/{card.pk}/"
+    link = card_url(base_url, card.pk)
     with translation.override(user_language(recipient)):
         subject = _("%(author)s hat Sie erwähnt: %(title)s") % {
             "author": author_name,

@@ -86,6 +86,7 @@ def test_someone_elses_win_moves_a_submitted_card_to_verloren_with_winner_and_va
     mail = Delivery.objects.get(kind=DeliveryKind.AWARD)  # the owner only: the card has one
     assert mail.recipient == alpha.admin_email
     assert "Belgo Facility Services (Los 1, 8.819,09 €)" in mail.text_body and "M&G CLEANING" in mail.text_body
+    assert mail.text_body.endswith(f"/angebote/karte/{card.pk}/")
 
 
 def test_an_open_card_not_yet_submitted_stays_when_someone_else_wins(alpha):
@@ -157,6 +158,7 @@ def test_a_watched_competitors_win_is_recorded_once_per_lot_and_told_in_one_mail
     belgo = mails.get(subject__icontains="Belgo")
     assert "Los 1, 8.819,09 €" in belgo.text_body and "Los 5, 9.317,85 €" in belgo.text_body
     assert "Vergabestelle: " in belgo.text_body
+    assert belgo.text_body.endswith(f"/ausschreibung/{delta.created[0]}/")
 
     delta_process(created=delta.created, changed={}, now=timezone.now())
     assert CompetitorWin.objects.count() == 5 and Delivery.objects.filter(kind=DeliveryKind.COMPETITOR).count() == 2
