@@ -71,6 +71,12 @@ _ALIASES = {
     # NetServer's legal-framework cell: "VOL/UVgO" is the UVgO that replaced the VOL/A below the thresholds.
     "vol/uvgo": "uvgo",
     "vol": "vol-a",
+    # Budget law below the thresholds: Vergabeplattform Berlin writes "Öffentliche Ausschreibung (LHO)" for a
+    # tender under § 55 of the Landeshaushaltsordnung; the Bund's own is the BHO.
+    "lho": "haushaltsrecht",
+    "bho": "haushaltsrecht",
+    "landeshaushaltsordnung": "haushaltsrecht",
+    "bundeshaushaltsordnung": "haushaltsrecht",
 }
 _FOLD = re.compile(r"[\s_]+")
 
@@ -109,6 +115,7 @@ _IN_TEXT: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bVgV\b|\bVergabeverordnung\b", "vgv"),
         (r"\bVOL\b", "vol-a"),
         (r"\bSVHV\b", "svhv"),
+        (r"\b[LB]HO\b|\b(?:Landes|Bundes)haushaltsordnung\b", "haushaltsrecht"),
     )
 )
 

@@ -71,9 +71,6 @@ _LEGAL_BASIS_PREFIX = re.compile(
 # Stages of a cosinex project that say nothing about the procedure: the call for tenders ("Ausschreibung")
 # and the participation competition ("TNW"), which several procedures have.
 _STAGE_ONLY = frozenset({"ausschreibung", "tnw", "teilnahmewettbewerb", "bekanntmachung"})
-# Rules a feed names that the shared vocabulary spells otherwise: Vergabeplattform Berlin writes "Öffentliche
-# Ausschreibung (LHO)" for a tender under § 55 of the Landeshaushaltsordnung, i.e. budget law below the thresholds.
-_LEGAL_BASIS_ALIASES = {"lho": "haushaltsrecht", "bho": "haushaltsrecht"}
 # A bracket after the procedure that abbreviates a rule ("(LHO)", "(VOB / A)"): two capitals, no remark
 # ("(mit Teilnahmewettbewerb)"). One the vocabulary cannot read is a stated legal basis left unread.
 _RULE_ABBREVIATION = re.compile(r"^(?=(?:[^A-ZÄÖÜ]*[A-ZÄÖÜ]){2})[A-Za-zÄÖÜäöü/.\- ]{2,15}$")
@@ -230,7 +227,7 @@ def _feed_date(entry: Mapping[str, Any], raw: str) -> datetime | None:
 def _legal_basis(fields: Mapping[str, str], text: str, gaps: list[tuple[str, str]]) -> str:
     stated = fields.get("legal_basis", "")
     if stated:
-        code = _LEGAL_BASIS_ALIASES.get(stated.strip().casefold()) or legal_basis_code(stated)
+        code = legal_basis_code(stated)
         code = legal_basis_in_text(stated) if code == "other" else code
         if code:
             return code
@@ -244,8 +241,6 @@ def _legal_basis(fields: Mapping[str, str], text: str, gaps: list[tuple[str, str
             return code
     for bracket in _BRACKETED.findall(procedure):
         inner = bracket.strip()
-        if inner.casefold() in _LEGAL_BASIS_ALIASES:
-            return _LEGAL_BASIS_ALIASES[inner.casefold()]
         if _RULE_ABBREVIATION.match(inner) and not _names_the_procedure(inner, procedure):
             detail = f"Rechtsgrundlage {inner!r} ({procedure!r}) is not in the vocabulary; left empty"
             gaps.append(("legal_basis", detail))

@@ -19,6 +19,9 @@ from kernel.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
         ("VOB/A EU", "vob-a-eu"),
         ("VgV Vergebener Auftrag", "vgv"),  # cosinex "Typ" cell
         ("SektVO TNW", "sektvo"),
+        ("Öffentliche Ausschreibung (LHO)", "haushaltsrecht"),  # Vergabeplattform Berlin: § 55 LHO
+        ("Freihändige Vergabe nach Bundeshaushaltsordnung", "haushaltsrecht"),
+        ("ABHOLUNG", ""),  # the abbreviation as a word of its own only
         ("Öffentliche Ausschreibung", ""),  # a procedure, no legal basis
         ("", ""),
         (None, ""),
@@ -32,3 +35,8 @@ def test_portal_cells_spelled_alone_normalise_to_the_same_codes() -> None:
     assert legal_basis_code("VOL/UVgO") == "uvgo"
     assert legal_basis_code("VOL") == "vol-a"
     assert legal_basis_code("VOB") == "vob-a"
+
+
+@pytest.mark.parametrize("raw", ["LHO", "BHO", "lho", "Landeshaushaltsordnung"])
+def test_budget_law_spelled_alone_is_haushaltsrecht(raw) -> None:
+    assert legal_basis_code(raw) == "haushaltsrecht"
