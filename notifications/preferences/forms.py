@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.utils.translation import gettext_lazy as _
 
+from notifications.bid_dates import MAX_REMINDER_DAYS, MAX_REMINDERS
 from notifications.models import DeliveryKind, DeliveryStatus, DigestInterval, SavedSearch, TlsMode
 
 HOUR_CHOICES = [(hour, f"{hour:02d}:00") for hour in range(24)]
@@ -41,7 +42,12 @@ class ReminderDaysForm(forms.Form):
     def clean_reminder_days(self) -> list[int]:
         text = self.cleaned_data["reminder_days"].replace(";", ",")
         parts = [part.strip() for part in text.split(",") if part.strip()]
-        if any(not part.isdigit() or not 1 <= int(part) <= 60 for part in parts) or len(parts) > 5:
+        # The limits are the ones reminders are sent by (bid_dates.clean_reminder_days); here they are refused
+        # with a message instead of being dropped silently.
+        if (
+            any(not part.isdigit() or not 1 <= int(part) <= MAX_REMINDER_DAYS for part in parts)
+            or len(parts) > MAX_REMINDERS
+        ):
             raise forms.ValidationError(_("Bis zu fünf ganze Zahlen von 1 bis 60, durch Kommas getrennt."))
         return [int(part) for part in parts]
 
