@@ -25,10 +25,11 @@ from django.utils.http import urlsafe_base64_encode
 from django_tenants.utils import get_public_schema_name, schema_context
 
 from accounts.services import _HOST_NAME, TenantCreated, public_tenant_ensure, tenant_create, tenant_discard
+from config.email_url import CONSOLE_BACKEND
 from kernel.errors import ApplicationError
 
 # Backends that put the whole mail, a link included, on the process's output (and so in deploy logs).
-PRINTING_MAIL_BACKENDS = frozenset({"django.core.mail.backends.console.EmailBackend"})
+PRINTING_MAIL_BACKENDS = frozenset({CONSOLE_BACKEND})
 
 
 def mail_prints_messages() -> bool:
