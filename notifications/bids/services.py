@@ -233,19 +233,18 @@ def _team() -> list[Person]:
     ]
 
 
-def _mention_mail(*, comment: CardComment, card: BidCard, recipient, author, base_url: str) -> None:
-    tender = Tender.objects.only("id", "title").get(pk=card.tender_id)
+def _mention_mail(*, comment: CardComment, card: BidCard, tender_title: str, recipient, author, base_url: str) -> None:
     author_name = (author.get_full_name() or author.email) if author else "?"
     link = card_url(base_url, card.pk)
     with translation.override(user_language(recipient)):
         subject = _("%(author)s hat Sie erwähnt: %(title)s") % {
             "author": author_name,
-            "title": header_safe(tender.title, max_length=150),
+            "title": header_safe(tender_title, max_length=150),
         }
         body = "\n\n".join(
             [
                 _("%(author)s hat Sie in einem Kommentar zur Ausschreibung „%(title)s“ erwähnt:")
-                % {"author": author_name, "title": tender.title},
+                % {"author": author_name, "title": tender_title},
                 comment.text,
                 _("Zur Karte: %(link)s") % {"link": link},
             ]
@@ -281,8 +280,11 @@ def card_comment_add(*, card_id: int, author: AbstractBaseUser, text: str, now: 
     mailable_recipients = [user for user in recipients if mailable(user)]
     if mailable_recipients:
         base_url = tenant_base_url()
+        title = Tender.objects.filter(pk=card.tender_id).values_list("title", flat=True).get()  # once, not per person
         for recipient in mailable_recipients:
-            _mention_mail(comment=comment, card=card, recipient=recipient, author=author, base_url=base_url)
+            _mention_mail(
+                comment=comment, card=card, tender_title=title, recipient=recipient, author=author, base_url=base_url
+            )
     return comment
 
 

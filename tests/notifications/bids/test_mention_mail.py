@@ -31,6 +31,7 @@ def test_a_mention_is_mailed_once_through_the_tenants_route(committed_tenants, s
         services._mention_mail(
             comment=comment,
             card=card,
+            tender_title="Sanierung Turnhalle",
             recipient=user(alpha.member_email),
             author=user(alpha.admin_email),
             base_url="https://alpha.localhost",

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from kernel.errors import ApplicationError, NotFound, PermissionRefused
@@ -155,6 +157,18 @@ def test_a_comment_mentioning_a_colleague_queues_one_mail_and_not_for_the_author
     mails = list(Delivery.objects.filter(kind=DeliveryKind.MENTION))
     assert [(m.recipient, m.dedupe_key) for m in mails] == [(admin.email, f"mention:{comment.pk}:{admin.pk}")]
     assert "Referenzen prüfen" in mails[0].text_body and f"/angebote/karte/{card.pk}/" in mails[0].text_body
+
+
+def test_mentioning_several_colleagues_reads_the_tender_once(alpha, card):
+    admin, member = user(alpha.admin_email), user(alpha.member_email)
+    third = get_user_model().objects.create_user(username="c.dritte@alpha.example", email="c.dritte@alpha.example")
+    with CaptureQueriesContext(connection) as queries:
+        services.card_comment_add(card_id=card.pk, author=admin, text="@member und @c.dritte: Termin?")
+    mails = Delivery.objects.filter(kind=DeliveryKind.MENTION)
+    assert sorted(mails.values_list("recipient", flat=True)) == sorted([member.email, third.email])
+    assert all("Dachsanierung Grundschule" in mail.subject for mail in mails)
+    tender_reads = [q for q in queries.captured_queries if 'FROM "tenders_tender"' in q["sql"]]
+    assert len(tender_reads) == 1
 
 
 def test_comments_are_bounded_and_need_text(alpha, card):
