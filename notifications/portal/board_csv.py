@@ -36,7 +36,7 @@ def header() -> list[str]:
 def _person(user) -> str:
     if user is None:
         return ""
-    return f"{user.first_name or ''} {user.last_name or ''}".strip() or user.email or ""
+    return user.get_full_name() or user.email or ""
 
 
 def card_cells(card: BidCard, *, url: str) -> list[str]:
