@@ -85,6 +85,11 @@ def town_in_text(text: str) -> tuple[str, str]:
 _GERMANY = {"DEU", "DE", ""}
 
 
+def country_is_germany(country: str | None) -> bool:
+    """Germany, or no country stated: a place whose postcode may be read as a PLZ ("DEU", "DE", "")."""
+    return (country or "").strip().upper() in _GERMANY
+
+
 def bundesland_for_place(
     *,
     nuts_codes: tuple[str, ...] | list[str],
@@ -104,7 +109,7 @@ def bundesland_for_place(
     """
     german_nuts = [code for code in nuts_codes if code.upper().startswith("DE")]
     place_country = (country or buyer_country).upper()
-    if place_country not in _GERMANY or (nuts_codes and not german_nuts):
+    if not country_is_germany(place_country) or (nuts_codes and not german_nuts):
         return ""
     by_postcode = bundesland_for_postcode(postal_code)
     if by_postcode or postal_code:
@@ -113,6 +118,6 @@ def bundesland_for_place(
         return bundesland_for_nuts(german_nuts)
     # A place in Germany whose buyer sits abroad: the seat's postcode is a foreign one ("75015" is
     # Paris, not Bretten), so it names no Land.
-    if (buyer_country or "").upper() not in _GERMANY:
+    if not country_is_germany(buyer_country):
         return ""
     return bundesland_for_postcode(buyer_postal_code) or bundesland_for_nuts([buyer_nuts])

@@ -1,6 +1,12 @@
 import pytest
 
-from kernel.addresses import bundesland_for_place, name_without_contact_block, split_town, town_in_text
+from kernel.addresses import (
+    bundesland_for_place,
+    country_is_germany,
+    name_without_contact_block,
+    split_town,
+    town_in_text,
+)
 from kernel.identifiers import canonical_publication_number
 from kernel.placeholders import placeholder_amount, plausible_buyer_id, without_placeholder
 
@@ -99,3 +105,8 @@ def test_placeholders():
     assert without_placeholder("Halle (Saale)") == "Halle (Saale)"
     assert plausible_buyer_id("-") == "" and plausible_buyer_id("Stadt Worms") == ""
     assert plausible_buyer_id("991-12345-67") == "991-12345-67"
+
+
+@pytest.mark.parametrize(("country", "german"), [("DEU", True), ("de", True), ("", True), (None, True), ("FRA", False)])
+def test_a_postcode_is_a_plz_only_in_germany_or_where_no_country_is_stated(country, german):
+    assert country_is_germany(country) is german

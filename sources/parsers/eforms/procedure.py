@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from decimal import Decimal
 
-from kernel.addresses import split_town, town_in_text
+from kernel.addresses import country_is_germany, split_town, town_in_text
 from kernel.identifiers import canonical_publication_number
 from kernel.memo import short_text_memo
 from kernel.normalise import (
@@ -257,7 +257,7 @@ def place(addresses: Sequence[Address], location_elements: Sequence[Element] = (
     candidates = ([chosen] if chosen is not None else []) + list(addresses)
     country = next((a.country for a in candidates if a.country), "").upper()
     # A French "87500" is no PLZ: kept, it matched PLZ and radius searches in Germany.
-    return town, postal if country in ("", "DEU") else "", country
+    return town, postal if country_is_germany(country) else "", country
 
 
 @short_text_memo(max_chars=MEMO_MAX_CHARS, maxsize=MEMO_SIZE)
