@@ -22,6 +22,7 @@ from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
 from django.db import transaction
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django_tenants.utils import get_public_schema_name, schema_context
 
@@ -139,7 +140,8 @@ def operator_digest_send(*, now: datetime | None = None) -> OperatorDigest | Non
         since = max(previous.sent_at, now - timedelta(days=1)) if previous else now - timedelta(days=1)
         report = operator_report(sources=source_health_list(), counts=run_counts_since(since=since), now=now)
         subject = f"Tender Radar Betrieb {local:%d.%m.%Y}: {report.subject}"
-        console = settings.PORTAL_URL_FORMAT.format(domain=settings.TENDER_RADAR_PUBLIC_HOST) + "/admin/sources/source/"
+        changelist = reverse("admin:sources_source_changelist", urlconf=settings.PUBLIC_SCHEMA_URLCONF)
+        console = settings.PORTAL_URL_FORMAT.format(domain=settings.TENDER_RADAR_PUBLIC_HOST) + changelist
         body = render_to_string(
             "mail/operator_digest.txt", {"report": report, "since": _moment(since), "console_url": console}
         )

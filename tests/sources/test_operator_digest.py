@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
@@ -79,7 +80,8 @@ def test_the_operators_get_source_health_in_words_once_a_day(alpha, platform_smt
     assert "1 blockiert – Layout geändert: Ergebniszeilen nicht mehr lesbar (1×)" in body
     assert "1 mit deutlich weniger Treffern als üblich" in body
     assert "Postfächer der Mandanten, deren letzte Prüfung fehlschlug: alpha" in body
-    assert "/admin/sources/source/" in body
+    host = settings.PORTAL_URL_FORMAT.format(domain=settings.TENDER_RADAR_PUBLIC_HOST)
+    assert f"{host}/admin/sources/source/" in body  # the console's source list, on the operators' host
     for code in ("changed_layout", " dns", "failed", "blocked:", "low_yield"):
         assert code not in body, code
 
