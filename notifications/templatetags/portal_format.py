@@ -11,11 +11,10 @@ from django.utils.formats import date_format, number_format
 from django.utils.html import format_html
 from django.utils.translation import get_language
 
-from kernel.vocabulary.countries import country_name
 from kernel.vocabulary.nuts import nuts_name
 from notifications.bid_dates import ITEM_LABELS
 from notifications.models import TriageStatus
-from notifications.portal.formatting import deadline_distance, duration_text, notice_text
+from notifications.portal.formatting import deadline_distance, notice_text
 from sources.selectors import source_names
 
 register = template.Library()
@@ -62,18 +61,6 @@ def nuts_named(code) -> str:
     """The code with its name in the active language ("DE212 – München, Kreisfreie Stadt"), else the code alone."""
     name = nuts_name(code, get_language())
     return f"{code} – {name}" if name else str(code)
-
-
-@register.filter
-def country_named(code) -> str:
-    """ "FRA" → "Frankreich" / "France" in the active language; an unknown code stays as it is."""
-    return country_name(code, get_language()) or str(code or "")
-
-
-@register.filter
-def duration(value) -> str:
-    """ "P48M" → "48 Monate" / "48 months" (``formatting.duration_text``)."""
-    return duration_text(value)
 
 
 @register.filter
