@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from notifications.models import BidCard, BidDecision, BidStageKind
+from notifications.webhooks.card_events import person_data
 
 DECISIONS = [value for value in BidDecision.values if value]
 
@@ -145,14 +146,7 @@ class CardDecisionSerializer(serializers.Serializer):
     )
 
 
-def person_data(user) -> dict | None:
-    if user is None:
-        return None
-    name = f"{user.first_name or ''} {user.last_name or ''}".strip()
-    return {"id": user.pk, "email": user.email or "", "name": name}
-
-
-def _stage(stage) -> dict:
+def stage_data(stage) -> dict:
     return {"id": stage.pk, "name": stage.name, "kind": stage.kind, "position": stage.position}
 
 
@@ -166,7 +160,7 @@ def card_data(card: BidCard, *, link) -> dict:
     reason = card.decision_reason
     return {
         "id": card.pk,
-        "stage": _stage(card.stage),
+        "stage": stage_data(card.stage),
         "tender": {
             "id": tender.id,
             "title": tender.title,

@@ -25,7 +25,7 @@ from notifications.api.board_serializers import (
     DecisionReasonSerializer,
     StageSerializer,
     card_data,
-    person_data,
+    stage_data,
 )
 from notifications.api.errors import FieldErrors
 from notifications.api.pagination import MatchCursorPagination
@@ -34,6 +34,7 @@ from notifications.bids.changes import bid_card_change
 from notifications.bids.listing import bid_card_list, bid_stage_counts
 from notifications.bids.selectors import bid_card_detail, bid_card_exists, bid_stages, decision_reasons
 from notifications.models import CardEventKind
+from notifications.webhooks.card_events import person_data
 
 TAG = "Angebote"
 _ID = re.compile(r"[0-9]{1,18}")
@@ -46,10 +47,6 @@ class CardCursorPagination(MatchCursorPagination):
     ``updated_since`` on the next poll."""
 
     ordering = ("-updated_at", "-id")
-
-
-def _stage_data(stage) -> dict:
-    return {"id": stage.pk, "name": stage.name, "kind": stage.kind, "position": stage.position}
 
 
 class BoardView(PartnerApiView):
@@ -65,7 +62,7 @@ class BoardView(PartnerApiView):
     )
     def get(self, request):
         counts = bid_stage_counts(now=timezone.now())
-        stages = [{**_stage_data(c.stage), "cards": c.cards, "open_cards": c.open_cards} for c in counts]
+        stages = [{**stage_data(c.stage), "cards": c.cards, "open_cards": c.open_cards} for c in counts]
         return Response({"stages": stages})
 
 
@@ -81,7 +78,7 @@ class StageListView(PartnerApiView):
         responses={200: StageSerializer(many=True), **_errors()},
     )
     def get(self, request):
-        return Response([_stage_data(stage) for stage in bid_stages()])
+        return Response([stage_data(stage) for stage in bid_stages()])
 
 
 class DecisionReasonListView(PartnerApiView):

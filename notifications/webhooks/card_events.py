@@ -29,12 +29,14 @@ __all__ = [
     "BOARD_EVENTS",
     "EVENT_CARD_DECIDED",
     "EVENT_CARD_STAGE_CHANGED",
+    "person_data",
     "webhook_events_for_card",
     "webhook_events_for_cards",
 ]
 
 
-def _person(user: AbstractBaseUser | None) -> dict | None:
+def person_data(user: AbstractBaseUser | None) -> dict | None:
+    """A person as board events and the partner API show them (one shape for both)."""
     if user is None:
         return None
     name = f"{user.first_name or ''} {user.last_name or ''}".strip()
@@ -53,7 +55,7 @@ def card_event_payload(*, event: str, card_event: CardEvent, card: BidCard, tend
         "occurred_at": card_event.created_at.astimezone(BERLIN).isoformat(),
         "card": {"id": card.pk},
         "tender": {"id": card.tender_id, "title": tender_title},
-        "actor": _person(card_event.actor),
+        "actor": person_data(card_event.actor),
         "stage": {"id": card.stage_id, "name": card.stage.name, "kind": card.stage.kind},
     }
     if "to" in data and "from" in data:
