@@ -89,8 +89,9 @@ class SynonymRewrite(SearchQuery):
         Func.__init__(self, query, Value(SYNONYM_REWRITE_SQL))
 
 
-def _tsquery_operand(word: str) -> str:
-    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "':" + SYNONYM_WEIGHTS
+def _tsquery_operand(word: str, weights: str = SYNONYM_WEIGHTS) -> str:
+    """``word`` as one quoted ``to_tsquery`` operand restricted to ``weights``: never an operator."""
+    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "':" + weights
 
 
 def synonym_rewrite_text(words: list[str] | tuple[str, ...]) -> str:
@@ -123,6 +124,11 @@ class TsQueryConstant(SearchQuery):
 # rare word and walk the deadline index of a million rows. Each form is one term among the word's many,
 # so ts_rank mostly puts such a tender below one that says the compound.
 _SERVICE_FORM = "^{head}(s|n|e|en|es)?(" + "|".join(SERVICE_WORDS) + ")$"
+# The title words (A) of the search vocabulary that begin with a word (LIKE) and have one of its forms (regex):
+# one tsquery text, for ``HeadQuery`` and ``GoodsQuery``.
+_TITLE_FORMS_SQL = (
+    "SELECT string_agg(v.word || ':A', ' | ') FROM tenders_search_vocabulary v WHERE v.word LIKE %s AND v.word ~ %s"
+)
 
 
 class HeadQuery(SearchQuery):
@@ -134,11 +140,7 @@ class HeadQuery(SearchQuery):
         Func.__init__(self)
 
     def as_sql(self, compiler, connection, **extra_context):
-        forms = (
-            "SELECT string_agg(v.word || ':A', ' | ') FROM tenders_search_vocabulary v"
-            " WHERE v.word LIKE %s AND v.word ~ %s"
-        )
-        sql = f"coalesce(to_tsquery('german', ({forms})), ''::tsquery)"
+        sql = f"coalesce(to_tsquery('german', ({_TITLE_FORMS_SQL})), ''::tsquery)"
         return sql, [self.head + "%", _SERVICE_FORM.format(head=self.head)]
 
 
@@ -175,14 +177,9 @@ class GoodsQuery(SearchQuery):
         Func.__init__(self)
 
     def as_sql(self, compiler, connection, **extra_context):
-        forms = (
-            "SELECT string_agg(v.word || ':A', ' | ') FROM tenders_search_vocabulary v"
-            " WHERE v.word LIKE %s AND v.word ~ %s"
-        )
-        sql = f"coalesce(to_tsquery('german', ({forms})) && !!to_tsquery('german', %s), ''::tsquery)"
+        sql = f"coalesce(to_tsquery('german', ({_TITLE_FORMS_SQL})) && !!to_tsquery('german', %s), ''::tsquery)"
         sql = f"!!({sql})" if self.invert else sql
-        own = "'" + self.word.replace("\\", "\\\\").replace("'", "''") + "':A"
-        return sql, [self.word + "%", _GOODS_FORM.format(word=self.word), own]
+        return sql, [self.word + "%", _GOODS_FORM.format(word=self.word), _tsquery_operand(self.word, "A")]
 
 
 class PhraseQuery(SearchQuery):
@@ -225,7 +222,7 @@ def thesaurus_version() -> str:
 
 
 class TsQueryText(SearchQuery):
-    """``to_tsquery('german', text)`` over operands we wrote ourselves (``_stated_operand``)."""
+    """``to_tsquery('german', text)`` over operands we wrote ourselves (``_tsquery_operand``)."""
 
     def __init__(self, text: str):
         self.config, self.invert = None, False
@@ -244,17 +241,13 @@ class TsQueryText(SearchQuery):
 PART_WEIGHTS = "ABC"
 
 
-def _stated_operand(word: str) -> str:
-    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "':" + PART_WEIGHTS
-
-
 def _word_query(token: str) -> SearchQuery:
     """One plain word: itself and its spellings anywhere, its compound parts where the tender states them."""
     whole = word_alternatives(token, parts=False)
     query = reduce(or_, (_websearch(text) for text in whole))
     for text in word_alternatives(token):
         if text not in whole:
-            query |= TsQueryText(" & ".join(_stated_operand(part) for part in text.split()))
+            query |= TsQueryText(" & ".join(_tsquery_operand(part, PART_WEIGHTS) for part in text.split()))
             query |= SearchQuery(text, config="german", search_type="phrase")
     return query
 

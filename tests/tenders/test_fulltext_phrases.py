@@ -101,3 +101,10 @@ def test_the_german_configuration_drops_exactly_the_stopwords_phrases_count(db):
             "SELECT w FROM unnest(%s::text[]) AS w WHERE ts_lexize('german_stem', w) <> '{}'", [sorted(STOPWORDS)]
         )
         assert cursor.fetchall() == []
+
+
+def test_a_plain_word_leaves_out_titles_naming_goods_after_it(ids):
+    # "Reinigungsmitteln" are supplies, not the work "Reinigung"; the titles stating the work still count.
+    hits = found(ids, "Reinigung")
+    assert "mittel" not in hits
+    assert {"gebaeude", "strasse"} <= set(hits)
