@@ -16,7 +16,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from config.edges import form_refusal
 from kernel.errors import ApplicationError, NotFound
-from kernel.vocabulary.countries import country_name
 from notifications.portal.formatting import (
     change_lines,
     contract_nature_text,
@@ -34,6 +33,7 @@ from notifications.portal.provenance import provenance_of
 from notifications.portal.reasons import reasons_view
 from notifications.portal.selectors import triage_for
 from notifications.portal.services import triage_set
+from notifications.portal.tender_page import country_shown, publication_numbers, single_lot
 from notifications.portal.tender_selectors import tender_view
 from tenders.filter_fields import FILTER_FIELDS
 from tenders.filters import FilterError
@@ -42,13 +42,6 @@ from tenders.market import awards_shown, similar_awarded
 from tenders.models import Tender
 
 _KEYWORDS_HINT = next(field.hint for field in FILTER_FIELDS if field.name == "q")
-
-
-def _country_shown(code: str, language: str) -> str:
-    # Germany goes without saying on a portal of German tenders; another country is named, not coded.
-    if code.upper() in ("DEU", "DE"):
-        return ""
-    return country_name(code, language) or code
 
 
 @login_required
@@ -72,12 +65,7 @@ def tender_page(request, tender_id: int):
     highlighter.prepare([tender.title, description, *cpv_label_texts(tender.cpv_codes, language)])
     versions = list(tender.versions.all())
     # Notices are named by publication number where they have one, never by an eForms UUID.
-    publication_numbers = {version.pk: version.publication_number or "" for version in versions}
-    newest_number = {
-        version.tender_source_id: publication_numbers[version.pk]
-        for version in versions
-        if publication_numbers[version.pk]
-    }
+    numbers, newest_number = publication_numbers(versions)
     sources = [
         {
             "source": source,
@@ -90,13 +78,12 @@ def tender_page(request, tender_id: int):
         {
             "version": version,
             "kind": notice_kind_label(version.kind),
-            "notice": notice_text(version.source_notice_id, publication_numbers[version.pk]),
+            "notice": notice_text(version.source_notice_id, numbers[version.pk]),
             "changes": change_lines(version.changes),
         }
         for version in reversed(versions)
     ]
-    lot_ids = {lot.get("lot_id") for lot in [*tender.lots, *tender.awards, *tender.deadlines] if lot.get("lot_id")}
-    single_lot = len(tender.lots) <= 1 and len(lot_ids) <= 1  # its id ("LOT-0000") tells the reader nothing
+    one_lot = single_lot(lots=tender.lots, awards=tender.awards, deadlines=tender.deadlines)
     awards, unawarded_lots = awards_shown(tender.awards)
     context = {
         "tender": tender,
@@ -118,14 +105,14 @@ def tender_page(request, tender_id: int):
         "legal_basis": legal_basis_text(tender.legal_basis),
         "contract_nature": contract_nature_text(tender.contract_nature),
         "contract_duration": duration_text(tender.contract_duration),
-        "country": _country_shown(tender.country, language),
+        "country": country_shown(tender.country, language),
         "portal_references": portal_references_shown(tender.portal_references),
-        "single_lot": single_lot,
+        "single_lot": one_lot,
         "deadlines": [
             {
                 "label": deadline_text(d["kind"]),
                 "at": datetime.fromisoformat(d["at"]),
-                "lot": "" if single_lot else d.get("lot_id") or "",
+                "lot": "" if one_lot else d.get("lot_id") or "",
             }
             for d in tender.deadlines
         ],
