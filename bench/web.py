@@ -248,6 +248,8 @@ def _sign_in(port: int, email: str) -> str:
 
 def _drive(port: int, requests: list[tuple[str, dict]], *, clients: int, seconds: float) -> tuple[float, float, int]:
     """(requests/s, p95 ms, failures): each client sends its next request when the last one answered."""
+    from bench.search import percentile  # the other benches' nearest-rank p95, so figures compare
+
     latencies: list[float] = []
     failures = [0]
     lock = threading.Lock()
@@ -277,8 +279,7 @@ def _drive(port: int, requests: list[tuple[str, dict]], *, clients: int, seconds
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - began
-    ordered = sorted(latencies)
-    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] * 1000 if ordered else float("nan")
+    p95 = percentile(latencies, 0.95) * 1000 if latencies else float("nan")
     return len(latencies) / elapsed, p95, failures[0]
 
 
