@@ -28,6 +28,9 @@ from kernel.records import NoticeRecord
 from sources.adapters.settings import AdapterSettings, url_hosts, validated_settings
 from sources.adapters.yields import PageYield, SamplePage
 
+# (source, [(lower-case notice id, version)]) -> {key: (stored notice id, raw digest)}
+RawVersions = Callable[[str, Sequence[tuple[str, str]]], Mapping[tuple[str, str], tuple[str, str]]]
+
 
 @dataclass(frozen=True)
 class SourceConfig:
@@ -40,9 +43,9 @@ class SourceConfig:
     # Bare host -> key of the Source that polls it, for adapters that attribute notices to other
     # sources (alert mails); the service reads it (``sources.selectors.host_sources_current``).
     host_sources: Mapping[str, str] = field(default_factory=dict)
-    # (source, [(lower-case notice id, version)]) -> {key: (stored notice id, raw digest)}: the digests of
-    # stored versions, for adapters that skip unchanged notices before parsing; the service supplies it.
-    raw_versions: Callable[[str, Sequence[tuple[str, str]]], Mapping[tuple[str, str], tuple[str, str]]] | None = None
+    # The digests of stored versions, for adapters that skip unchanged notices before parsing; the service
+    # supplies it.
+    raw_versions: RawVersions | None = None
 
 
 @dataclass(frozen=True)

@@ -31,14 +31,14 @@ from __future__ import annotations
 import tempfile
 import zipfile
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernel.records import NoticeRecord
 from kernel.vocabulary.compounds import remember_compound_parts
-from sources.adapters.base import AdapterError, FetchedBatch
+from sources.adapters.base import AdapterError, FetchedBatch, RawVersions
 from sources.parallel import ordered_map, prepare_workers
 
 from .archive import Entry, ZipLimits, archive_entries, open_archive
@@ -57,10 +57,7 @@ from .reading import (
     read_member,
 )
 
-__all__ = ["BatchLimits", "ExportStream", "LooseFile", "ParsedMember", "RawVersions", "parse_members"]
-
-# (source, [(lower-case notice id, version)]) -> {key: (stored notice id, raw digest)}
-RawVersions = Callable[[str, Sequence[tuple[str, str]]], Mapping[tuple[str, str], tuple[str, str]]]
+__all__ = ["BatchLimits", "ExportStream", "LooseFile", "ParsedMember", "parse_members"]
 
 # Members per worker task: large enough that a task's parsing outweighs its pickling.
 TASK_MEMBERS = 32
