@@ -235,6 +235,25 @@ def _move_event(card: BidCard, item: DatedItem, old: datetime, *, now: datetime)
     )
 
 
+def items_with_moves(
+    items: Iterable[DatedItem], events: Iterable[CardEvent]
+) -> list[tuple[DatedItem, CardEvent | None]]:
+    """Each dated item with the newest move told for it, if it still holds (None: not moved). Pure.
+
+    ``events`` are the card's history, newest first; a move whose "to" is no longer the item's instant (moved
+    again, or back) is not shown against it.
+    """
+    moves: dict[str, CardEvent] = {}
+    for event in events:
+        if event.kind == CardEventKind.DEADLINE and isinstance(event.data, dict):
+            moves.setdefault(event.data.get("item"), event)
+    result = []
+    for item in items:
+        move = moves.get(item.key)
+        result.append((item, move if move is not None and move.data.get("to") == item.at.isoformat() else None))
+    return result
+
+
 def _deadlines_record(cards: Iterable[BidCard], *, before: Mapping[int, Mapping], now: datetime) -> list[CardEvent]:
     """Tell each (locked) card the moves since what it knew (else since ``before`` of its tender), then remember."""
     events, changed_cards = [], []

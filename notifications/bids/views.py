@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import user_is_tenant_admin
 from kernel.errors import ApplicationError, NotFound
+from notifications.bid_cards import items_with_moves
 from notifications.bid_dates import tender_items
 from notifications.bids import services
 from notifications.bids.outcomes import win_rates
@@ -30,7 +31,7 @@ from notifications.bids.selectors import (
     decision_reasons,
     team_members,
 )
-from notifications.models import BidDecision, BidStageKind, CardEventKind
+from notifications.models import BidDecision, BidStageKind
 
 
 def _int(value, *, field: str) -> int | None:
@@ -65,18 +66,6 @@ def board(request):
     return render(request, "bids/board.html", context)
 
 
-def _items_with_moves(items, events) -> list[tuple]:
-    """Each dated item with the newest move told for it at its current instant (None: not moved)."""
-    moves = {}
-    for event in events:  # newest first
-        if event.kind == CardEventKind.DEADLINE and isinstance(event.data, dict):
-            moves.setdefault(event.data.get("item"), event)
-    return [
-        (item, move if move and move.data.get("to") == item.at.isoformat() else None)
-        for item, move in ((item, moves.get(item.key)) for item in items)
-    ]
-
-
 def _card_page(request, card_id: int, *, status: int = 200):
     detail = bid_card_detail(card_id=card_id)
     if detail is None:
@@ -89,7 +78,7 @@ def _card_page(request, card_id: int, *, status: int = 200):
         "reasons": decision_reasons(),
         "members": team_members(),
         "decisions": BidDecision.choices,
-        "dated_items": _items_with_moves(tender_items(tender_id=detail.card.tender_id), detail.events),
+        "dated_items": items_with_moves(tender_items(tender_id=detail.card.tender_id), detail.events),
     }
     return render(request, "bids/card.html", context, status=status)
 

@@ -4,7 +4,7 @@ newer notice moved are told on the cards of the delta's tenders, once."""
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,7 +21,9 @@ from notifications.bid_cards import (
     bid_cards_deadlines_move,
     bid_cards_move,
     items_before,
+    items_with_moves,
 )
+from notifications.bid_dates import DatedItem
 from notifications.bids.services import bid_card_ensure
 from notifications.models import BidCard, BidStage, CardEvent, CardEventKind
 from tests.notifications.alerts.helpers import changed_notice, ingest, notice, saved_search, user
@@ -218,3 +220,28 @@ def test_only_the_boards_stage_rule_writes_a_cards_stage():
         if "migrations" not in path.parts and writes.search(path.read_text(encoding="utf-8"))
     }
     assert found == {"notifications/bid_cards.py", "notifications/bids/services.py"}
+
+
+def test_an_item_shows_the_newest_move_told_for_it_only_while_that_move_still_holds():
+    def moved(key: str, to: datetime) -> CardEvent:
+        return CardEvent(kind=CardEventKind.DEADLINE, data={"item": key, "to": to.isoformat()})
+
+    first, second = datetime(2026, 10, 8, 10, tzinfo=UTC), datetime(2026, 10, 15, 10, tzinfo=UTC)
+    submission = DatedItem(kind="angebotsfrist", at=second)
+    participation = DatedItem(kind="teilnahmefrist", at=first)
+    lot = DatedItem(kind="angebotsfrist", at=first, lot_id="2")
+    history = [  # newest first, as the card page reads it
+        moved("angebotsfrist", second),
+        CardEvent(kind=CardEventKind.COMMENT, data={"item": "teilnahmefrist", "to": first.isoformat()}),
+        moved("angebotsfrist", first),
+        moved("teilnahmefrist", second),  # moved to the 15th, since moved back to the 8th: no longer holds
+        moved("angebotsfrist:2", second),  # another lot's item
+    ]
+
+    shown = items_with_moves([submission, participation, lot], history)
+
+    assert [(item, move.data["to"] if move else None) for item, move in shown] == [
+        (submission, second.isoformat()),
+        (participation, None),
+        (lot, None),
+    ]
