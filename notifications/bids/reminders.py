@@ -29,8 +29,7 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from accounts.roles import user_is_tenant_admin
-from kernel.errors import PermissionRefused
+from kernel.errors import NotFound
 from notifications.alerts.composing import mailable, user_language
 from notifications.alerts.deliveries import deliveries_send_soon, delivery_create
 from notifications.alerts.rendering import header_safe
@@ -38,6 +37,7 @@ from notifications.alerts.selectors import tenant_base_url
 from notifications.bid_cards import bid_card_deadlines_sync, moment_text
 from notifications.bid_dates import DatedItem, clean_reminder_days, tender_dated_items
 from notifications.bid_links import card_url
+from notifications.bids.services import require_board_admin
 from notifications.models import (
     BidCard,
     BidStage,
@@ -198,10 +198,11 @@ def reminders_send_due(*, now: datetime | None = None) -> ReminderRun:
 
 def bid_stage_reminders_set(*, actor, stage_id: int, enabled: bool) -> BidStage:
     """Switch a stage's reminders on or off (tenant admins; closed stages never remind, whatever is set)."""
-    if not user_is_tenant_admin(actor):
-        raise PermissionRefused(_("Phasen und Gründe ändern nur Administratoren."))
+    require_board_admin(actor)
     with transaction.atomic():
-        stage = BidStage.objects.select_for_update().get(pk=stage_id)
+        stage = BidStage.objects.select_for_update().filter(pk=stage_id).first()
+        if stage is None:
+            raise NotFound(_("Diese Phase gibt es nicht."))
         stage.reminders = bool(enabled)
         stage.save(update_fields=["reminders"])
     return stage

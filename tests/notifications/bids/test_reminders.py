@@ -14,7 +14,7 @@ from django.utils import timezone
 from django_tenants.utils import schema_context
 
 from config.celery import app as celery_app
-from kernel.errors import PermissionRefused
+from kernel.errors import NotFound, PermissionRefused
 from kernel.records import Deadline
 from kernel.vocabulary.time_zone import BERLIN
 from notifications.alerts.handoff import deltas_match_pending
@@ -217,6 +217,8 @@ def test_closed_stages_switched_off_stages_and_people_without_days_get_no_remind
         entry = BidStage.objects.get(pk=card.stage_id)
         with pytest.raises(PermissionRefused):
             reminders.bid_stage_reminders_set(actor=member, stage_id=entry.pk, enabled=False)
+        with pytest.raises(NotFound):  # another tenant's or a deleted stage: "not found", not a crash
+            reminders.bid_stage_reminders_set(actor=admin, stage_id=987654, enabled=False)
         reminders.bid_stage_reminders_set(actor=admin, stage_id=entry.pk, enabled=False)
         assert reminders.reminders_send_due().queued == 0
         reminders.bid_stage_reminders_set(actor=admin, stage_id=entry.pk, enabled=True)
