@@ -45,20 +45,24 @@ class Cursor:
 
     @classmethod
     def decode(cls, raw: str | None) -> Cursor | None:
-        if not raw or len(raw) > 80:
-            return None
-        try:
-            text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("ascii")
-        except (binascii.Error, ValueError, UnicodeDecodeError):
+        text = _decoded(raw, longest=80)
+        if text is None:
             return None
         stamp, _, pk = text.partition("|")
-        if not _ID.fullmatch(pk) or (stamp and not _MOMENT.fullmatch(stamp)):
-            return None
-        try:
-            published_at = datetime.fromisoformat(stamp) if stamp else None
-        except ValueError:  # well-formed but impossible, e.g. month 13
+        published_at = _moment(stamp) if stamp else None
+        if not _ID.fullmatch(pk) or (stamp and published_at is None):
             return None
         return cls(published_at, int(pk))
+
+
+def _decoded(raw: str | None, *, longest: int) -> str | None:
+    """A cursor parameter's text (unpadded base64url of ASCII), or None for anything else."""
+    if not raw or len(raw) > longest:
+        return None
+    try:
+        return base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("ascii")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
 
 
 def _utc(moment: datetime) -> datetime:
@@ -107,7 +111,7 @@ def _moment(stamp: str) -> datetime | None:
         return None
     try:
         return datetime.fromisoformat(stamp)
-    except ValueError:
+    except ValueError:  # well-formed but impossible, e.g. month 13
         return None
 
 
@@ -135,11 +139,8 @@ class DeadlineCursor:
 
     @classmethod
     def decode(cls, raw: str | None) -> DeadlineCursor | None:
-        if not raw or len(raw) > 160:
-            return None
-        try:
-            text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode("ascii")
-        except (binascii.Error, ValueError, UnicodeDecodeError):
+        text = _decoded(raw, longest=160)
+        if text is None:
             return None
         fields = text.split("|")
         if len(fields) != 5 or fields[0] != "d" or fields[2] not in ("0", "1", "2") or not _ID.fullmatch(fields[4]):

@@ -94,6 +94,11 @@ def test_anything_else_is_no_deadline_cursor(text):
     assert DeadlineCursor.decode(_raw(text)) is None
 
 
+@pytest.mark.parametrize("raw", [None, "", "!!!", "w6Q"])  # "w6Q": not ASCII once decoded
+def test_a_deadline_cursor_that_is_no_base64url_text_is_none(raw):
+    assert DeadlineCursor.decode(raw) is None
+
+
 def test_both_ways_from_every_row_dated_or_not(db):
     from django.db.models import F
     from django.utils import timezone as django_timezone
