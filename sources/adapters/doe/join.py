@@ -48,7 +48,7 @@ from sources.parsers.ocds import DOE_NOTICE_URL, OcdsParseError, parse_ocds_pack
 
 from .archive import Member
 
-__all__ = ["Key", "join_doe_records", "parse_member_records", "stem_key"]
+__all__ = ["Key", "join_doe_records", "member_kind", "parse_member_records", "stem_key"]
 
 SOURCE = "doe"
 Key = tuple[str, str]  # (notice id lower-cased, two-digit version)
@@ -184,6 +184,11 @@ _EMPTY = {
 }
 
 
+def member_kind(file_name: str) -> str:
+    """ "eforms" for an XML member, "ocds" for a JSON one, "" for any other file."""
+    return {"xml": "eforms", "json": "ocds"}.get(file_name.lower().rsplit(".", 1)[-1], "")
+
+
 def parse_member_records(member: Member) -> tuple[str, tuple[NoticeRecord, ...], str]:
     """(kind, records, problem) of one export member: "eforms" for XML, "ocds" for JSON.
 
@@ -191,15 +196,15 @@ def parse_member_records(member: Member) -> tuple[str, tuple[NoticeRecord, ...],
     the file (a notice that crashes the parser would otherwise block its day, and thus the
     cursor, for ever).
     """
-    suffix = member.name.lower().rsplit(".", 1)[-1]
-    if suffix == "xml":
+    kind = member_kind(member.name)
+    if kind == "eforms":
         try:
             return "eforms", (parse_eforms(member.data, source=SOURCE),), ""
         except EformsParseError as exc:
             return "eforms", (), f"{member.label}: not a usable eForms notice: {exc}"
         except Exception as exc:  # see docstring
             return "eforms", (), f"{member.label}: eForms parser failed: {type(exc).__name__}: {exc}"
-    if suffix == "json":
+    if kind == "ocds":
         try:
             return "ocds", tuple(parse_ocds_package(member.data, source=SOURCE)), ""
         except OcdsParseError as exc:

@@ -42,7 +42,7 @@ from sources.adapters.base import AdapterError, FetchedBatch, RawVersions
 from sources.parallel import ordered_map, prepare_workers
 
 from .archive import Entry, ZipLimits, archive_entries, open_archive
-from .join import SOURCE, Key, join_doe_records, stem_key
+from .join import SOURCE, Key, join_doe_records, member_kind, stem_key
 from .reading import (
     Joined,
     LooseFile,
@@ -112,9 +112,9 @@ class _Joiner:
 
     def skipped(self, stem: Key, labels: list[str]) -> None:
         """A group not parsed (its bytes are the stored version's) counts as written, for later duplicates."""
-        for label in labels:
-            kind = "ocds" if label.lower().endswith(".json") else "eforms"
-            self._written[kind].setdefault(stem, label)
+        for label in labels:  # a label ends with its file's name
+            if kind := member_kind(label):
+                self._written[kind].setdefault(stem, label)
 
     def take_joined(self, stem: Key, joined: Joined) -> list[NoticeRecord] | None:
         """The record a worker joined for ``stem``, unless the key was written or is held astray (then None).

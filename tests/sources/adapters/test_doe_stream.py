@@ -13,8 +13,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from kernel.records import NoticeRecord
 from sources.adapters.doe import DoeAdapter, ZipLimits
-from sources.adapters.doe.stream import BatchLimits, ExportStream, LooseFile
+from sources.adapters.doe.join import member_kind
+from sources.adapters.doe.reading import Joined
+from sources.adapters.doe.stream import BatchLimits, ExportStream, LooseFile, _Joiner
 from sources.models import FetchRun
 from tests.fixtures.processes import test_database_url
 
@@ -384,3 +387,21 @@ def test_a_unit_whose_versions_are_all_stored_is_read_in_process(caplog) -> None
     assert not [r for r in caplog.records if "worker processes" in r.getMessage()]
     assert sum(len(b.unchanged_raw) for b in again) == len(stored)
     assert not [r for b in again for r in b.records if (r.source_notice_id.lower(), r.version) in stored]
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"), [("a/x-01.xml", "eforms"), ("X-01.XML", "eforms"), ("x-01.json", "ocds"), ("x-01.pdf", "")]
+)
+def test_a_members_kind_follows_its_file_name(name, kind):
+    assert member_kind(name) == kind
+
+
+def test_a_group_skipped_unparsed_counts_as_written_for_both_of_its_renditions():
+    """A later group of the same key (a duplicate in the export) is then joined from its files, not taken."""
+    joiner = _Joiner([])
+    key = ("abc", "01")
+    joiner.skipped(key, ["day eforms.zip/abc-01.xml", "day ocds.zip/abc-01.json", "day/abc-01.pdf"])
+    record = NoticeRecord(source="doe", source_notice_id="abc", version="01")
+    for kind in ("eforms", "ocds"):
+        assert joiner.take_joined(key, Joined(record=record, labels=((kind, f"other/abc-01.{kind}"),))) is None
+    assert joiner.take_joined(("abd", "01"), Joined(record=record, labels=(("eforms", "abd-01.xml"),))) == [record]
