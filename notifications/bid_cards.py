@@ -101,6 +101,15 @@ def bid_cards_land(*, tender_ids: Iterable[int], now: datetime) -> int:
         return cursor.rowcount
 
 
+def card_people_ids(*, card_ids: Iterable[int]) -> dict[int, set[int]]:
+    """Each card's owner and watchers, as user ids, in one statement (who a reminder or an award mail is for)."""
+    ids = sorted({int(i) for i in card_ids})
+    people: dict[int, set[int]] = {card_id: set() for card_id in ids}
+    for card_id, owner_id, watcher_id in BidCard.objects.filter(pk__in=ids).values_list("id", "owner_id", "watchers"):
+        people[card_id] |= {owner_id, watcher_id} - {None}
+    return people
+
+
 # --- moving cards ------------------------------------------------------------------------------------------------
 
 

@@ -47,7 +47,7 @@ from notifications.alerts.composing import ids_key, mailable, user_language
 from notifications.alerts.deliveries import delivery_create
 from notifications.alerts.rendering import header_safe, tender_url
 from notifications.alerts.selectors import tenant_base_url
-from notifications.bid_cards import StageMove, bid_cards_move
+from notifications.bid_cards import StageMove, bid_cards_move, card_people_ids
 from notifications.bid_links import card_url
 from notifications.models import (
     ID_IDENTITY_KINDS,
@@ -154,15 +154,8 @@ def _cards_move(outcomes: list[CardOutcome], *, tenders: dict[int, AwardedTender
 
 def _card_people(card_ids: list[int]) -> dict[int, list]:
     """Each card's owner and watchers, or the active team when a card has neither (two statements)."""
-    User = get_user_model()
-    wanted: dict[int, set[int]] = defaultdict(set)
-    for card_id, owner_id in BidCard.objects.filter(pk__in=card_ids, owner__isnull=False).values_list("id", "owner_id"):
-        wanted[card_id].add(owner_id)
-    for card_id, user_id in BidCard.watchers.through.objects.filter(bidcard_id__in=card_ids).values_list(
-        "bidcard_id", "user_id"
-    ):
-        wanted[card_id].add(user_id)
-    people = {u.pk: u for u in User.objects.filter(is_active=True).select_related("preference")}
+    wanted = card_people_ids(card_ids=card_ids)
+    people = {u.pk: u for u in get_user_model().objects.filter(is_active=True).select_related("preference")}
     return {
         card_id: [people[i] for i in sorted(wanted[card_id]) if i in people]
         or sorted(people.values(), key=lambda u: u.pk)

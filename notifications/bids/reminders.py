@@ -34,7 +34,7 @@ from notifications.alerts.composing import mailable, user_language
 from notifications.alerts.deliveries import deliveries_send_soon, delivery_create
 from notifications.alerts.rendering import header_safe
 from notifications.alerts.selectors import tenant_base_url
-from notifications.bid_cards import bid_card_deadlines_sync, moment_text
+from notifications.bid_cards import bid_card_deadlines_sync, card_people_ids, moment_text
 from notifications.bid_dates import DatedItem, clean_reminder_days, tender_dated_items
 from notifications.bid_links import card_url
 from notifications.bids.services import require_board_admin
@@ -113,12 +113,7 @@ class ReminderRun:
 
 def _recipients(cards: Sequence[BidCard]) -> dict[int, list]:
     """Per card the people to remind: owner and watchers, active and mailable."""
-    card_ids = [card.pk for card in cards]
-    people: dict[int, set[int]] = {card.pk: {card.owner_id} if card.owner_id else set() for card in cards}
-    for card_id, user_id in BidCard.watchers.through.objects.filter(bidcard_id__in=card_ids).values_list(
-        "bidcard_id", "user_id"
-    ):
-        people[card_id].add(user_id)
+    people = card_people_ids(card_ids=[card.pk for card in cards])
     user_ids = {user_id for ids in people.values() for user_id in ids}
     users = {
         u.pk: u

@@ -20,6 +20,7 @@ from notifications.bid_cards import (
     bid_card_deadlines_sync,
     bid_cards_deadlines_move,
     bid_cards_move,
+    card_people_ids,
     items_before,
     items_with_moves,
 )
@@ -245,3 +246,18 @@ def test_an_item_shows_the_newest_move_told_for_it_only_while_that_move_still_ho
         (participation, None),
         (lot, None),
     ]
+
+
+def test_a_cards_people_are_its_owner_and_watchers_read_in_one_statement(alpha):
+    delta = ingest(notice(title="Fassade Rathaus"), notice(title="Fenster Rathaus"))
+    connection.set_tenant(alpha.tenant)
+    admin, member = user(alpha.admin_email), user(alpha.member_email)
+    watched, alone = (bid_card_ensure(tender_id=tender_id) for tender_id in delta.created)
+    BidCard.objects.filter(pk=watched.pk).update(owner=member)
+    watched.watchers.set([admin, member])
+
+    with CaptureQueriesContext(connection) as queries:
+        people = card_people_ids(card_ids=[watched.pk, alone.pk])
+
+    assert people == {watched.pk: {admin.pk, member.pk}, alone.pk: set()}
+    assert len(queries.captured_queries) == 1
