@@ -54,6 +54,8 @@ REASON_LABELS = {
     "stuck": "abgebrochen (Prozess beendet, Lauf hing)",
     "overlap": "lief gleichzeitig mit einem anderen Lauf",
     "internal": "interner Fehler",
+    "adapter_error": "Antwort der Quelle nicht lesbar",
+    "mailbox": "Postfach nicht lesbar (Anmeldung, Netz oder TLS)",
     "fetch": "Abruf fehlgeschlagen",
     "fetch_error": "Abruf fehlgeschlagen",
 }

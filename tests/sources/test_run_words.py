@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.utils import translation
 
 from sources.run_words import (
+    REASON_LABELS,
     reason_label,
     run_state_text,
     run_tone,
@@ -13,6 +16,7 @@ from sources.run_words import (
     trigger_label,
     yield_lines,
 )
+from tests.config.architecture import BASE_DIR
 
 
 @pytest.fixture(autouse=True)
@@ -56,3 +60,17 @@ def test_yield_lines_count_rows_read_and_rejected_per_page():
         "4 absichtlich übergangen",
     ]
     assert yield_lines(None) == []
+
+
+def test_every_reason_code_a_run_can_record_has_german_words():
+    """A new ``reason="…"`` in the fetcher, an adapter or a service must get its words, or the console shows a code."""
+    stated = re.compile(r"\b(?:error_)?reason\s*(?::\s*str\s*)?=\s*\"([a-z_]+)\"")
+    codes = {
+        code
+        for package in ("kernel", "sources")
+        for path in (BASE_DIR / package).rglob("*.py")
+        if "migrations" not in path.parts
+        for code in stated.findall(path.read_text(encoding="utf-8"))
+    }
+    assert {"dns", "fetch_error", "overlap", "bad_zip"} <= codes  # the scan finds the codes where they are written
+    assert sorted(codes - REASON_LABELS.keys()) == []
