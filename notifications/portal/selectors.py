@@ -355,10 +355,16 @@ def calendar_owner(*, token: str) -> UserPreference | None:
     )
 
 
+def calendar_since(*, now: datetime) -> datetime:
+    """The oldest deadline the calendar feed still carries: a subscribed calendar keeps past events
+    (a bid under evaluation is still found by its deadline), for ``PORTAL_CALENDAR_PAST_DAYS``."""
+    return now - timedelta(days=settings.PORTAL_CALENDAR_PAST_DAYS)
+
+
 def calendar_triage(*, user: AbstractBaseUser, now: datetime) -> QuerySet[Triage]:
     """Triage rows whose tender deadline belongs in the user's calendar: every future one and those
-    passed within ``PORTAL_CALENDAR_PAST_DAYS``."""
-    since = now - timedelta(days=settings.PORTAL_CALENDAR_PAST_DAYS)
+    passed since ``calendar_since``."""
+    since = calendar_since(now=now)
     return (
         _triage_of(user)
         .filter(status__in=CALENDAR_STATUSES, tender__submission_deadline__gte=since)

@@ -25,6 +25,7 @@ from notifications.portal.forms import LanguageForm
 from notifications.portal.ical import CalendarEvent, calendar_text, card_item_uid, event_uid
 from notifications.portal.selectors import (
     calendar_owner,
+    calendar_since,
     calendar_triage,
     dashboard_deadlines,
     dashboard_new_matches,
@@ -125,7 +126,8 @@ def calendar_feed(request, token: str):
                     alarms=alarms,
                 )
             )
-        events += _card_item_events(request, preference=preference, host=host, now=now, alarms=alarms)
+        since = calendar_since(now=now)
+        events += _card_item_events(request, preference=preference, host=host, since=since, alarms=alarms)
         body = calendar_text(name=_("Tender Radar – Fristen"), events=events, now=now)
     response = HttpResponse(body, content_type="text/calendar; charset=utf-8")
     response["Content-Disposition"] = 'inline; filename="fristen.ics"'
@@ -134,14 +136,14 @@ def calendar_feed(request, token: str):
     return response
 
 
-def _card_item_events(request, *, preference, host: str, now, alarms) -> list[CalendarEvent]:
+def _card_item_events(request, *, preference, host: str, since, alarms) -> list[CalendarEvent]:
     """Every dated item (Teilnahmefrist, Bieterfragen, Angebotsfrist, …) of the cards the person owns or watches."""
     events = []
     for card in calendar_cards(user=preference.user):
         tender = card.tender
         link = request.build_absolute_uri(reverse("bids:card", args=[card.pk]))
         for item in tender_dated_items(tender):
-            if item.at < now - timedelta(days=1):
+            if item.at < since:  # the same horizon as the triaged deadlines: an event gone from a feed is deleted
                 continue
             label = f"{item.label} ({item.lot_id})" if item.lot_id else item.label
             events.append(

@@ -10,7 +10,8 @@ from django.test import Client
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
-from kernel.records import NoticeKind
+from kernel.records import Deadline, NoticeKind
+from notifications.bids.services import bid_card_assign, bid_card_ensure
 from notifications.models import UserPreference, calendar_token_hash
 from notifications.portal.services import triage_set
 from notifications.preferences.services import user_preference_calendar_token_rotate
@@ -159,3 +160,30 @@ def test_feed_in_the_owners_language(alpha, alpha_member, corpus, token):
         triage_set(user=alpha_member, tender_id=corpus["muell"], status="interessant")
     event = next(iter(_events(_feed(alpha, token)).values()))
     assert event["SUMMARY"] == "Deadline: Abholung von Müll und Wertstoffen"
+
+
+def test_a_passed_item_of_my_card_stays_as_long_as_a_triaged_deadline(
+    alpha, alpha_member, alpha_admin, token, settings
+):
+    # Calendar clients delete an event that leaves the feed: a card's Teilnahmefrist passed ten days ago
+    # stays for the same PORTAL_CALENDAR_PAST_DAYS as the deadline of a triaged tender.
+    now = timezone.now()
+    passed = now - timedelta(days=10)
+    record = NoticeRecordFactory(
+        source_notice_id="cal-card",
+        submission_deadline=now + timedelta(days=20),
+        deadlines=(
+            Deadline(kind="teilnahmefrist", at=passed),
+            Deadline(kind="angebotsfrist", at=now + timedelta(days=20)),
+        ),
+    )
+    notices_ingest(records=[record], now=now - timedelta(hours=1), use_fingerprint=False)
+    tender_id = TenderSource.objects.get(source_notice_id="cal-card").tender_id
+    with schema_context(alpha.schema_name):
+        card = bid_card_ensure(tender_id=tender_id)
+        bid_card_assign(card_id=card.pk, actor=alpha_admin, owner_id=alpha_member.pk)
+    participation = f"card-{card.pk}-teilnahmefrist@alpha.localhost"
+    assert participation in _events(_feed(alpha, token))
+    settings.PORTAL_CALENDAR_PAST_DAYS = 5
+    events = _events(_feed(alpha, token))
+    assert participation not in events and f"card-{card.pk}-angebotsfrist@alpha.localhost" in events
