@@ -24,6 +24,7 @@ from notifications.bid_cards import items_with_moves
 from notifications.bid_dates import tender_items
 from notifications.bids import services
 from notifications.bids.outcomes import win_rates
+from notifications.bids.reminders import bid_stage_reminders_set
 from notifications.bids.selectors import (
     bid_board,
     bid_card_detail,
@@ -234,12 +235,15 @@ def settings_change(request):
         if op == "stage-create":
             services.bid_stage_create(actor=actor, name=request.POST.get("name", ""), kind=request.POST.get("kind", ""))
         elif op == "stage-update":
+            stage_id = _int(request.POST.get("stage"), field="stage") or 0
             services.bid_stage_update(
                 actor=actor,
-                stage_id=_int(request.POST.get("stage"), field="stage") or 0,
+                stage_id=stage_id,
                 name=request.POST.get("name"),
                 position=_int(request.POST.get("position"), field="position"),
             )
+            if request.POST.get("reminders_shown") == "1":  # open stages only show the switch
+                bid_stage_reminders_set(actor=actor, stage_id=stage_id, enabled=request.POST.get("reminders") == "1")
         elif op == "stage-delete":
             services.bid_stage_delete(actor=actor, stage_id=_int(request.POST.get("stage"), field="stage") or 0)
         elif op == "reason-create":

@@ -82,6 +82,33 @@ def test_only_admins_see_and_change_stages_and_reasons(alpha, card, alpha_client
         assert BidStage.objects.filter(name="Rückfragen").exists() and not BidStage.objects.filter(name="X").exists()
 
 
+def test_an_admin_switches_an_open_stages_reminders_on_the_settings_page(alpha, card, alpha_client, alpha_admin_client):
+    with schema_context(alpha.schema_name):
+        stage = BidStage.objects.filter(kind="open").order_by("position").first()
+        closed = BidStage.objects.exclude(kind="open").first()
+        open_stages = BidStage.objects.filter(kind="open").count()
+        assert stage.reminders
+    page = alpha_admin_client.get("/angebote/einstellungen/").content.decode()
+    assert page.count('data-testid="stage-reminders"') == open_stages
+    form = {"op": "stage-update", "stage": stage.pk, "name": stage.name, "position": stage.position}
+    off = alpha_admin_client.post("/angebote/einstellungen/aendern/", {**form, "reminders_shown": "1"})
+    assert off.status_code == 302
+    with schema_context(alpha.schema_name):
+        stage.refresh_from_db()
+        assert not stage.reminders
+    alpha_admin_client.post("/angebote/einstellungen/aendern/", {**form, "reminders_shown": "1", "reminders": "1"})
+    # a closed stage's form has no switch: saving its name leaves its setting alone
+    alpha_admin_client.post(
+        "/angebote/einstellungen/aendern/",
+        {"op": "stage-update", "stage": closed.pk, "name": closed.name, "position": closed.position},
+    )
+    with schema_context(alpha.schema_name):
+        stage.refresh_from_db()
+        assert stage.reminders and BidStage.objects.get(pk=closed.pk).reminders == closed.reminders
+    refused = alpha_client.post("/angebote/einstellungen/aendern/", {**form, "reminders_shown": "1"})
+    assert refused.status_code == 403
+
+
 def test_one_click_on_a_dashboard_row_moves_the_card(alpha, card, alpha_client):
     answer = alpha_client.post(
         f"/angebote/ausschreibung/{card.tender_id}/schnell/", {"action": "pruefen"}, HTTP_HX_REQUEST="true"
