@@ -70,14 +70,25 @@ def platform_init(*, host: str, operator_email: str) -> PlatformInit:
     )
 
 
-def operator_password_link(*, operator_email: str, host: str) -> str:
-    """A one-time link on the operators' host to choose a password."""
-    with schema_context(get_public_schema_name()):
-        user = get_user_model().objects.get(username=operator_email.strip().lower())
+def _password_link(*, schema_name: str, username: str, view: str, urlconf: str, host: str) -> str:
+    """A one-time link (Django's password-reset token) on ``host`` for the account ``username`` of a schema."""
+    with schema_context(schema_name):
+        user = get_user_model().objects.get(username=username)
         token = default_token_generator.make_token(user)
     uid = urlsafe_base64_encode(force_bytes(user.pk))
-    path = reverse("operator-password", kwargs={"uidb64": uid, "token": token}, urlconf=settings.PUBLIC_SCHEMA_URLCONF)
+    path = reverse(view, kwargs={"uidb64": uid, "token": token}, urlconf=urlconf)
     return settings.PORTAL_URL_FORMAT.format(domain=host) + path
+
+
+def operator_password_link(*, operator_email: str, host: str) -> str:
+    """A one-time link on the operators' host to choose a password."""
+    return _password_link(
+        schema_name=get_public_schema_name(),
+        username=operator_email.strip().lower(),
+        view="operator-password",
+        urlconf=settings.PUBLIC_SCHEMA_URLCONF,
+        host=host,
+    )
 
 
 def operator_password_link_send(*, operator_email: str, host: str) -> None:
@@ -120,12 +131,13 @@ class TenantAdminInvited:
 
 def tenant_admin_link(*, created: TenantCreated) -> str:
     """A one-time link on the company's own host for its first admin to choose a password."""
-    with schema_context(created.tenant.schema_name):
-        user = get_user_model().objects.get(username=created.admin_email)
-        token = default_token_generator.make_token(user)
-    uid = urlsafe_base64_encode(force_bytes(user.pk))
-    path = reverse("accounts:invite-accept", kwargs={"uidb64": uid, "token": token}, urlconf=settings.ROOT_URLCONF)
-    return settings.PORTAL_URL_FORMAT.format(domain=created.domain.domain) + path
+    return _password_link(
+        schema_name=created.tenant.schema_name,
+        username=created.admin_email,
+        view="accounts:invite-accept",
+        urlconf=settings.ROOT_URLCONF,
+        host=created.domain.domain,
+    )
 
 
 def tenant_create_with_admin_link(
