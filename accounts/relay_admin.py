@@ -8,8 +8,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.models import InternalRelay, InternalRelayChange, RelayProtocol
-from accounts.services import internal_relay_delete, internal_relay_save
-from kernel.network import relay_target_parse
+from accounts.services import internal_relay_delete, internal_relay_entry_check, internal_relay_save
 
 _FIELD_LABELS = {"target": "Host oder Netz", "protocol": "Protokoll", "port": "Port", "note": "Notiz"}
 
@@ -19,20 +18,18 @@ class InternalRelayForm(forms.ModelForm):
         model = InternalRelay
         fields = ["target", "protocol", "port", "note"]
 
-    def clean_target(self):
-        try:
-            host, network = relay_target_parse(self.cleaned_data.get("target", ""))
-        except ValueError as exc:
-            raise forms.ValidationError(
-                _("Bitte einen Hostnamen (relay.intern.example) oder ein Netz (10.20.0.0/16) angeben.")
-            ) from exc
-        return host or str(network)
-
-    def clean_port(self):
-        port = self.cleaned_data.get("port")
-        if port is not None and not 1 <= port <= 65535:
-            raise forms.ValidationError(_("Ports liegen zwischen 1 und 65535."))
-        return port
+    def clean(self):
+        # The service's own check, shown beside the fields instead of refusing the save.
+        cleaned = super().clean()
+        fields = ("target", "protocol", "port")
+        if any(field in self.errors for field in fields):
+            return cleaned  # a field Django already refused (empty, not a number) is reported as such
+        target, errors = internal_relay_entry_check(**{field: cleaned.get(field) for field in fields})
+        for field, message in errors.items():
+            self.add_error(field, message)
+        if not errors:
+            cleaned["target"] = target
+        return cleaned
 
 
 @admin.register(InternalRelay)

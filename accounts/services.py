@@ -277,24 +277,34 @@ def _require_public_schema() -> None:
         raise ApplicationError(_("Interne Mailserver gibt nur der Betreiber in der Konsole frei."), code="forbidden")
 
 
+def internal_relay_entry_check(*, target: str, protocol: str, port: int | None) -> tuple[str, dict[str, str]]:
+    """(the target as stored, problems by field) of an entry: the console's form shows the problems beside
+    its fields, ``internal_relay_save`` refuses an entry that has any."""
+    errors: dict[str, str] = {}
+    try:
+        host, network = relay_target_parse(target)
+    except ValueError:
+        host, network = target, None
+        errors["target"] = _("Bitte einen Hostnamen (relay.intern.example) oder ein Netz (10.20.0.0/16) angeben.")
+    if protocol not in RelayProtocol.values:
+        errors["protocol"] = _("Unbekanntes Protokoll.")
+    if port is not None and not 1 <= port <= 65535:
+        errors["port"] = _("Ports liegen zwischen 1 und 65535.")
+    return host or str(network), errors
+
+
 def internal_relay_save(
     *, relay_id: int | None, target: str, protocol: str, port: int | None, note: str, operator: str
 ) -> InternalRelay:
     """Add (``relay_id`` None) or change an approved internal mail server; the change is recorded with ``operator``."""
     _require_public_schema()
-    try:
-        host, network = relay_target_parse(target)
-    except ValueError as exc:
-        message = _("Bitte einen Hostnamen (relay.intern.example) oder ein Netz (10.20.0.0/16) angeben.")
-        raise ApplicationError(fields={"target": message}, code="target") from exc
-    if protocol not in RelayProtocol.values:
-        raise ApplicationError(fields={"protocol": _("Unbekanntes Protokoll.")}, code="protocol")
-    if port is not None and not 1 <= port <= 65535:
-        raise ApplicationError(fields={"port": _("Ports liegen zwischen 1 und 65535.")}, code="port")
+    stored_target, errors = internal_relay_entry_check(target=target, protocol=protocol, port=port)
+    if errors:
+        raise ApplicationError(fields=errors, code=next(iter(errors)))
     with transaction.atomic():
         relay = InternalRelay() if relay_id is None else InternalRelay.objects.select_for_update().get(pk=relay_id)
         before = None if relay_id is None else _relay_snapshot(relay)
-        relay.target, relay.protocol, relay.port = host or str(network), protocol, port
+        relay.target, relay.protocol, relay.port = stored_target, protocol, port
         relay.note = note.strip()
         relay.save()
         after = _relay_snapshot(relay)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
@@ -43,10 +44,17 @@ def test_add_edit_delete_are_recorded_with_the_operators_name(operator_client):
     assert "Protokoll: SMTP (Versand) → SMTP und IMAP" in page
 
 
-def test_a_bad_entry_is_shown_as_a_form_error_and_not_recorded(operator_client):
-    response = operator_client.post(f"{LIST}add/", {"target": "10.0.0.1/8", "protocol": "smtp", "port": "", "note": ""})
+@pytest.mark.parametrize(
+    ("entry", "shown"),
+    [
+        ({"target": "10.0.0.1/8", "port": ""}, "Netz (10.20.0.0/16)"),
+        ({"target": "relay.intern.example", "port": "70000"}, "Ports liegen zwischen 1 und 65535."),
+    ],
+)
+def test_a_bad_entry_is_shown_as_a_form_error_and_not_recorded(operator_client, entry, shown):
+    response = operator_client.post(f"{LIST}add/", {"protocol": "smtp", "note": "", **entry})
     assert response.status_code == 200
-    assert "Netz (10.20.0.0/16)" in response.content.decode()
+    assert shown in response.content.decode()
     assert not InternalRelay.objects.exists() and not InternalRelayChange.objects.exists()
 
 
