@@ -12,7 +12,7 @@ the same items. ``dated_items`` is pure; ``card_dated_items`` and ``reminder_day
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -46,6 +46,9 @@ class DatedItem:
     kind: str
     at: datetime  # aware
     lot_id: str = ""
+    # Whether a reader is told the lot: only when the tender's deadlines name several lots ("LOT-0000" of a
+    # tender with one lot tells nothing). The key keeps the lot either way: reminders already sent stay known.
+    lot_shown: bool = False
 
     @property
     def key(self) -> str:
@@ -97,6 +100,8 @@ def dated_items(
         at = _moment(value) if value else None
         if at is not None and not any(item.kind == kind for item in items.values()):
             items[str(kind)] = DatedItem(kind=str(kind), at=at)
+    if len({item.lot_id for item in items.values() if item.lot_id}) > 1:
+        items = {key: replace(item, lot_shown=bool(item.lot_id)) for key, item in items.items()}
     return sorted(items.values(), key=lambda item: (item.at, _ORDER.get(item.kind, 99), item.lot_id))
 
 

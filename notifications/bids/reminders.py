@@ -144,7 +144,7 @@ def _reminder_mail(*, card: BidCard, item: DatedItem, days: int, user, base_url:
             _("%(label)s der Ausschreibung „%(title)s“: %(moment)s (%(when)s).")
             % {"label": item.label, "title": tender.title, "moment": moment_text(item.at), "when": when},
         ]
-        if item.lot_id:
+        if item.lot_shown:
             lines.append(_("Los: %(lot)s") % {"lot": item.lot_id})
         lines += [
             _("Zur Karte: %(link)s") % {"link": link},

@@ -61,6 +61,23 @@ def test_every_deadline_the_tender_states_is_an_item_once_in_order():
     assert [i.kind for i in only] == ["fragenfrist", "angebotsfrist"]
 
 
+def test_a_lot_is_named_only_where_the_deadlines_name_several_lots():
+    one = dated_items(deadlines=[{"kind": "angebotsfrist", "at": "2026-10-15T10:00:00+02:00", "lot_id": "LOT-0000"}])
+    assert [(i.key, i.lot_shown) for i in one] == [("angebotsfrist:LOT-0000", False)]  # key kept, lot not told
+    two = dated_items(
+        deadlines=[
+            {"kind": "angebotsfrist", "at": "2026-10-15T10:00:00+02:00", "lot_id": "LOT-0001"},
+            {"kind": "angebotsfrist", "at": "2026-10-16T10:00:00+02:00", "lot_id": "LOT-0002"},
+            {"kind": "teilnahmefrist", "at": "2026-10-01T10:00:00+02:00", "lot_id": ""},
+        ]
+    )
+    assert [(i.key, i.lot_shown) for i in two] == [
+        ("teilnahmefrist", False),
+        ("angebotsfrist:LOT-0001", True),
+        ("angebotsfrist:LOT-0002", True),
+    ]
+
+
 def test_only_the_nearest_threshold_passed_is_due_and_only_soon_after_it():
     days = [7, 3, 1]
     assert reminders.reminders_due(items=[_item(8)], days=days, now=NOW) == []
