@@ -193,7 +193,7 @@ def reminders_send_due(*, now: datetime | None = None) -> ReminderRun:
 
 def bid_stage_reminders_set(*, actor, stage_id: int, enabled: bool) -> BidStage:
     """Switch a stage's reminders on or off (tenant admins; closed stages never remind, whatever is set)."""
-    require_board_admin(actor)
+    require_board_admin(actor=actor)
     with transaction.atomic():
         stage = BidStage.objects.select_for_update().filter(pk=stage_id).first()
         if stage is None:

@@ -89,7 +89,7 @@ def _clean_text(text: str, *, field: str, max_length: int) -> str:
     return text
 
 
-def require_board_admin(actor: AbstractBaseUser) -> None:
+def require_board_admin(*, actor: AbstractBaseUser) -> None:
     if not user_is_tenant_admin(actor):
         raise PermissionRefused(_("Phasen und Gründe ändern nur Administratoren."))
 
@@ -301,7 +301,7 @@ def _save_named(row, *, field: str) -> None:
 
 @transaction.atomic
 def bid_stage_create(*, actor: AbstractBaseUser, name: str, kind: str) -> BidStage:
-    require_board_admin(actor)
+    require_board_admin(actor=actor)
     if kind not in BidStageKind.values:
         raise ApplicationError(fields={"kind": _("Unbekannte Art.")})
     bid_defaults_ensure()
@@ -318,7 +318,7 @@ def bid_stage_update(
     *, actor: AbstractBaseUser, stage_id: int, name: str | None = None, position: int | None = None
 ) -> BidStage:
     """Rename a stage or move it to another position (its kind stays: cards in it keep their meaning)."""
-    require_board_admin(actor)
+    require_board_admin(actor=actor)
     stage = BidStage.objects.select_for_update().filter(pk=stage_id).first()
     if stage is None:
         raise NotFound(_("Diese Phase gibt es nicht."))
@@ -333,7 +333,7 @@ def bid_stage_update(
 @transaction.atomic
 def bid_stage_delete(*, actor: AbstractBaseUser, stage_id: int) -> None:
     """Only an empty stage goes, and never the last open one (matches need a stage to land in)."""
-    require_board_admin(actor)
+    require_board_admin(actor=actor)
     stage = BidStage.objects.select_for_update().filter(pk=stage_id).first()
     if stage is None:
         raise NotFound(_("Diese Phase gibt es nicht."))
@@ -349,7 +349,7 @@ def bid_stage_delete(*, actor: AbstractBaseUser, stage_id: int) -> None:
 
 @transaction.atomic
 def decision_reason_create(*, actor: AbstractBaseUser, label: str) -> DecisionReason:
-    require_board_admin(actor)
+    require_board_admin(actor=actor)
     last = DecisionReason.objects.order_by("-position").values_list("position", flat=True).first()
     reason = DecisionReason(
         label=_clean_text(label, field="label", max_length=LABEL_MAX_LENGTH), position=(last or 0) + 1
@@ -363,7 +363,7 @@ def decision_reason_update(
     *, actor: AbstractBaseUser, reason_id: int, label: str | None = None, is_active: bool | None = None
 ) -> DecisionReason:
     """Rename or retire a reason; a retired one stays on the cards decided with it but is offered no more."""
-    require_board_admin(actor)
+    require_board_admin(actor=actor)
     reason = DecisionReason.objects.select_for_update().filter(pk=reason_id).first()
     if reason is None:
         raise NotFound(_("Diesen Grund gibt es nicht."))
