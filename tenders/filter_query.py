@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from datetime import datetime, time, timedelta
 
+from django.contrib.postgres.lookups import Overlap
 from django.db.models import BooleanField, Exists, F, Func, OuterRef, Q
+from django.db.models.functions import Coalesce
+from django.db.models.lookups import GreaterThanOrEqual, In, LessThanOrEqual
 
 from kernel.vocabulary.cpv import cpv_prefix
 from kernel.vocabulary.time_zone import BERLIN
@@ -19,9 +22,39 @@ from tenders.models import TenderSource
 from tenders.place_query import kreis_q, radius_q
 
 
-def _cpv_q(codes: tuple[str, ...]) -> Q:
+def _cpv_q(codes: tuple[str, ...], *, words_lead: bool = False) -> Q:
     # Tender.cpv_prefixes holds every prefix of every code, so any level is one GIN-indexed overlap.
-    return Q(cpv_prefixes__overlap=sorted({cpv_prefix(code) for code in codes}))
+    prefixes = sorted({cpv_prefix(code) for code in codes})
+    if words_lead and any(len(prefix) <= BROAD_CPV_DIGITS for prefix in prefixes):
+        return Q(Overlap(_unindexed("cpv_prefixes"), prefixes))
+    return Q(cpv_prefixes__overlap=prefixes)
+
+
+# Open tenders' words (tender_active_search_gin) lead a keyword search of open tenders; a Land, a deadline
+# range or a CPV division is then checked on the rows the words found, not intersected from its own index.
+# Why, measured at 1,000,000 tenders (bench/README.md "Search page"): PostgreSQL never intersects two indexes
+# whose predicates are the same clause (status = 'active'), so a Land or a deadline range, each with an
+# index of open tenders, took the full-text index of *every* tender beside it: 83,583 entries for a frequent
+# word, 63-97 ms, against 12,472 in the open tenders' index, 5 ms. A CPV division is no help either way
+# ("45" holds a third of all tenders: a 333,522-entry bitmap, 125-165 ms). Checking them on the word's open
+# rows costs 2-3 microseconds a row. Exact codes (more digits) stay indexed: they are selective.
+BROAD_CPV_DIGITS = 2
+
+
+def _words_lead(filters: TenderFilters) -> bool:
+    return bool(filters.q) and tuple(filters.status) == ("active",)
+
+
+def _unindexed(field: str) -> Coalesce:
+    """The column's own value (NULL stays NULL) as an expression no index answers."""
+    return Coalesce(F(field), F(field))
+
+
+def _deadline_between(start: datetime, end: datetime, *, words_lead: bool) -> Q:
+    if words_lead:
+        deadline = _unindexed("submission_deadline")
+        return Q(GreaterThanOrEqual(deadline, start)) & Q(LessThanOrEqual(deadline, end))
+    return Q(submission_deadline__gte=start, submission_deadline__lte=end)
 
 
 class TitleMatch(Func):
@@ -52,6 +85,7 @@ def filters_q(filters: TenderFilters, *, now: datetime, keywords: KeywordQuery |
     count, to highlight): building it reads the thesaurus, one round trip per request, not per use.
     """
     condition = Q()
+    words_lead = _words_lead(filters)
     if filters.q:
         keywords = keywords.check_for(filters.q) if keywords is not None else keyword_query_build(q=filters.q)
     if filters.q and filters.q_scope == "title":
@@ -63,9 +97,12 @@ def filters_q(filters: TenderFilters, *, now: datetime, keywords: KeywordQuery |
         if filters.q:
             condition &= Q(search_vector=keywords.search)
         if filters.cpv:
-            condition &= _cpv_q(filters.cpv)
+            condition &= _cpv_q(filters.cpv, words_lead=words_lead)
     if filters.bundesland:
-        condition &= Q(bundesland__in=filters.bundesland)
+        if words_lead:
+            condition &= Q(In(_unindexed("bundesland"), list(filters.bundesland)))
+        else:
+            condition &= Q(bundesland__in=filters.bundesland)
     if filters.plz:
         condition &= Q(postal_code__startswith=filters.plz)
     if filters.kreis:
@@ -77,11 +114,10 @@ def filters_q(filters: TenderFilters, *, now: datetime, keywords: KeywordQuery |
     if filters.value_max is not None:
         condition &= Q(estimated_value__lte=filters.value_max)
     if filters.deadline_days is not None:
-        until = now + timedelta(days=filters.deadline_days)
-        condition &= Q(submission_deadline__gte=now, submission_deadline__lte=until)
+        condition &= _deadline_between(now, now + timedelta(days=filters.deadline_days), words_lead=words_lead)
     if filters.deadline_until is not None:
         end = datetime.combine(filters.deadline_until, time.max, tzinfo=BERLIN)
-        condition &= Q(submission_deadline__gte=now, submission_deadline__lte=end)
+        condition &= _deadline_between(now, end, words_lead=words_lead)
     if filters.published_since is not None:
         condition &= Q(published_at__gte=datetime.combine(filters.published_since, time.min, tzinfo=BERLIN))
     if filters.status:

@@ -69,8 +69,10 @@ def tender_search(
     if order == "relevance" and filters.q:
         bound = candidates or RANK_CANDIDATES
         newest = queryset.order_by(F("published_at").desc(nulls_last=True), "-id").values("pk")[:bound]
+        # The candidates carry every filter; the outer statement only ranks them. Repeating the filters there
+        # made PostgreSQL run the word and Land bitmaps a second time for the semi-join (165 -> 80 ms at 1M).
         return (
-            queryset.filter(pk__in=newest)
+            Tender.objects.filter(pk__in=newest)
             .annotate(rank=SearchRank(F("search_vector"), keywords.rank_search, weights=RANK_WEIGHTS))
             .order_by("-rank", F("submission_deadline").asc(nulls_last=True), "-id")
         )

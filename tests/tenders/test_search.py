@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import date, datetime
 
 import pytest
@@ -252,3 +253,75 @@ def test_deadline_pages_walk_the_deadline_index_in_each_part(ids, params, indexe
         assert "Sort" not in nodes, nodes  # an incremental sort only orders ties of one deadline by id
         if index:
             assert any(node.endswith(index) for node in nodes), nodes
+
+
+# --- open tenders' words lead a keyword search -----------------------------------------------------------
+
+
+OPEN_KEYWORD_SEARCHES = [
+    {"q": "Straßenbau", "bundesland": "Bayern"},
+    {"q": "Straßenbau", "bundesland": ["Bayern", "Hessen"], "deadline_days": "7"},
+    {"q": "Straße", "deadline_until": "2026-10-02"},
+    {"q": "Straßenbau", "cpv": "45"},
+    {"q": "Straßenbau", "cpv": ["45", "45233120"], "bundesland": "Bayern", "deadline_days": "30"},
+    {"q": "Reinigung", "cpv": "90", "deadline_days": "30"},
+]
+
+
+@pytest.mark.parametrize("params", OPEN_KEYWORD_SEARCHES)
+def test_an_open_keyword_search_finds_what_the_indexed_filters_find(ids, params):
+    # Among open tenders the Land, deadline range and CPV division are checked on the words' rows (no index);
+    # the same filters over every status take their indexes. Both must find the same open tenders.
+    open_only = set(found(ids, status="active"))
+    assert set(found(ids, status="active", **params)) == set(found(ids, **params)) & open_only
+
+
+def _index_conditions(queryset) -> list[str]:
+    from django.db import connection
+
+    sql, params = queryset.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+        raw = cursor.fetchone()[0]
+
+    def walk(node):
+        if "Index Cond" in node:
+            yield node["Index Cond"]
+        for child in node.get("Plans", ()):
+            yield from walk(child)
+
+    return list(walk((json.loads(raw) if isinstance(raw, str) else raw)[0]["Plan"]))
+
+
+@pytest.mark.parametrize("params", OPEN_KEYWORD_SEARCHES)
+def test_an_open_keyword_search_asks_no_index_for_land_deadline_or_division(ids, params):
+    # PostgreSQL never intersects two indexes whose predicates are the same clause (status = 'active'): an
+    # open Land or deadline index would take the full-text index of every tender beside it (bench/README.md).
+    filters = parse_filters({k: v if isinstance(v, list) else [v] for k, v in params.items()})
+    conditions = _index_conditions(tender_search(filters=filters, order="published", now=NOW).order_by())
+    assert not [c for c in conditions if any(col in c for col in ("bundesland", "submission_deadline", "cpv_"))]
+    # Over every status the same filters stay indexable (no index predicate stands in the way there).
+    every_status = str(tender_search(filters=replace(filters, status=STATUSES), order="published", now=NOW).query)
+    assert "COALESCE" not in every_status
+
+
+def test_an_exact_cpv_code_keeps_its_index_beside_open_tenders_words(ids):
+    sql = str(
+        tender_search(
+            filters=parse_filters({"q": ["Straßenbau"], "cpv": ["45233120"]}), order="published", now=NOW
+        ).query
+    )
+    assert '"tenders_tender"."cpv_prefixes" &&' in sql
+    division = str(
+        tender_search(filters=parse_filters({"q": ["Straßenbau"], "cpv": ["45"]}), order="published", now=NOW).query
+    )
+    assert '"tenders_tender"."cpv_prefixes" &&' not in division
+
+
+def test_relevance_ranks_its_candidates_without_filtering_them_again(ids):
+    # The candidates carry the filters; repeating them outside ran the word's bitmap twice.
+    filters = parse_filters({"q": ["Straßenbau"], "bundesland": ["Bayern"]})
+    sql = str(tender_search(filters=filters, order="relevance", now=NOW).query)
+    assert sql.count("@@") == 1, sql
+    assert sql.count("IN (Bayern)") == 1, sql
