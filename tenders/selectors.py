@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -25,8 +25,62 @@ def _iso(value: datetime | None) -> str | None:
     return value.astimezone(BERLIN).isoformat() if value else None
 
 
+# The tender columns ``tender_representation`` reads: a page of tenders loads these and no others (the search
+# columns, cpv_labels and search_parts, are most of a row).
+REPRESENTED_FIELDS = (
+    "id", "ocid", "procedure_id", "title", "description", "buyer_name", "buyer_id", "procedure_type", "status",
+    "cpv_codes", "cpv_divisions", "nuts_codes", "bundesland", "postal_code", "town", "estimated_value", "currency",
+    "published_at", "submission_deadline", "questions_deadline", "lots", "documents_url", "buyer_street",
+    "buyer_postal_code", "buyer_town", "buyer_country", "buyer_email", "buyer_phone", "legal_basis",
+    "above_eu_threshold", "contract_nature", "country", "main_cpv", "deadlines", "ted_publication_number",
+    "contract_start", "contract_end", "contract_duration", "framework_agreement", "awards", "field_sources",
+    "conflicts", "first_seen_at", "last_seen_at",
+)  # fmt: skip
+
+
 def tender_representation(tender: Tender) -> dict:
-    """The one public shape of a tender (export, partner API): ISO datetimes with offset, value as string."""
+    """The one public shape of a tender (export, partner API): ISO datetimes with offset, value as string.
+
+    Sources and versions come from ``tender.sources`` and ``tender.versions``: prefetch them
+    (``tender_with_history``). A page of tenders is shaped by ``tender_representations``.
+    """
+    sources = [
+        {
+            "portal": source.source,
+            "notice_id": source.source_notice_id,
+            "url": source.url or None,
+            "merge_rule": source.merge_rule,
+            "latest_version": source.latest_version,
+            "first_seen_at": _iso(source.first_seen_at),
+        }
+        for source in tender.sources.all()
+    ]
+    versions = [
+        {
+            "source": version.source,
+            "notice_id": version.source_notice_id,
+            "version": version.version,
+            "kind": version.kind,
+            "published_at": _iso(version.published_at),
+            "changes": version.changes,
+        }
+        for version in tender.versions.all()
+    ]
+    return _represented(tender, sources=sources, versions=versions)
+
+
+def tender_representations(*, tenders: Sequence[Tender]) -> list[dict]:
+    """``tender_representation`` of each tender of a page, their sources and versions read in one statement.
+
+    The tenders need only ``REPRESENTED_FIELDS``. Django's prefetch (a queryset per tender and relation, two
+    statements compiled per page) cost a partner's page of 50 about 8 ms of Python; this, well under one.
+    """
+    histories = _histories(tender_ids=[tender.pk for tender in tenders])
+    return [_represented(tender, *histories.get(tender.pk, ([], []))) for tender in tenders]
+
+
+def _represented(tender: Tender, sources: list[dict], versions: list[dict]) -> dict:
+    refs = _notice_refs(tender.field_sources)
     return {
         "id": tender.pk,
         "ocid": tender.ocid,
@@ -101,32 +155,12 @@ def tender_representation(tender: Tender) -> dict:
             for award in tender.awards
         ],
         # Which notice version each value came from, and where a weaker source says otherwise.
-        "fields_source": _fields_source(tender.field_sources),
-        "conflicts": _conflicts(tender.field_sources, tender.conflicts),
+        "fields_source": _fields_source(tender.field_sources, refs),
+        "conflicts": _conflicts(tender.conflicts, refs),
         "first_seen_at": _iso(tender.first_seen_at),
         "last_seen_at": _iso(tender.last_seen_at),
-        "sources": [
-            {
-                "portal": source.source,
-                "notice_id": source.source_notice_id,
-                "url": source.url or None,
-                "merge_rule": source.merge_rule,
-                "latest_version": source.latest_version,
-                "first_seen_at": _iso(source.first_seen_at),
-            }
-            for source in tender.sources.all()
-        ],
-        "versions": [
-            {
-                "source": version.source,
-                "notice_id": version.source_notice_id,
-                "version": version.version,
-                "kind": version.kind,
-                "published_at": _iso(version.published_at),
-                "changes": version.changes,
-            }
-            for version in tender.versions.all()
-        ],
+        "sources": sources,
+        "versions": versions,
     }
 
 
@@ -144,13 +178,11 @@ def _notice_refs(field_sources: dict) -> list[dict]:
     ]
 
 
-def _fields_source(field_sources: dict) -> dict[str, dict]:
-    refs = _notice_refs(field_sources)
+def _fields_source(field_sources: dict, refs: list[dict]) -> dict[str, dict]:
     return {name: refs[index] for name, index in (field_sources or {}).get("fields", {}).items() if index < len(refs)}
 
 
-def _conflicts(field_sources: dict, conflicts: list) -> list[dict]:
-    refs = _notice_refs(field_sources)
+def _conflicts(conflicts: list, refs: list[dict]) -> list[dict]:
     return [
         {
             "field": conflict["field"],
@@ -261,6 +293,43 @@ def tender_history_prefetches(prefix: str = "") -> tuple[Prefetch, Prefetch]:
         Prefetch(f"{prefix}sources", queryset=TenderSource.objects.order_by("first_seen_at", "id")),
         Prefetch(f"{prefix}versions", queryset=TenderVersion.objects.order_by(*version_order()).defer("record")),
     )
+
+
+# Both histories of a page in one statement, each a JSON array in the order of ``tender_history_prefetches``
+# (unknown kinds last, as ``_KIND_ORDER`` sorts them). Written out rather than built by the ORM: compiling
+# it cost more Python than shaping the page's rows.
+_HISTORIES_SQL = f"""
+    SELECT t.id,
+        (SELECT json_agg(json_build_object(
+                'portal', s.source, 'notice_id', s.source_notice_id, 'url', NULLIF(s.url, ''),
+                'merge_rule', s.merge_rule, 'latest_version', s.latest_version, 'first_seen_at', s.first_seen_at
+            ) ORDER BY s.first_seen_at, s.id)
+         FROM {TenderSource._meta.db_table} s WHERE s.tender_id = t.id),
+        (SELECT json_agg(json_build_object(
+                'source', v.source, 'notice_id', v.source_notice_id, 'version', v.version, 'kind', v.kind,
+                'published_at', v.published_at, 'changes', v.changes
+            ) ORDER BY v.published_at, array_position(%(kinds)s::text[], v.kind), v.id)
+         FROM {TenderVersion._meta.db_table} v WHERE v.tender_id = t.id)
+    FROM unnest(%(ids)s::bigint[]) AS t(id)
+"""  # noqa: S608 - the table names are the models' own; values are parameters
+
+
+def _histories(*, tender_ids: list[int]) -> dict[int, tuple[list[dict], list[dict]]]:
+    """Sources and versions by tender id, shaped as ``tender_representation`` shows them."""
+    if not tender_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(_HISTORIES_SQL, {"ids": tender_ids, "kinds": [kind.value for kind in NoticeKind]})
+        rows = cursor.fetchall()
+    histories = {}
+    for tender_id, sources, versions in rows:
+        # PostgreSQL writes times in JSON in the connection's zone (UTC); the shape shows them in Berlin's.
+        for source in sources or ():
+            source["first_seen_at"] = _iso_text(source["first_seen_at"])
+        for version in versions or ():
+            version["published_at"] = _iso_text(version["published_at"]) if version["published_at"] else None
+        histories[tender_id] = (sources or [], versions or [])
+    return histories
 
 
 def tender_with_history() -> QuerySet[Tender]:

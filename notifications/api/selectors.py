@@ -22,7 +22,7 @@ from tenders.deadline_order import OpenDeadlinesFirst
 from tenders.filters import FilterError, TenderFilters, effective_filters
 from tenders.match_reasons import match_reasons
 from tenders.models import Tender
-from tenders.selectors import tender_history_prefetches
+from tenders.selectors import REPRESENTED_FIELDS, tender_history_prefetches
 
 
 def api_key_for_secret(plaintext: str) -> ApiKey | None:
@@ -43,8 +43,9 @@ def api_key_list() -> QuerySet[ApiKey]:
 
 
 def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> QuerySet[Tender] | OpenDeadlinesFirst:
-    """The portal's result list (``tenders.search``: same filters, same orders), ready to render."""
-    return search.tender_search(filters=filters, order=order, now=now).prefetch_related(*tender_history_prefetches())
+    """The portal's result list (``tenders.search``: same filters, same orders), with the columns
+    ``tender_representations`` shapes a page from."""
+    return search.tender_search(filters=filters, order=order, now=now).only(*REPRESENTED_FIELDS)
 
 
 def tender_detail(*, tender_id: int) -> Tender:

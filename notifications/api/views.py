@@ -41,6 +41,7 @@ from notifications.portal.selectors import saved_search_can_edit
 from notifications.portal.services import saved_search_create, saved_search_delete, saved_search_update
 from tenders.filters import ORDERS, parse_filters
 from tenders.models import Tender
+from tenders.selectors import tender_representations
 
 
 class PartnerApiView(GenericAPIView):
@@ -89,8 +90,7 @@ class TenderListView(PartnerApiView):
         if order not in ORDERS:
             raise FieldErrors({"order": _("Erlaubt: %(orders)s.") % {"orders": ", ".join(ORDERS)}})
         tenders = tender_search(filters=filters, order=order, now=timezone.now())
-        page = self.paginate_queryset(tenders)
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+        return self.get_paginated_response(tender_representations(tenders=self.paginate_queryset(tenders)))
 
 
 class TenderDetailView(PartnerApiView):
