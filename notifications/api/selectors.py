@@ -42,10 +42,10 @@ def api_key_list() -> QuerySet[ApiKey]:
     return ApiKey.objects.select_related("created_by").order_by(F("revoked_at").desc(nulls_first=True), "-created_at")
 
 
-def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> QuerySet[Tender] | OpenDeadlinesFirst:
-    """The portal's result list (``tenders.search``: same filters, same orders), with the columns
+def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> QuerySet[tuple] | OpenDeadlinesFirst:
+    """The portal's result list (``tenders.search``: same filters, same orders) as rows of the columns
     ``tender_representations`` shapes a page from."""
-    return search.tender_search(filters=filters, order=order, now=now).only(*REPRESENTED_FIELDS)
+    return search.tender_search(filters=filters, order=order, now=now).values_list(*REPRESENTED_FIELDS, named=True)
 
 
 def tender_detail(*, tender_id: int) -> Tender:

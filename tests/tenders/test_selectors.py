@@ -54,9 +54,14 @@ def varied(db) -> None:
     _ingest(NoticeRecordFactory(title="Ohne Datum", published_at=None))
 
 
-def test_a_page_is_shaped_as_each_tender_alone(varied, django_assert_num_queries):
+@pytest.mark.parametrize("read_as", ["tenders", "rows"])
+def test_a_page_is_shaped_as_each_tender_alone(varied, django_assert_num_queries, read_as):
     expected = [tender_representation(tender) for tender in tender_with_history().order_by("id")]
-    page = list(Tender.objects.only(*REPRESENTED_FIELDS).order_by("id"))
+    tenders = Tender.objects.order_by("id")
+    if read_as == "tenders":
+        page = list(tenders.only(*REPRESENTED_FIELDS))
+    else:
+        page = list(tenders.values_list(*REPRESENTED_FIELDS, named=True))
     with django_assert_num_queries(1):  # both histories at once; no column read after the page's statement
         shaped = tender_representations(tenders=page)
     assert shaped == expected
