@@ -273,8 +273,9 @@ class TenderVersion(models.Model):
     published_at = models.DateTimeField(null=True, blank=True, verbose_name=_("veröffentlicht"))
     record = models.JSONField(verbose_name=_("Datensatz"))
     content_hash = models.CharField(max_length=64, verbose_name=_("Inhalts-Hash"))
-    # "<digest of the raw bytes>:<content_hash it was parsed into>" (tenders.services.ingest_raw); "" when unknown.
-    raw_hash = models.CharField(max_length=100, blank=True, default="", db_default="", verbose_name=_("Roh-Hash"))
+    # "[<digest as stored in the archive>+]<digest of the raw bytes>:<content_hash it was parsed into>"
+    # (tenders.services.ingest_raw, sources.adapters.doe.reading.raw_digest); "" when unknown.
+    raw_hash = models.CharField(max_length=160, blank=True, default="", db_default="", verbose_name=_("Roh-Hash"))
     changes = models.JSONField(default=dict, blank=True, verbose_name=_("Änderungen"))
     seen_at = models.DateTimeField(verbose_name=_("gesehen"))
 

@@ -98,3 +98,45 @@ def test_changed_bytes_of_a_known_version_are_parsed(monkeypatch, tmp_path):
     parsed = _Parsed(monkeypatch)
     again = _ingest(paths=[tmp_path / "2026-09-14_eforms.zip", tmp_path / DAY[1].name])
     assert parsed.count == 2 and (again.new, again.unchanged) == (0, 6)
+
+
+@pytest.mark.django_db
+def test_an_unchanged_export_is_known_without_inflating_a_member(monkeypatch):
+    _ingest()
+
+    def inflating(*args, **kwargs):
+        raise AssertionError("a member of an unchanged day was inflated")
+
+    # Known by each member's compressed bytes (their digest as stored), read but never inflated.
+    monkeypatch.setattr(reading, "read_direct_packed", inflating)
+    monkeypatch.setattr(reading, "read_entry_packed", inflating)
+    parsed = _Parsed(monkeypatch)
+    again = _ingest()
+    assert parsed.count == 0 and (again.new, again.unchanged) == (0, 6)
+
+
+@pytest.mark.django_db
+def test_an_export_compressed_anew_is_known_by_its_bytes(monkeypatch, tmp_path):
+    _ingest()
+    copies = []
+    for path in DAY:
+        copy = tmp_path / path.name
+        with zipfile.ZipFile(path) as source, zipfile.ZipFile(copy, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as out:
+            for info in source.infolist():
+                out.writestr(info.filename, source.read(info))
+        copies.append(copy)
+    parsed = _Parsed(monkeypatch)
+    again = _ingest(paths=copies)
+    assert parsed.count == 0 and (again.new, again.changed, again.unchanged) == (0, 0, 6)
+
+
+def test_a_members_fingerprint_is_its_stored_bytes_and_method():
+    from sources.adapters.doe.archive import packed_fingerprint
+
+    info = zipfile.ZipInfo("a-01.xml")
+    info.compress_type, info.file_size, info.CRC = zipfile.ZIP_DEFLATED, 10, 123
+    same = packed_fingerprint(info, b"\x01\x02")
+    assert packed_fingerprint(info, b"\x01\x02") == same
+    assert packed_fingerprint(info, b"\x01\x03") != same
+    info.compress_type = zipfile.ZIP_STORED
+    assert packed_fingerprint(info, b"\x01\x02") != same

@@ -26,7 +26,16 @@ from kernel.vocabulary.search_words import words_compound_parts
 from sources.adapters.base import AdapterError, read_saved
 from sources.parsers import PARSE_VERSION
 
-from .archive import Entry, Member, ZipLimits, open_archive, read_direct, read_entry
+from .archive import (
+    Entry,
+    Member,
+    ZipLimits,
+    open_archive,
+    packed_fingerprint,
+    read_direct_packed,
+    read_entry_packed,
+    read_packed,
+)
 from .join import Key, join_doe_records, parse_member_records, stem_key
 
 __all__ = [
@@ -145,12 +154,51 @@ def joined_group(stem: Key | None, parsed: Sequence[ParsedMember | None]) -> Joi
 
 
 def raw_digest(members: Sequence[Member]) -> str:
-    """The digest of a group's files (names and bytes) and of the parsers' version: equal means parsed equal."""
+    """The digest of a group's files (names and bytes) and of the parsers' version: equal means parsed equal.
+
+    Archive members read from their offset are also digested as stored (``Member.packed``), written
+    ``<packed>+<bytes>``: a re-read day is then known unchanged without inflating it (``_known_unchanged``),
+    and an archive compressed anew is still known by its bytes (``same_bytes``).
+    """
     digest = blake2b(f"{PARSE_VERSION}".encode(), digest_size=16)
     for member in members:
         digest.update(b"\0%d:%s\0" % (len(member.data), member.name.encode()))
         digest.update(member.data)
+    if members and all(member.packed for member in members):
+        return f"{packed_digest([(member.name, member.packed) for member in members])}+{digest.hexdigest()}"
     return digest.hexdigest()
+
+
+def same_bytes(known: str, digest: str) -> bool:
+    """Whether two ``raw_digest``s name the same bytes (the packed halves may differ: another compression)."""
+    return bool(known) and known.rpartition("+")[2] == digest.rpartition("+")[2]
+
+
+def packed_digest(members: Sequence[tuple[str, str]]) -> str:
+    """The digest of a group of archive members by (base name, ``packed_fingerprint``), with the parsers' version."""
+    digest = blake2b(f"{PARSE_VERSION}:packed".encode(), digest_size=16)
+    for name, packed in members:
+        digest.update(b"\0%s\0%s" % (name.encode(), packed.encode()))
+    return digest.hexdigest()
+
+
+def _known_unchanged(sources: Sequence[MemberSource], known: str) -> bool:
+    """Whether the group's archive members, as stored, give the stored digest: read but never inflated."""
+    fingerprints = []
+    for source in sources:
+        if not isinstance(source, tuple):
+            return False
+        archive, entry = source
+        try:
+            handle = _archive_file(archive) if isinstance(archive, Path) else archive.fp
+            raw = read_packed(handle, entry.info)
+        except OSError:
+            return False
+        if raw is None:
+            return False
+        fingerprints.append((entry.name, packed_fingerprint(entry.info, raw)))
+    packed, plus, _ = known.partition("+")
+    return bool(plus) and packed_digest(fingerprints) == packed
 
 
 def read_and_parse(task: TaskInput) -> TaskResult:
@@ -167,12 +215,22 @@ def read_and_parse(task: TaskInput) -> TaskResult:
     layout = task.groups or tuple((None, 1) for _ in task.sources)
     cut = 0
     for index, (stem, count) in enumerate(layout):
-        members = [read_member(source, task.limits, problems) for source in task.sources[cut : cut + count]]
+        sources = task.sources[cut : cut + count]
+        known = task.known[index] if stem is not None and index < len(task.known) else ""
+        if known and _known_unchanged(sources, known):
+            sizes += [source[1].info.file_size for source in sources]
+            raw.append(known)
+            unchanged.append(True)
+            parsed += [None] * count
+            joined.append(None)
+            cut += count
+            continue
+        members = [read_member(source, task.limits, problems) for source in sources]
         sizes += [0 if member is None else len(member.data) for member in members]
         readable = [member for member in members if member is not None]
         digest = raw_digest(readable) if stem is not None and len(readable) == count else ""
         raw.append(digest)
-        if digest and index < len(task.known) and task.known[index] == digest:
+        if digest and same_bytes(known, digest):
             unchanged.append(True)
             parsed += [None] * count
             joined.append(None)
@@ -245,20 +303,20 @@ def _archive_file(path: Path) -> BinaryIO:
     return handle
 
 
-def _read_from_path(path: Path, entry: Entry, limits: ZipLimits, problems: list[str]) -> bytes | None:
+def _read_from_path(path: Path, entry: Entry, limits: ZipLimits, problems: list[str]) -> tuple[bytes, str] | None:
     try:
-        data = read_direct(_archive_file(path), entry.info)
+        read = read_direct_packed(_archive_file(path), entry.info)
     except OSError:  # opened by the writer a moment ago: it changed or vanished since; zipfile says how
-        data = None
-    if data is not None:
-        return data
+        read = None
+    if read is not None:
+        return read
     try:
         archive = open_archive(path, label=entry.label)
     except AdapterError as exc:
         problems.append(f"{entry.label}: cannot be extracted: {exc}")
         return None
     with archive:
-        return read_entry(archive, entry, limits=limits, problems=problems)
+        return read_entry_packed(archive, entry, limits=limits, problems=problems)
 
 
 def read_member(source: MemberSource, limits: ZipLimits, problems: list[str]) -> Member | None:
@@ -276,10 +334,10 @@ def read_member(source: MemberSource, limits: ZipLimits, problems: list[str]) ->
         return Member(label=source.label, name=source.path.name, data=saved.data)
     archive, entry = source
     if isinstance(archive, Path):
-        data = _read_from_path(archive, entry, limits, problems)
+        read = _read_from_path(archive, entry, limits, problems)
     else:
-        data = read_entry(archive, entry, limits=limits, problems=problems)
-    return None if data is None else Member(label=entry.label, name=entry.name, data=data)
+        read = read_entry_packed(archive, entry, limits=limits, problems=problems)
+    return None if read is None else Member(label=entry.label, name=entry.name, data=read[0], packed=read[1])
 
 
 def member_source(
@@ -300,7 +358,7 @@ def member_source(
     # An archive held in memory only (its temporary file could not be written): a worker cannot
     # open it, so its members are read here.
     read: list[str] = []
-    data = read_entry(zf, source, limits=limits, problems=read)
-    if data is None:
+    member = read_entry_packed(zf, source, limits=limits, problems=read)
+    if member is None:
         return read[0], declared
-    return Member(label=source.label, name=source.name, data=data), declared
+    return Member(label=source.label, name=source.name, data=member[0], packed=member[1]), declared

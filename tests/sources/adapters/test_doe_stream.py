@@ -74,7 +74,7 @@ def test_archives_held_in_memory_give_the_records_of_archives_on_disk(monkeypatc
     def not_here(*args, **kwargs):
         raise AssertionError("the writer read a member of a spooled archive")
 
-    monkeypatch.setattr(reading, "read_entry", not_here)  # the workers are other processes
+    monkeypatch.setattr(reading, "read_entry_packed", not_here)  # the workers are other processes
     _same_batches(_stream(2, archives=in_memory), sequential)
     assert set(Path(tempfile.gettempdir()).glob("doe-export-*")) == spools_before  # removed with the stream
 
