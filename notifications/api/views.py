@@ -15,6 +15,7 @@ from rest_framework import status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.response import Response
 
 from kernel.vocabulary.time_zone import BERLIN
@@ -23,6 +24,7 @@ from notifications.api.errors import FieldErrors, api_exception_handler
 from notifications.api.filter_schema import FILTER_PARAMETERS
 from notifications.api.pagination import MatchCursorPagination, PageWithoutCount
 from notifications.api.parsers import JsonBodyParser
+from notifications.api.renderers import FastJSONRenderer
 from notifications.api.selectors import (
     match_list,
     match_reasons_of,
@@ -49,6 +51,7 @@ class PartnerApiView(GenericAPIView):
 
     authentication_classes = [ApiKeyAuthentication]
     parser_classes = [JsonBodyParser]
+    renderer_classes = [FastJSONRenderer, BrowsableAPIRenderer]
     permission_classes = [IsAuthenticated]
     throttle_classes = [ApiKeyRateThrottle]
     pagination_class = PageWithoutCount
