@@ -241,22 +241,27 @@ def read_packed(source, info: zipfile.ZipInfo) -> bytes | None:
     if info.compress_size > info.file_size + (info.file_size >> 6) + 1024:
         return None
     try:
-        header = _read_at(source, info.header_offset, _LOCAL_HEADER.size)
-        if header is None or len(header) != _LOCAL_HEADER.size:
+        # One read for header, name and data where the local header is as long as the directory's entry
+        # suggests (the usual case): a day's 10,000 members cost 10,000 reads, not 30,000.
+        guess = _LOCAL_HEADER.size + len(info.orig_filename.encode()) + len(info.extra)
+        chunk = _read_at(source, info.header_offset, guess + info.compress_size)
+        if chunk is None or len(chunk) < _LOCAL_HEADER.size:
             return None
-        fields = _LOCAL_HEADER.unpack(header)
+        fields = _LOCAL_HEADER.unpack_from(chunk)
         if fields[0] != _LOCAL_SIGNATURE:
             return None
         name_length, extra_length = fields[10], fields[11]
-        start = info.header_offset + _LOCAL_HEADER.size
-        name = _read_at(source, start, name_length)
+        start = _LOCAL_HEADER.size + name_length + extra_length
+        if start + info.compress_size > len(chunk):  # a longer local extra field: read what is missing
+            more = _read_at(source, info.header_offset + len(chunk), start + info.compress_size - len(chunk))
+            chunk += more or b""
         encoding = "utf-8" if fields[3] & _UTF8_NAME else "cp437"
-        if name is None or name.decode(encoding) != info.orig_filename:
+        if chunk[_LOCAL_HEADER.size : _LOCAL_HEADER.size + name_length].decode(encoding) != info.orig_filename:
             return None
-        raw = _read_at(source, start + name_length + extra_length, info.compress_size)
+        raw = chunk[start : start + info.compress_size]
     except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
         return None
-    if raw is None or len(raw) != info.compress_size:
+    if len(raw) != info.compress_size:
         return None
     return raw
 

@@ -39,6 +39,21 @@ def test_direct_reading_gives_the_bytes_zipfile_gives(method: int, tmp_path: Pat
         assert read_direct(handle, entry.info) == BODY  # only the directory entry is needed
 
 
+@pytest.mark.parametrize("central_extra", [b"", b"\x99\x99\x02\x00ab"])
+def test_a_local_extra_field_the_directory_does_not_announce_is_read_too(central_extra: bytes) -> None:
+    # Header, name and data are read in one piece sized by the directory's entry; a local header with a longer
+    # (or other) extra field than the directory says needs the rest read once more.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        info = zipfile.ZipInfo("aaaa-01.xml")
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.extra = b"\x99\x99\x10\x00" + b"x" * 16
+        archive.writestr(info, BODY)
+    zf, entry = _entry(buffer.getvalue())
+    entry.info.extra = central_extra
+    assert read_direct(zf.fp, entry.info) == BODY
+
+
 def test_a_non_ascii_member_name_is_checked_against_its_local_header() -> None:
     zf, entry = _entry(_archive(name="ä-01.xml"), name="ä-01.xml")
     assert read_direct(zf.fp, entry.info) == BODY
