@@ -13,7 +13,6 @@ from django.utils.translation import get_language
 
 from kernel.vocabulary.nuts import nuts_name
 from notifications.bid_dates import ITEM_LABELS
-from notifications.models import TriageStatus
 from notifications.portal.formatting import deadline_distance, notice_text
 from sources.selectors import source_names
 
@@ -81,11 +80,6 @@ def grouped(value) -> str:
 def deadline_in(deadline):
     """DeadlineDistance (``.text``, ``.urgency``) of a deadline from now, or None."""
     return deadline_distance(deadline, now=timezone.now())
-
-
-@register.simple_tag
-def triage_choices() -> list[tuple[str, str]]:
-    return TriageStatus.choices
 
 
 @register.filter
