@@ -82,6 +82,7 @@ class Highlighter:
         self.active = bool(self._every)  # False without keywords: nothing can be marked
         self._found: dict[str, frozenset[str]] = {}  # word -> the query's lexemes it (or one of its parts) carries
         self._whole: dict[str, frozenset[str]] = {}  # word -> the query's lexemes the word itself carries
+        self._prepared: set[str] = set()  # texts whose every word is decided
 
     def _candidate(self, word: str) -> bool:
         folded = word.casefold().translate(_FOLD)
@@ -89,7 +90,12 @@ class Highlighter:
 
     def prepare(self, texts: Iterable[str]) -> None:
         """Decide every word of ``texts`` in one query (words that cannot hit are never stemmed)."""
-        highlighters_prepare([self], texts)
+        if not self._every:
+            return
+        # segments() and snippet() prepare their own text again: a page prepared in one go skips them here.
+        fresh = [text for text in texts if text not in self._prepared]
+        if fresh:
+            highlighters_prepare([self], fresh)
 
     def _pending(self, words_: set[str]) -> tuple[set[str], dict[str, tuple[str, ...]]]:
         """Of ``words_``, those not decided yet that may hit, with their compound parts; the rest are decided."""
@@ -150,11 +156,13 @@ def highlighters_prepare(highlighters: Iterable[Highlighter], texts: Iterable[st
     active = [highlighter for highlighter in highlighters if highlighter._every]
     if not active:
         return
+    texts = set(texts)
     words_ = {w.casefold() for text in texts for w in text_words(text)}
     pending = [highlighter._pending(words_) for highlighter in active]
     stems = _stems({w for candidates, parts in pending for w in candidates | {p for ps in parts.values() for p in ps}})
     for highlighter, (candidates, parts) in zip(active, pending, strict=True):
         highlighter._decide(candidates, parts, stems)
+        highlighter._prepared |= texts
 
 
 def _merged(segments: Iterable[Segment]) -> tuple[Segment, ...]:

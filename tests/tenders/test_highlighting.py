@@ -96,6 +96,22 @@ def test_a_text_nobody_prepared_costs_one_query_not_one_per_word(django_assert_n
         assert has_hit(snippet_only.snippet("Fensterreinigung, Grundreinigung und Sonderreinigung"))
 
 
+def test_a_prepared_page_is_not_read_word_by_word_again(monkeypatch, django_assert_num_queries):
+    # A result page prepares its texts once; each title, snippet and label asks again and must be free.
+    import tenders.highlighting as highlighting
+
+    texts = ["Gebäudereinigung im Rathaus", "Unterhaltsreinigung und Glasreinigung der Schulen"]
+    highlighter = Highlighter("Reinigung")
+    highlighter.prepare(texts)
+    read = []
+    monkeypatch.setattr(highlighting, "text_words", lambda text: read.append(text) or ())
+    with django_assert_num_queries(0):
+        assert [piece for piece, hit in highlighter.segments(texts[0]) if hit] == ["Gebäudereinigung"]
+        assert has_hit(highlighter.snippet(texts[1]))
+        highlighter.prepare(texts)
+    assert read == []
+
+
 def test_thesaurus_words_are_marked_in_texts_but_not_in_cpv_labels():
     from types import SimpleNamespace
 
