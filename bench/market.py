@@ -58,7 +58,7 @@ COLUMNS = (
     "portal_references", "suppliers", "awards", "supplier_keys", "buyer_key", "buyer_street", "buyer_postal_code",
     "buyer_town", "buyer_country", "buyer_email", "buyer_phone", "legal_basis", "contract_nature", "main_cpv",
     "deadlines", "ted_publication_number", "publication_numbers", "contract_duration", "content_hash",
-    "first_seen_at", "last_seen_at", "changed_at",
+    "first_seen_at", "changed_at",
 )  # fmt: skip
 JSON_COLUMNS = ("lots", "awards", "deadlines")
 
@@ -178,7 +178,7 @@ def _rows(start: int, count: int, *, now: datetime, seed: int, n: int):
             winners, awards, [supplier_key(w) for w in winners], buyer_key, "", postal_code, town, "DEU", "", "",
             rng.choice(("vgv", "vob-a-eu", "uvgo", "vob-a")), "services", cpv,
             [{"kind": "angebotsfrist", "at": deadline.isoformat(), "lot_id": ""}], "", [], "",
-            f"{rng.getrandbits(128):032x}", published, now, now,
+            f"{rng.getrandbits(128):032x}", published, now,
         )  # fmt: skip
 
 

@@ -47,7 +47,7 @@ def _naive(records) -> float:
                 same_procedure = TenderSource.objects.filter(procedure_id=record.procedure_id)
                 tender_id = same_procedure.values_list("tender_id", flat=True).first() if record.procedure_id else None
                 if tender_id is None:
-                    tender_id = Tender.objects.create(**state, first_seen_at=now, last_seen_at=now, changed_at=now).pk
+                    tender_id = Tender.objects.create(**state, first_seen_at=now, changed_at=now).pk
                 source = TenderSource.objects.create(
                     tender_id=tender_id,
                     source=record.source,
@@ -60,7 +60,7 @@ def _naive(records) -> float:
                     last_seen_at=now,
                 )
             else:
-                Tender.objects.filter(pk=source.tender_id).update(**state, last_seen_at=now)
+                Tender.objects.filter(pk=source.tender_id).update(**state)
             TenderVersion.objects.update_or_create(
                 source=record.source,
                 source_notice_id=record.source_notice_id,
@@ -82,11 +82,11 @@ def _copy(records) -> float:
     """Lower bound: COPY of the finished tender rows alone (no merging, no sources, no versions)."""
     _truncate()
     now = timezone.now()
-    rows = [[*state_values(state=compile_tender([record], now=now)), now, now, now] for record in records]  # unclocked
+    rows = [[*state_values(state=compile_tender([record], now=now)), now, now] for record in records]  # unclocked
     start = time.perf_counter()
     copy_rows(
         table="tenders_tender",
-        columns=[*STATE_FIELDS, "first_seen_at", "last_seen_at", "changed_at"],
+        columns=[*STATE_FIELDS, "first_seen_at", "changed_at"],
         rows=rows,
         json_columns=JSON_STATE_FIELDS,
     )

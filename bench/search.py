@@ -47,7 +47,7 @@ COLUMNS = (
     "ocid", "procedure_id", "title", "description", "buyer_name", "buyer_id", "procedure_type", "status",
     "cpv_codes", "cpv_divisions", "cpv_prefixes", "cpv_labels", "title_parts", "search_parts", "nuts_codes", "bundesland", "postal_code", "town",
     "country", "estimated_value", "currency", "published_at", "submission_deadline", "lots", "documents_url",
-    "portal_references", "suppliers", "content_hash", "first_seen_at", "last_seen_at", "changed_at",
+    "portal_references", "suppliers", "content_hash", "first_seen_at", "changed_at",
 )  # fmt: skip
 
 
@@ -120,7 +120,6 @@ def _rows(start: int, count: int, *, now: datetime, seed: int):
             [],
             f"{rng.getrandbits(128):032x}",
             published,
-            now,
             now,
         )
 

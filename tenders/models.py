@@ -130,7 +130,8 @@ class Tender(models.Model):
     content_hash = models.CharField(max_length=64, verbose_name=_("Inhalts-Hash"))
     fingerprint = models.CharField(max_length=64, null=True, blank=True, verbose_name=_("Fingerabdruck"))
     first_seen_at = models.DateTimeField(verbose_name=_("erstmals gesehen"))
-    last_seen_at = models.DateTimeField(verbose_name=_("zuletzt gesehen"))
+    # No "last seen" here: a sighting is a fact of a source link (TenderSource.last_seen_at). Written on the
+    # tender, every re-read notice rewrote the row and PostgreSQL recomputed its search vector.
     changed_at = models.DateTimeField(verbose_name=_("zuletzt geändert"))
     search_vector = models.GeneratedField(
         expression=SEARCH_VECTOR_EXPRESSION,

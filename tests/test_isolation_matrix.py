@@ -110,7 +110,6 @@ def _public_tender(pk: int, now) -> Tender:
         submission_deadline=now + timedelta(days=20),
         published_at=now - timedelta(days=1),
         first_seen_at=now - timedelta(hours=2),
-        last_seen_at=now,
         changed_at=now,
     )
     TenderSource.objects.create(

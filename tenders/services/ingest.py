@@ -19,7 +19,6 @@ from django.utils import timezone
 from kernel.records import NoticeRecord
 from tenders.bulk import copy_rows, cycle_collection_paused, interleaved, reserve_ids, staged_update, staged_upsert
 from tenders.merging import compile_tender, latest_versions, record_storable, state_changes
-from tenders.models import Tender
 from tenders.resolution import keys_of, resolve
 from tenders.services.ingest_reads import known_versions, merge_lookups, records_of_tenders, tender_states
 from tenders.services.rows import (
@@ -92,8 +91,8 @@ def notices_ingest(
     ``use_fingerprint`` switches the cross-portal fingerprint rule; callers decide it from the
     source configuration (``sources.selectors.fingerprint_rule_enabled``), which the ingest never reads.
 
-    Idempotent: a notice version seen before with the same content only bumps
-    ``last_seen_at``. Older versions arriving after newer ones are stored but
+    Idempotent: a notice version seen before with the same content only marks its source
+    seen (``TenderSource.last_seen_at``; the tender row is not written). Older versions arriving after newer ones are stored but
     never override them (see ``merging.latest_versions``).
     """
     with cycle_collection_paused():
@@ -148,8 +147,6 @@ def _ingest(records: Sequence[NoticeRecord], *, now: datetime, use_fingerprint: 
         _write_changed_tenders(recompiled.rows)
         _write_sources(sources, known=known_sources)
         _write_versions(new_versions, republished)
-        # New and recompiled tenders got last_seen_at = now with their rows; the others are only touched.
-        _touch_tenders(existing_ids - recompiled.changed.keys() - recompiled.updated, now)
     return IngestDelta(
         created=tuple(sorted(group_tender.values())),
         changed=recompiled.changed,
@@ -181,7 +178,7 @@ def _recompile(existing_ids: set[int], fresh, tender_of, now) -> _Recompiled:
             changed[tender_id] = tracked
         else:
             updated.add(tender_id)
-        rows.append([tender_id, *values, now, now])
+        rows.append([tender_id, *values, now])
     return _Recompiled(rows=rows, changed=changed, updated=updated)
 
 
@@ -206,12 +203,12 @@ def _write_new_tenders(group_tender: dict[int, int], group_records, now, *, side
     # Compiled inside the COPY stream: PostgreSQL builds the search vectors of earlier rows meanwhile,
     # and the version rows are prepared while it catches up.
     rows = (
-        [tender_id, *state_values(state=compile_tender(group_records[group], now=now)), now, now, now]
+        [tender_id, *state_values(state=compile_tender(group_records[group], now=now)), now, now]
         for group, tender_id in group_tender.items()
     )
     copy_rows(
         table="tenders_tender",
-        columns=["id", *STATE_FIELDS, "first_seen_at", "last_seen_at", "changed_at"],
+        columns=["id", *STATE_FIELDS, "first_seen_at", "changed_at"],
         rows=interleaved(rows, side_work),
         json_columns=list(JSON_STATE_FIELDS),
     )
@@ -222,7 +219,7 @@ def _write_changed_tenders(rows: list[list]) -> None:
         staged_update(
             table="tenders_tender",
             key="id",
-            columns=["id", *STATE_FIELDS, "changed_at", "last_seen_at"],
+            columns=["id", *STATE_FIELDS, "changed_at"],
             rows=rows,
             json_columns=list(JSON_STATE_FIELDS),
         )
@@ -267,18 +264,9 @@ def _touch_seen(records: Sequence[NoticeRecord], now: datetime) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             """
-            WITH touched AS (
-                UPDATE tenders_tendersource s SET last_seen_at = %s
-                FROM unnest(%s::text[], %s::text[]) AS k(source, notice)
-                WHERE s.source = k.source AND s.source_notice_id = k.notice
-                RETURNING s.tender_id
-            )
-            UPDATE tenders_tender t SET last_seen_at = %s WHERE t.id IN (SELECT tender_id FROM touched)
+            UPDATE tenders_tendersource s SET last_seen_at = %s
+            FROM unnest(%s::text[], %s::text[]) AS k(source, notice)
+            WHERE s.source = k.source AND s.source_notice_id = k.notice
             """,
-            [now, [r.source for r in records], [r.source_notice_id for r in records], now],
+            [now, [r.source for r in records], [r.source_notice_id for r in records]],
         )
-
-
-def _touch_tenders(tender_ids: set[int], now: datetime) -> None:
-    if tender_ids:
-        Tender.objects.filter(id__any=list(tender_ids)).update(last_seen_at=now)

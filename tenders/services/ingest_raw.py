@@ -55,22 +55,19 @@ def raw_versions_known(*, source: str, keys: Sequence[tuple[str, str]]) -> dict[
 
 
 def raw_versions_seen(*, versions: Sequence[tuple[str, str]], source: str, now: datetime) -> int:
-    """Mark skipped versions seen, as the ingest marks an unchanged one: their source rows and tenders."""
+    """Mark skipped versions seen, as the ingest marks an unchanged one: their source rows (the tender is not
+    written: a sighting is its sources', see ``tenders.selectors.tender_representation``)."""
     if not versions:
         return 0
     lock_ingest()
     with connection.cursor() as cursor:
         cursor.execute(
             """
-            WITH touched AS (
-                UPDATE tenders_tendersource s SET last_seen_at = %s
-                FROM unnest(%s::text[]) AS k(notice)
-                WHERE s.source = %s AND s.source_notice_id = k.notice
-                RETURNING s.tender_id
-            )
-            UPDATE tenders_tender t SET last_seen_at = %s WHERE t.id IN (SELECT tender_id FROM touched)
+            UPDATE tenders_tendersource s SET last_seen_at = %s
+            FROM unnest(%s::text[]) AS k(notice)
+            WHERE s.source = %s AND s.source_notice_id = k.notice
             """,
-            [now, sorted({notice for notice, _ in versions}), source, now],
+            [now, sorted({notice for notice, _ in versions}), source],
         )
     return len(versions)
 

@@ -32,9 +32,7 @@ def tender_split_source(*, tender_source_id: int, now: datetime | None = None) -
             )
         records = [record_from_json(r) for r in moved.versions.values_list("record", flat=True)]
         state = compile_tender(records, now=now)
-        new_tender = Tender.objects.create(
-            **state_row(state=state), first_seen_at=moved.first_seen_at, last_seen_at=now, changed_at=now
-        )
+        new_tender = Tender.objects.create(**state_row(state=state), first_seen_at=moved.first_seen_at, changed_at=now)
         moved.versions.update(tender=new_tender)
         TenderSource.objects.filter(pk=moved.pk).update(tender=new_tender, merge_rule=MergeRule.SPLIT)
         remaining = records_of_tenders(tender_ids=[old_tender_id])[old_tender_id]

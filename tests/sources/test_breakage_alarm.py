@@ -100,10 +100,10 @@ def test_a_low_yield_run_never_marks_tenders_withdrawn(tender24) -> None:
     deadline = timezone.now() + timedelta(days=30)
     records = [NoticeRecordFactory(source="tender24", submission_deadline=deadline) for _ in range(3)]
     notices_ingest(records=records, use_fingerprint=False)
-    before = list(Tender.objects.order_by("id").values_list("id", "status", "last_seen_at"))
+    before = list(Tender.objects.order_by("id").values_list("id", "status", "sources__last_seen_at"))
     history(tender24, 40, 50, 45)
     run = poll(tender24, categories=["PriorInformation"])
     assert run.low_yield is True
-    after = list(Tender.objects.order_by("id").values_list("id", "status", "last_seen_at"))
+    after = list(Tender.objects.order_by("id").values_list("id", "status", "sources__last_seen_at"))
     assert after == before and {status for _, status, _ in after} == {"active"}
     assert Tender.objects.filter(sources__source="tender24").count() == 3

@@ -66,6 +66,27 @@ def test_the_same_export_three_times_gives_the_same_rows():
     assert len(first.created) == 3
 
 
+@pytest.mark.django_db
+def test_a_notice_seen_again_marks_its_source_and_never_rewrites_its_tender():
+    # A rewritten tender row costs PostgreSQL a new search vector; a sighting is the source link's fact.
+    records = [eforms_record(), *ocds_records(OCDS_3LOTS)]
+    notices_ingest(records=records, now=NOW, use_fingerprint=False)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, xmin::text FROM tenders_tender")
+        written = dict(cursor.fetchall())
+    later = NOW + timedelta(days=1)
+    notices_ingest(records=records, now=later, use_fingerprint=False)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, xmin::text FROM tenders_tender")
+        assert dict(cursor.fetchall()) == written
+    assert set(TenderSource.objects.values_list("last_seen_at", flat=True)) == {later}
+    from tenders.selectors import tender_export_iter
+
+    assert {t["last_seen_at"] for t in tender_export_iter()} == {later.isoformat()}
+    assert len(list(tender_export_iter(since=later))) == len(written)
+    assert list(tender_export_iter(since=later + timedelta(seconds=1))) == []
+
+
 @pytest.mark.usefixtures("committed")
 def test_concurrent_ingests_of_one_export_do_not_duplicate():
     records = [eforms_record(), *ocds_records(OCDS_3LOTS), *ocds_records(OCDS_AWARD)]
