@@ -20,6 +20,7 @@ def document_urls(root: etree._Element) -> Iterator[str]:
     """Every URL in any text of the document: URI elements, EndpointIDs and links pasted into free text."""
     for text in _TEXTS(root):
         # A notice has hundreds of texts and a handful of links: the substring tests spare the
-        # pattern (which starts with "http(s)://" or "www." in any case) nearly every text.
-        if "://" in text or "www." in text.lower():
+        # pattern (which starts with "http(s)://" or "www." in any case) nearly every text. No
+        # character but "." lowercases to ".", so a text without one needs no lowercased copy.
+        if "://" in text or ("." in text and "www." in text.lower()):
             yield from urls_in_text(text)

@@ -83,7 +83,9 @@ def extension(root: Element) -> Element:
 def _compiled(path: str) -> etree.XPath:
     # A compiled XPath per lookup path: lxml's find/findall re-translate the path and the prefix map
     # on every call, which was the largest single cost of parsing a notice.
-    return etree.XPath(path, namespaces=NS, smart_strings=False)
+    # Only the prefixes the path uses: lxml registers every prefix of the map on each call.
+    used = {prefix: uri for prefix, uri in NS.items() if f"{prefix}:" in path}
+    return etree.XPath(path, namespaces=used, smart_strings=False)
 
 
 def find(el: Element | None, path: str) -> Element | None:
