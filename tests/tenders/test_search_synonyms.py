@@ -169,3 +169,23 @@ def test_loading_a_file_with_an_unsearchable_word_says_why_and_adds_nothing_of_i
     with pytest.raises(CommandError, match="Füllwörter werden nicht gesucht: und"):
         call_command("load_synonyms", file=thesaurus)
     assert not SynonymGroup.objects.filter(words__contains=["Kehricht"]).exists()
+
+
+@pytest.mark.django_db
+def test_keywords_are_compiled_once_per_thesaurus_version(django_assert_num_queries):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tenders.fulltext import keyword_query_build
+
+    word = "Zaunprüfwort"
+    first = keyword_query_build(q=word)
+    with CaptureQueriesContext(connection) as queries:
+        assert keyword_query_build(q=word) == first
+    assert len(queries.captured_queries) == 1 and "ts_rewrite" not in queries.captured_queries[0]["sql"]
+    # An edit of the thesaurus is a new version: the keywords are compiled anew, with the new group.
+    synonym_group_save(entry=SynonymEntry(words=("Zaunprüfwort", "Einfriedungsprüfwort")))
+    with CaptureQueriesContext(connection) as queries:
+        edited = keyword_query_build(q=word)
+    assert any("ts_rewrite" in query["sql"] for query in queries.captured_queries)
+    assert edited != first and "einfriedungsprufwort" in edited.tsquery or "einfriedungsprüfwort" in edited.tsquery
