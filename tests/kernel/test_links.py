@@ -204,3 +204,12 @@ def test_every_kept_link_names_the_same_host_to_browsers_and_urlsplit():
             assert _readers_agree(url), url
             assert web_url(url).scheme in ("http", "https"), url
     assert kept > 1000  # the property was exercised, not vacuous
+
+
+def test_a_refusal_is_a_new_exception_each_time_though_the_rule_is_cached():
+    from kernel.urls import link_refusal
+
+    first, second = link_refusal("javascript:alert(1)"), link_refusal("javascript:alert(1)")
+    assert first is not None and first is not second
+    assert (first.text, first.reason, str(first)) == (second.text, second.reason, str(second))
+    assert link_refusal("https://www.evergabe.de/x") is None
