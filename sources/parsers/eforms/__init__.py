@@ -101,10 +101,10 @@ def parse_eforms(data: bytes, *, source: str, url: str = "") -> NoticeRecord:
     ]
     has_changes = bool(changes)
     kind = procedure.kind(root_name, notice_type, has_changes=has_changes, reasons=reasons)
-    result_status, awards, suppliers = results.results(ext, root, orgs)
     project = find(root, "cac:ProcurementProject")
     lot_elements = findall(root, "cac:ProcurementProjectLot")
     lots = procedure.lot_views(lot_elements)
+    result_status, awards, suppliers = results.results(ext, root, orgs, [(lot.element, lot.lot_id) for lot in lots])
     lot_projects = [lot.project for lot in lots]
     first_lot = lot_projects[0] if lot_projects else None
     addresses = procedure.places(project, lots)

@@ -24,7 +24,7 @@ from kernel.vocabulary.cpv import unique_cpv
 from kernel.vocabulary.deadlines import DeadlineKind
 from kernel.vocabulary.regions import normalise_nuts
 
-from .tree import Element, attribute, find, findall, first, localised, texts
+from .tree import Element, attribute, find, findall, first, localised, text, texts
 
 _ROOT_KINDS = {
     "ContractNotice": NoticeKind.CONTRACT_NOTICE,
@@ -126,12 +126,15 @@ def lot_views(lot_elements: list[Element]) -> list[LotView]:
     views = []
     for lot in lot_elements:
         project = lot_project(lot)
+        id_el = find(lot, "cbc:ID")
+        # The first cbc:ID is the lot id whenever it has a text: the lot is not searched again for it.
+        lot_id = text(id_el) or first(lot, "cbc:ID")
         views.append(
             LotView(
                 element=lot,
                 project=project,
-                lot_id=first(lot, "cbc:ID"),
-                is_lot=is_lot(lot),
+                lot_id=lot_id,
+                is_lot=is_lot(lot_id, attribute(id_el, "schemeName")),
                 addresses=tuple(map(address, findall(project, _ADDRESS))),
                 locations=tuple(findall(project, _LOCATION)),
                 cpv=tuple(cpv(project)),
@@ -146,10 +149,12 @@ def all_cpv(project: Element | None, lots: list[LotView]) -> tuple[str, ...]:
     return unique_cpv([*cpv(project), *(code for lot in lots for code in lot.cpv)])
 
 
-def is_lot(lot: Element) -> bool:
-    """A real lot: ``schemeName="Lot"``, or no scheme and not a group/part id (GLO-/PAR-)."""
-    id_el = find(lot, "cbc:ID")
-    lot_id, scheme = first(lot, "cbc:ID"), attribute(id_el, "schemeName").lower()
+def is_lot(lot_id: str, scheme: str) -> bool:
+    """A real lot: ``schemeName="Lot"``, or no scheme and not a group/part id (GLO-/PAR-).
+
+    ``lot_id``: the lot's first non-empty ``cbc:ID``; ``scheme``: the first ``cbc:ID``'s ``schemeName``.
+    """
+    scheme = scheme.lower()
     if not lot_id:
         return False
     return scheme == "lot" if scheme else not lot_id.upper().startswith(("GLO-", "PAR-"))

@@ -31,7 +31,7 @@ every member's name still goes to the notice's supplier names.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
@@ -46,15 +46,17 @@ _OUTCOMES = {"selec-w": AwardStatus.AWARDED, "clos-nw": AwardStatus.NOT_AWARDED,
 
 
 def results(
-    ext: Element, root: Element, orgs: dict[str, Element]
+    ext: Element, root: Element, orgs: dict[str, Element], lots: list[tuple[Element, str]]
 ) -> tuple[TenderStatus | None, tuple[Award, ...], tuple[str, ...]]:
-    """(status from the results, awards, every winner's name); ``(None, (), ())`` without results."""
+    """(status from the results, awards, every winner's name); ``(None, (), ())`` without results.
+
+    ``lots``: every ``cac:ProcurementProjectLot`` with its id, in document order, as the procedure read them.
+    """
     result = find(ext, "efac:NoticeResult")
     if result is not None:
-        awards, names = _eforms_awards(result, root, orgs)
-        codes = [first(lot_result, "cbc:TenderResultCode").lower() for lot_result in findall(result, "efac:LotResult")]
+        awards, names, codes = _eforms_awards(result, root, orgs, frozenset(lot_id for _, lot_id in lots))
     else:
-        awards, names = _legacy_awards(root)
+        awards, names = _legacy_awards(root, lots)
         codes = []
         if not awards:
             return None, (), ()
@@ -119,14 +121,19 @@ class _Result:
     signed_by: dict[str, list[str]]  # tender -> the contracts naming it (BT-3202)
     groups: dict[str, tuple[str, ...]]  # lots group (BT-330) -> its lots (BT-1375)
     notice_lots: frozenset[str]  # the notice's own lot ids (BT-137)
+    signs: dict[str, list[str]]  # contract -> the tenders it names (BT-3202), as read for ``signed_by``
+    # Read when first asked: tender -> its tendering party; party -> (its members' organisation ids, the lead's).
+    party_of: dict[str, str] = field(default_factory=dict)
+    members_of: dict[str, tuple[list[str], str]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, result: Element, root: Element) -> _Result:
+    def of(cls, result: Element, root: Element, notice_lots: frozenset[str]) -> _Result:
         contracts = {first(c, "cbc:ID"): c for c in findall(result, "efac:SettledContract")}
         tenders = {first(t, "cbc:ID"): t for t in findall(result, "efac:LotTender")}
         signed_by: dict[str, list[str]] = {}
-        for contract_id, contract in contracts.items():
-            for tender_id in texts(contract, "efac:LotTender/cbc:ID"):
+        signs = {contract_id: texts(contract, "efac:LotTender/cbc:ID") for contract_id, contract in contracts.items()}
+        for contract_id, tender_ids in signs.items():
+            for tender_id in tender_ids:
                 signed_by.setdefault(tender_id, []).append(contract_id)
         return cls(
             contracts=contracts,
@@ -138,7 +145,8 @@ class _Result:
                 first(group, "cbc:LotsGroupID"): tuple(texts(group, "cac:ProcurementProjectLotReference/cbc:ID"))
                 for group in findall(root, "cac:TenderingTerms/cac:LotDistribution/cac:LotsGroup")
             },
-            notice_lots=frozenset(first(lot, "cbc:ID") for lot in findall(root, "cac:ProcurementProjectLot")),
+            notice_lots=notice_lots,
+            signs=signs,
         )
 
     def lots(self, lot_or_group: str) -> tuple[str, ...]:
@@ -150,11 +158,27 @@ class _Result:
         return lot_id in self.lots(self.lot_of.get(tender_id, ""))
 
     def signed(self, contract_ids: list[str]) -> list[str]:
-        return list(
-            dict.fromkeys(t for c in contract_ids for t in texts(self.contracts.get(c), "efac:LotTender/cbc:ID"))
-        )
+        return list(dict.fromkeys(t for c in contract_ids for t in self.signs.get(c, ())))
 
-    def winners(self, lot_id: str, lot_result: Element) -> list[str]:
+    def party(self, tender_id: str) -> str:
+        """The tender's tendering party id (read once per tender)."""
+        found = self.party_of.get(tender_id)
+        if found is None:
+            found = self.party_of[tender_id] = first(self.tenders.get(tender_id), "efac:TenderingParty/cbc:ID")
+        return found
+
+    def members(self, party_id: str) -> tuple[list[str], str]:
+        """(the organisation ids of the party's ``efac:Tenderer`` entries, its lead member's:
+        ``GroupLeadIndicator``, else the first)."""
+        found = self.members_of.get(party_id)
+        if found is None:
+            members = findall(self.parties.get(party_id), "efac:Tenderer")
+            ids = [first(m, "cbc:ID") for m in members]
+            lead = next((i for i, m in enumerate(members) if first(m, "efbc:GroupLeadIndicator").lower() == "true"), 0)
+            found = self.members_of[party_id] = (ids, ids[lead] if ids else "")
+        return found
+
+    def winners(self, lot_id: str, listed: list[str], listed_tenders: list[str]) -> list[str]:
         """The lot's winning tenders: a tender counts for its own lot only, and only if a contract names it.
 
         A lot result lists every tender of the lot, losers included, and a contract may name the tenders
@@ -163,9 +187,8 @@ class _Result:
         between lots, see 2024-OJS065-00191534). Without such a contract: the contracts the lot result
         lists, whatever lot their tenders name (a contract can cover a lot its only tender was not filed
         under); else the lot's only tender, else its tenders ranked first (BT-171); else none.
+        ``listed``, ``listed_tenders``: the contracts and tenders the lot result names.
         """
-        listed = texts(lot_result, "efac:SettledContract/cbc:ID")
-        listed_tenders = texts(lot_result, "efac:LotTender/cbc:ID")
 
         def own(tender_id: str) -> bool:
             lot = self.lot_of.get(tender_id, "")
@@ -181,12 +204,8 @@ class _Result:
         if found := self.signed(listed):
             # The contract names another lot's tender; the lot result's own tender of the same tendering
             # party is that winner's tender for this lot (and carries its value).
-            parties = {first(self.tenders.get(t), "efac:TenderingParty/cbc:ID") for t in found} - {""}
-            same = [
-                t
-                for t in listed_tenders
-                if own(t) and first(self.tenders.get(t), "efac:TenderingParty/cbc:ID") in parties
-            ]
+            parties = {self.party(t) for t in found} - {""}
+            same = [t for t in listed_tenders if own(t) and self.party(t) in parties]
             return same or found
         candidates = list(
             dict.fromkeys([*listed_tenders, *(t for t in self.tenders if lot_id and self.tendered_for(t, lot_id))])
@@ -202,9 +221,10 @@ class _Result:
 
 
 def _eforms_awards(
-    result: Element, root: Element, orgs: dict[str, Element]
-) -> tuple[tuple[Award, ...], tuple[str, ...]]:
-    index = _Result.of(result, root)
+    result: Element, root: Element, orgs: dict[str, Element], notice_lots: frozenset[str]
+) -> tuple[tuple[Award, ...], tuple[str, ...], list[str]]:
+    """(awards, every winner's name, each lot result's outcome code in lower case)."""
+    index = _Result.of(result, root, notice_lots)
     fallback_date = _date(first(root, "cac:TenderResult/cbc:AwardDate"))
     rows: dict[tuple[str, str], Award] = {}
     names: list[str] = []
@@ -213,12 +233,13 @@ def _eforms_awards(
     covered: set[str] = set()
 
     lot_results = findall(result, "efac:LotResult")
-    own_result = {first(r, "efac:TenderLot/cbc:ID") for r in lot_results}
-    for position, lot_result in enumerate(lot_results):
-        result_lot = first(lot_result, "efac:TenderLot/cbc:ID")
-        code = first(lot_result, "cbc:TenderResultCode").lower()
+    result_lots = [first(r, "efac:TenderLot/cbc:ID") for r in lot_results]
+    codes = [first(r, "cbc:TenderResultCode").lower() for r in lot_results]
+    own_result = set(result_lots)
+    for position, (lot_result, result_lot, code) in enumerate(zip(lot_results, result_lots, codes, strict=True)):
         received = _tenders_received(lot_result)
         listed = texts(lot_result, "efac:SettledContract/cbc:ID")
+        listed_tenders = texts(lot_result, "efac:LotTender/cbc:ID")
         # A result refers to a lot (BT-13713 is "LOT-…" only); one filed under a lots group stands for
         # each of the group's lots that has no result of its own, never for a lot named "GLO-…".
         lot_ids = (
@@ -230,7 +251,7 @@ def _eforms_awards(
             covered.add(lot_id)
             status = _OUTCOMES.get(code)
             # Losers are never winners: an unsuccessful or open lot keeps no tender.
-            winners = index.winners(lot_id, lot_result) if status in (None, AwardStatus.AWARDED) else []
+            winners = index.winners(lot_id, listed, listed_tenders) if status in (None, AwardStatus.AWARDED) else []
             status = status or (AwardStatus.AWARDED if winners else AwardStatus.OPEN)
             if not winners:  # the lot's outcome alone; results without a lot link stay apart
                 outcome = Award(lot_id=lot_id, status=status, tenders_received=received)
@@ -256,16 +277,12 @@ def _eforms_awards(
             continue
         tender = index.tenders.get(tender_id)
         own_lot = index.lot_of.get(tender_id, "")
-        party = index.parties.get(first(tender, "efac:TenderingParty/cbc:ID"))
-        members = findall(party, "efac:Tenderer")
-        lead = next((m for m in members if first(m, "efbc:GroupLeadIndicator").lower() == "true"), None)
-        lead_id = first(lead if lead is not None else next(iter(members), None), "cbc:ID")
-        key = (lot_id, lead_id or first(party, "cbc:ID") or tender_id)
+        party_id = index.party(tender_id)
+        members, lead_id = index.members(party_id)
+        key = (lot_id, lead_id or first(index.parties.get(party_id), "cbc:ID") or tender_id)
         if key in rows:  # one row per lot and winner, however many of its tenders were signed
             continue
-        names.extend(
-            n for n in (localised(orgs.get(first(m, "cbc:ID")), "cac:PartyName/cbc:Name") for m in members) if n
-        )
+        names.extend(n for n in (localised(orgs.get(m), "cac:PartyName/cbc:Name") for m in members) if n)
         # A tender filed under another lot is that lot's value, not this one's; a lots group's tender, or
         # one filed under a lot the notice does not have (converted TED notices: "1" beside "LOT-0000"),
         # is this lot's value only when it won no other lot (a contract's value counts once).
@@ -284,11 +301,10 @@ def _eforms_awards(
             date=_date(first(contract, "cbc:IssueDate")) or _date(first(contract, "cbc:AwardDate")) or fallback_date,
             **_supplier(orgs.get(lead_id)),
         )
-    return tuple(rows.values()), tuple(dict.fromkeys(clean_text(n) for n in names))
+    return tuple(rows.values()), tuple(dict.fromkeys(clean_text(n) for n in names)), codes
 
 
-def _legacy_awards(root: Element) -> tuple[tuple[Award, ...], tuple[str, ...]]:
-    lots = [(lot, first(lot, "cbc:ID")) for lot in findall(root, "cac:ProcurementProjectLot")]
+def _legacy_awards(root: Element, lots: list[tuple[Element, str]]) -> tuple[tuple[Award, ...], tuple[str, ...]]:
     # A result at the root of a notice with one lot is that lot's (DÖE legacy award 427d4645-…: LOT-0000).
     holders = [(root, lots[0][1] if len(lots) == 1 else "")] + lots
     awards: list[Award] = []

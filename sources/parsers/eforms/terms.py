@@ -9,7 +9,7 @@ from kernel.vocabulary.contract_nature import contract_nature_code
 from kernel.vocabulary.cpv import normalise_cpv
 from kernel.vocabulary.legal_basis import ABOVE_THRESHOLD, BELOW_THRESHOLD, legal_basis_code
 
-from .tree import Element, attribute, find, findall, first, texts
+from .tree import Element, attribute, find, findall, first, first_text, texts
 
 _DURATION_UNITS = {"DAY": "D", "WEEK": "W", "MONTH": "M", "YEAR": "Y"}
 _NATURE = "cbc:ProcurementTypeCode[@listName='contract-nature']"
@@ -79,10 +79,11 @@ def contract_period(
 def framework_agreement(lot_elements: list[Element]) -> bool | None:
     """True if any lot is a framework agreement (``fa-*``), False if lots say ``none``, None if none says."""
     codes = [
-        (first(system, "cbc:ContractingSystemTypeCode") or "").lower()
+        first_text(found).lower()
         for lot in lot_elements
         for system in findall(lot, "cac:TenderingProcess/cac:ContractingSystem")
-        if attribute(find(system, "cbc:ContractingSystemTypeCode"), "listName") == "framework-agreement"
+        if (found := findall(system, "cbc:ContractingSystemTypeCode"))
+        and attribute(found[0], "listName") == "framework-agreement"
     ]
     if not codes:
         return None

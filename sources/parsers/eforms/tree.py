@@ -106,9 +106,12 @@ def text(el: Element | None) -> str:
 # first/texts/localised run about ninety times per notice: plain loops, no generator chains.
 def first(el: Element | None, path: str) -> str:
     """Text of the first non-empty match of ``path`` under ``el`` ("" if none)."""
-    if el is None:
-        return ""
-    for found in _compiled(path)(el):
+    return "" if el is None else first_text(_compiled(path)(el))
+
+
+def first_text(elements: list[Element]) -> str:
+    """Text of the first of ``elements`` that has one ("" if none): ``first`` on matches already found."""
+    for found in elements:
         raw = found.text
         if raw and (cleaned := clean_text(raw)):
             return cleaned
