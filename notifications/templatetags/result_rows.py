@@ -1,62 +1,99 @@
 """Pieces the result list repeats on every row, written in Python: through the template engine they
-were a third of the search page's template time (highlights ~60 includes a page, a triage form per row).
+were most of the search page's template time (highlights ~60 includes a page, a triage form, its
+options and two addresses per row).
 
-Each was a template include or loop (``portal/_segments.html``, ``portal/_reasons.html``,
-``portal/_triage_compact.html``, which now call these); the HTML is the same, every text escaped.
+Each was a template include, loop or tag (``portal/_segments.html``, ``portal/_reasons.html``,
+``portal/_triage_compact.html`` now call these); the HTML is the same, every text escaped as
+``format_html`` escapes it. On these paths Django's escaping helpers and ``reverse`` are most of
+the cost, so text is escaped with the standard library (``_escaped``, the same result) and a row's
+address is the page's one reversed address with the row's id in it (``row_url``).
 """
 
 from __future__ import annotations
 
 import functools
+import html
 from collections.abc import Iterable
-from html import escape
 
 from django import template
 from django.template.defaulttags import CsrfTokenNode
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from notifications.models import TriageStatus
+from tenders.models import TENDER_STATUS_LABELS
 
 register = template.Library()
+
+# An id no row has, reversed once per rendering; each row's address is that one with its own id.
+_ID_PLACEHOLDER = 9_876_543_210
+
+
+def _escaped(value) -> str:
+    """What ``conditional_escape`` makes of ``value`` (safe text stays, the rest is escaped), as a plain str."""
+    if hasattr(value, "__html__"):
+        return value.__html__()
+    return html.escape(str(value))
+
+
+def _per_rendering(context, key, make):
+    # The root of the render context lives as long as this rendering, as the include tag's template cache does.
+    shared = context.render_context.dicts[0]
+    if key not in shared:
+        shared[key] = make()
+    return shared[key]
+
+
+@register.simple_tag(takes_context=True)
+def row_url(context, name: str, pk) -> str:
+    """``{% url name pk %}`` for a row: ``reverse`` once per rendering, the row's id put in its place."""
+    if not isinstance(pk, int) or pk < 0:
+        return reverse(name, args=[pk])
+    parts = _per_rendering(
+        context, (row_url, name), lambda: reverse(name, args=[_ID_PLACEHOLDER]).split(str(_ID_PLACEHOLDER))
+    )
+    if len(parts) != 2:
+        return reverse(name, args=[pk])
+    return f"{parts[0]}{pk}{parts[1]}"
 
 
 @register.filter
 def marked(segments: Iterable[tuple[str, bool]]) -> SafeString:
-    """Highlight segments (``tenders.highlighting``) as HTML: each hit in ``<mark>``, every text escaped.
-
-    Joined here rather than by ``format_html`` per segment: a page has ~60 of these, and Django's
-    escaping helpers cost three times as much as the standard library's (same output).
-    """
-    return SafeString("".join(f"<mark>{escape(text)}</mark>" if hit else escape(text) for text, hit in segments))
+    """Highlight segments (``tenders.highlighting``) as HTML: each hit in ``<mark>``, every text escaped."""
+    return SafeString("".join(f"<mark>{_escaped(text)}</mark>" if hit else _escaped(text) for text, hit in segments))
 
 
 @register.filter
-def reasons_shown(reasons) -> str:
+def status_label(status) -> str:
+    """A tender status as the page names it (``get_status_display`` without rebuilding its choices per row)."""
+    return str(TENDER_STATUS_LABELS.get(status, status))
+
+
+@register.filter
+def reasons_shown(reasons) -> SafeString | str:
     """The "Warum gefunden" line of a row (``notifications.portal.reasons.ReasonsView``); "" without reasons."""
     if not reasons:
         return ""
-    lines = format_html_join(
-        " · ",
-        '<span class="reason reason-{}">{}: {}</span>',
-        ((line.kind, line.label, line.text) for line in reasons.lines),
+    heading, weak = _reason_words(get_language())
+    lines = " · ".join(
+        f'<span class="reason reason-{_escaped(line.kind)}">{_escaped(line.label)}: {_escaped(line.text)}</span>'
+        for line in reasons.lines
     )
-    weak = (
-        format_html(
-            ' <strong class="weak-reason" data-testid="only-cpv-label">{}</strong>',
-            _("nur über eine CPV-Bezeichnung – Titel und Beschreibung enthalten die Suchbegriffe nicht"),
-        )
-        if reasons.only_cpv_label
-        else ""
+    note = (
+        f' <strong class="weak-reason" data-testid="only-cpv-label">{weak}</strong>' if reasons.only_cpv_label else ""
     )
-    return format_html(
-        '<p class="reasons" data-testid="reasons"><span class="muted">{}:</span> {}{}</p>',
-        _("Warum gefunden"),
-        lines,
-        weak,
+    return SafeString(
+        f'<p class="reasons" data-testid="reasons"><span class="muted">{heading}:</span> {lines}{note}</p>'
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _reason_words(language: str | None) -> tuple[str, str]:
+    return (
+        _escaped(_("Warum gefunden")),
+        _escaped(_("nur über eine CPV-Bezeichnung – Titel und Beschreibung enthalten die Suchbegriffe nicht")),
     )
 
 
@@ -73,44 +110,36 @@ _TRIAGE_COMPACT = """<form class="triage compact" method="post" action="{action}
 
 
 @register.simple_tag(takes_context=True)
-def triage_compact(context, tender_id: int, status: str) -> str:
+def triage_compact(context, tender_id: int, status: str) -> SafeString:
     """The one-select triage form of a result or pipeline row; sent on change (htmx), a button without script."""
-    page = _page_constants(context)
-    return format_html(
-        _TRIAGE_COMPACT,
-        action=reverse("portal:triage", args=[tender_id]),
-        csrf=page["csrf"],
-        next=page["next"],
-        tender_id=tender_id,
-        status=status,
-        label=page["label"],
-        options=_triage_options(get_language(), status),
-        save=page["save"],
-        saved=format_html('<span class="saved" role="status">{}</span>', "✓") if context.get("saved") else "",
+    csrf, next_path = _per_rendering(context, triage_compact, lambda: _page_parts(context))
+    label, save, options = _triage_words(get_language(), status)
+    return SafeString(
+        _TRIAGE_COMPACT.format(
+            action=_escaped(row_url(context, "portal:triage", tender_id)),
+            csrf=csrf,
+            next=next_path,
+            tender_id=_escaped(tender_id),
+            status=_escaped(status),
+            label=label,
+            options=options,
+            save=save,
+            saved='<span class="saved" role="status">✓</span>' if context.get("saved") else "",
+        )
     )
 
 
-def _page_constants(context) -> dict[str, str]:
-    """What every row of one rendering shares (one CSRF token, the page's address, the labels), made once."""
-    # The root of the render context lives as long as this rendering, as the include tag's template cache does.
-    shared = context.render_context.dicts[0]
-    constants = shared.get(_page_constants)
-    if constants is None:
-        request = context.get("request")
-        constants = shared[_page_constants] = {
-            "csrf": CsrfTokenNode().render(context),
-            "next": request.get_full_path() if request is not None else "",
-            "label": _("Meine Bewertung"),
-            "save": _("speichern"),
-        }
-    return constants
+def _page_parts(context) -> tuple[str, str]:
+    """The CSRF field and the page's own address (escaped): the same on every row of one page."""
+    request = context.get("request")
+    return _escaped(CsrfTokenNode().render(context)), _escaped(request.get_full_path() if request is not None else "")
 
 
 # The same five options on every row: per language and choice, nothing of a tenant in them.
 @functools.lru_cache(maxsize=64)
-def _triage_options(language: str | None, selected: str) -> str:
-    return format_html_join(
-        "",
-        '<option value="{}"{}>{}</option>',
-        ((value, " selected" if value == selected else "", label) for value, label in TriageStatus.choices),
+def _triage_words(language: str | None, selected: str) -> tuple[str, str, str]:
+    options = "".join(
+        f'<option value="{_escaped(value)}"{" selected" if value == selected else ""}>{_escaped(label)}</option>'
+        for value, label in TriageStatus.choices
     )
+    return _escaped(_("Meine Bewertung")), _escaped(_("speichern")), options
