@@ -22,7 +22,8 @@ from tenders.deadline_order import OpenDeadlinesFirst
 from tenders.filters import FilterError, TenderFilters, effective_filters
 from tenders.match_reasons import match_reasons
 from tenders.models import Tender
-from tenders.selectors import REPRESENTED_FIELDS, tender_history_prefetches
+from tenders.representation import REPRESENTED_FIELDS
+from tenders.selectors import tender_history_prefetches
 
 
 def api_key_for_secret(plaintext: str) -> ApiKey | None:

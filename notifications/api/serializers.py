@@ -14,7 +14,7 @@ from notifications.api.filter_schema import TenderFiltersSerializer
 from notifications.models import SavedSearch, TenderMatch
 from tenders.filter_fields import FILTER_NAMES
 from tenders.filters import STATUSES, FilterError, TenderFilters, parse_filters
-from tenders.selectors import tender_representation
+from tenders.representation import tender_representation
 
 FILTER_KEYS = FILTER_NAMES
 

@@ -43,7 +43,7 @@ from notifications.portal.selectors import saved_search_can_edit
 from notifications.portal.services import saved_search_create, saved_search_delete, saved_search_update
 from tenders.filters import ORDERS, parse_filters
 from tenders.models import Tender
-from tenders.selectors import tender_representations
+from tenders.representation import tender_representations
 
 
 class PartnerApiView(GenericAPIView):

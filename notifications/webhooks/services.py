@@ -43,7 +43,8 @@ from notifications.webhooks.payloads import (
 )
 from notifications.webhooks.signing import new_signing_secret
 from notifications.webhooks.targets import webhook_loopback_allowed, webhook_url_check
-from tenders.selectors import tender_representation, tender_with_history
+from tenders.representation import tender_representation
+from tenders.selectors import tender_with_history
 
 SEND_DUE_TASK_NAME = "notifications.send_due_webhooks"  # notifications.tasks.webhooks.send_due_webhooks_task
 

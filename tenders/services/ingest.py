@@ -92,8 +92,8 @@ def notices_ingest(
     source configuration (``sources.selectors.fingerprint_rule_enabled``), which the ingest never reads.
 
     Idempotent: a notice version seen before with the same content only marks its source
-    seen (``TenderSource.last_seen_at``; the tender row is not written). Older versions arriving after newer ones are stored but
-    never override them (see ``merging.latest_versions``).
+    seen (``TenderSource.last_seen_at``; the tender row is not written). Older versions
+    arriving after newer ones are stored but never override them (see ``merging.latest_versions``).
     """
     with cycle_collection_paused():
         return _ingest(records, now=now or timezone.now(), use_fingerprint=use_fingerprint)

@@ -13,7 +13,7 @@ import pytest
 from kernel.vocabulary.time_zone import BERLIN
 from sources.services import source_ingest_files
 from tenders.models import Tender, TenderVersion
-from tenders.selectors import tender_representation
+from tenders.representation import tender_representation
 from tests.tenders import field_audit
 
 # The one field a notice of the audit states in a form the product refuses, recorded on its run (AUDIT.md): a legacy

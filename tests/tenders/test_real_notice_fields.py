@@ -11,7 +11,7 @@ import pytest
 
 from sources.services import source_ingest_files
 from tenders.models import TenderSource
-from tenders.selectors import tender_representation
+from tenders.representation import tender_representation
 from tests.factories.records import DATA
 
 DOE = DATA / "doe"

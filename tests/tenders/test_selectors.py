@@ -12,7 +12,8 @@ from kernel.records import NoticeKind
 from kernel.vocabulary.provenance import Origin
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.models import Tender
-from tenders.selectors import REPRESENTED_FIELDS, tender_representation, tender_representations, tender_with_history
+from tenders.representation import REPRESENTED_FIELDS, tender_representation, tender_representations
+from tenders.selectors import tender_with_history
 from tenders.services import notices_ingest
 from tests.factories.records import OCDS_3LOTS, OCDS_AWARD, NoticeRecordFactory, eforms_record, ocds_records
 

@@ -7,7 +7,8 @@ from datetime import datetime
 from kernel.records import NoticeKind
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.models import Tender
-from tenders.selectors import tender_representation, tender_with_history
+from tenders.representation import tender_representation
+from tenders.selectors import tender_with_history
 from tenders.services import notices_ingest
 from tests.factories.records import NoticeRecordFactory
 

@@ -10,7 +10,8 @@ from django_tenants.utils import schema_context
 
 from kernel.vocabulary.time_zone import BERLIN
 from notifications.models import SavedSearch, TenderMatch
-from tenders.selectors import tender_representation, tender_with_history
+from tenders.representation import tender_representation
+from tenders.selectors import tender_with_history
 from tests.factories.records import NoticeRecordFactory
 from tests.notifications.api.conftest import ingest
 

@@ -10,7 +10,8 @@ from django.test import Client
 
 from notifications.api.serializers import FILTER_KEYS, TenderFiltersSerializer, TenderSerializer
 from tenders.filters import TenderFilters
-from tenders.selectors import tender_representation, tender_with_history
+from tenders.representation import tender_representation
+from tenders.selectors import tender_with_history
 from tests.factories.records import NoticeRecordFactory
 from tests.notifications.api.conftest import ingest
 

@@ -13,7 +13,8 @@ from kernel.vocabulary.time_zone import BERLIN
 from tenders.filter_query import filters_q
 from tenders.filters import parse_filters
 from tenders.models import Tender
-from tenders.selectors import tender_representation, tender_with_history
+from tenders.representation import tender_representation
+from tenders.selectors import tender_with_history
 from tests.factories.records import NoticeRecordFactory
 from tests.notifications.api.conftest import ingest
 
