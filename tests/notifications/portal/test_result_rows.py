@@ -2,18 +2,27 @@
 
 Each reference below is the template the piece replaced, rendered by Django's engine with the same values:
 hostile text, every triage status, reasons with and without the weak-reason note, German and English.
+The whole row's reference is ``reference/tender_row.html``, the row template ``result_row`` replaced.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from django.template import engines
+from django.template import RequestContext, engines
 from django.test import RequestFactory
+from django.urls import reverse
 from django.utils import translation
+from django_tenants.utils import schema_context
 
 from notifications.models import TriageStatus
 from notifications.portal.reasons import ReasonLine, ReasonsView
-from notifications.templatetags.result_rows import marked
+from notifications.portal.services import triage_set
+from notifications.templatetags.result_rows import marked, status_label
+from tenders.filters import STATUSES
+from tenders.models import TENDER_STATUS_CHOICES, Tender
+from tests.notifications.portal.conftest import user_of
 
 HOSTILE = "<script>alert(\"x\")</script> & 'q'"
 
@@ -119,3 +128,51 @@ def _unmasked(html: str) -> str:
     """The form with its CSRF value blanked: a masked token differs per rendering, by design."""
     start = html.index('name="csrfmiddlewaretoken" value="') + len('name="csrfmiddlewaretoken" value="')
     return html[:start] + html[html.index('"', start) :]
+
+
+def test_row_addresses_are_those_reverse_gives():
+    request = RequestFactory().get("/suche/")
+    html = _render(
+        "{% load result_rows %}{% for id in ids %}{% row_url 'portal:tender' id %}|{% endfor %}",
+        {"ids": [1, 90, 9_876_543_210, 123456789012]},
+        request,
+    )
+    assert html.split("|")[:-1] == [reverse("portal:tender", args=[pk]) for pk in (1, 90, 9_876_543_210, 123456789012)]
+
+
+def test_status_labels_are_the_models_display():
+    for value, _label in TENDER_STATUS_CHOICES:
+        assert status_label(value) == Tender(status=value).get_status_display()
+    assert status_label("unbekannt") == Tender(status="unbekannt").get_status_display()
+
+
+REFERENCE_ROW = (Path(__file__).parent / "reference" / "tender_row.html").read_text(encoding="utf-8")
+SEARCHES = [
+    {"status": list(STATUSES)},
+    {"q": "Straßenbau", "status": list(STATUSES)},
+    {"q": "Reinigung", "order": "deadline", "status": list(STATUSES)},
+    {"q": "Muell", "status": list(STATUSES)},
+    {"bundesland": "Bayern", "status": list(STATUSES)},
+]
+
+
+@pytest.mark.parametrize("language", ["de", "en"])
+@pytest.mark.parametrize("params", SEARCHES)
+def test_every_result_row_is_the_template_it_replaced(alpha_client, alpha, corpus, params, language):
+    with schema_context(alpha.schema_name):
+        triage_set(
+            user=user_of(alpha, alpha.member_email),
+            tender_id=min(corpus.values()),
+            status=TriageStatus.values[-1],
+            note=None,
+        )
+    response = alpha_client.get("/suche/", params, HTTP_ACCEPT_LANGUAGE=language)
+    rows = list(response.context["page"].object_list)
+    assert rows
+    context = RequestContext(response.wsgi_request, {key: response.context.get(key) for key in ("q", "query")})
+    row = engines["django"].engine.from_string("{% load result_rows %}{% result_row tender %}")
+    reference = engines["django"].engine.from_string(REFERENCE_ROW)
+    with translation.override(language):
+        for tender in rows:
+            with context.push(tender=tender):
+                assert _unmasked(row.render(context)) == _unmasked(reference.render(context)), tender.title
