@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from datetime import datetime, time
 from decimal import Decimal
 
 from django import template
 from django.utils import timezone
-from django.utils.formats import date_format, number_format
+from django.utils.dateformat import re_formatchars
+from django.utils.formats import date_format, get_format, number_format
 from django.utils.html import format_html
 from django.utils.translation import get_language
 
@@ -45,8 +48,43 @@ def when(value) -> str:
         return date_format(value, "SHORT_DATE_FORMAT") if hasattr(value, "year") else str(value)
     local = timezone.localtime(value) if timezone.is_aware(value) else value
     if local.time() == time(0, 0):
-        return date_format(local, "SHORT_DATE_FORMAT")
-    return date_format(local, "SHORT_DATETIME_FORMAT")
+        return date_text(local, "SHORT_DATE_FORMAT")
+    return date_text(local, "SHORT_DATETIME_FORMAT")
+
+
+# The letters of the short formats (de "d.m.Y H:i", en "d/m/Y H:i"), written as django.utils.dateformat writes them.
+_DATE_LETTERS: dict[str, Callable] = {
+    "d": lambda value: f"{value.day:02d}",
+    "m": lambda value: f"{value.month:02d}",
+    "Y": lambda value: f"{value.year:04d}",
+    "H": lambda value: f"{value.hour:02d}",
+    "i": lambda value: f"{value.minute:02d}",
+}
+
+
+@functools.lru_cache(maxsize=32)
+def _date_pieces(format_string: str) -> tuple | None:
+    """A format as literal texts and letter writers; None when it has another letter or an escape."""
+    if "\\" in format_string:
+        return None
+    pieces = []
+    for index, piece in enumerate(re_formatchars.split(format_string)):
+        if index % 2:
+            if piece not in _DATE_LETTERS:
+                return None
+            pieces.append(_DATE_LETTERS[piece])
+        elif piece:
+            pieces.append(piece)
+    return tuple(pieces)
+
+
+def date_text(value, format_name: str) -> str:
+    """``date_format(value, format_name)``, the same text; a result list writes three per row, and Django's
+    formatter sets up a formatter object (checking the moment against its time zone's changes) for each."""
+    pieces = _date_pieces(get_format(format_name))
+    if pieces is None or not isinstance(value, datetime):
+        return date_format(value, format_name)
+    return "".join(piece if isinstance(piece, str) else piece(value) for piece in pieces)
 
 
 @register.filter

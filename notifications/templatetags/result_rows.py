@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from urllib.parse import quote
 
 from django import template
-from django.template.defaultfilters import date, join, truncatechars
+from django.template.defaultfilters import join, truncatechars
 from django.template.defaulttags import CsrfTokenNode
 from django.urls import reverse
 from django.utils import timezone
@@ -27,7 +27,7 @@ from django.utils.translation import gettext as _
 
 from notifications.models import TriageStatus
 from notifications.portal.formatting import deadline_distance
-from notifications.templatetags.portal_format import money, when
+from notifications.templatetags.portal_format import date_text, money, when
 from tenders.models import TENDER_STATUS_LABELS
 
 register = template.Library()
@@ -209,7 +209,7 @@ def result_row(context, tender) -> SafeString:
             ),
             published=(
                 f"<span>{_escaped(_('veröffentlicht'))} "
-                f"{_escaped(date(timezone.template_localtime(tender.published_at), 'SHORT_DATE_FORMAT'))}</span>"
+                f"{_escaped(date_text(timezone.template_localtime(tender.published_at), 'SHORT_DATE_FORMAT'))}</span>"
                 if tender.published_at
                 else ""
             ),
