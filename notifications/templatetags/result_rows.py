@@ -118,7 +118,7 @@ _TRIAGE_COMPACT = """<form class="triage compact" method="post" action="{action}
 def triage_compact(context, tender_id: int, status: str) -> SafeString:
     """The one-select triage form of a result or pipeline row; sent on change (htmx), a button without script."""
     csrf, next_path = _per_rendering(context, triage_compact, lambda: _page_parts(context))
-    label, save, options = _triage_words(get_language(), status)
+    label, save, options = _triage_words(_per_rendering(context, get_language, get_language), status)
     return SafeString(
         _TRIAGE_COMPACT.format(
             action=_escaped(row_url(context, "portal:triage", tender_id)),
@@ -185,6 +185,7 @@ def result_row(context, tender) -> SafeString:
     test_result_rows.py`` holds the template it replaced and compares the two.
     """
     highlight = getattr(tender, "highlight", None)
+    words = _row_words(_per_rendering(context, get_language, get_language))
     query = _per_rendering(context, result_row, lambda: f"?q={quote(context['q'])}" if context.get("q") else "")
     snippet = highlight.snippet if highlight else ()
     return SafeString(
@@ -203,21 +204,30 @@ def result_row(context, tender) -> SafeString:
             status=_escaped(tender.status),
             status_label=_escaped(status_label(tender.status)),
             value=(
-                f"<span>{_escaped(_('Wert'))}: {_escaped(money(tender.estimated_value, tender.currency))}</span>"
+                f"<span>{words['value']}: {_escaped(money(tender.estimated_value, tender.currency))}</span>"
                 if tender.estimated_value is not None
                 else ""
             ),
             published=(
-                f"<span>{_escaped(_('veröffentlicht'))} "
+                f"<span>{words['published']} "
                 f"{_escaped(date_text(timezone.template_localtime(tender.published_at), 'SHORT_DATE_FORMAT'))}</span>"
                 if tender.published_at
                 else ""
             ),
             cpv=_cpv_shown(tender, highlight),
-            deadline=_deadline_shown(tender.submission_deadline),
+            deadline=_deadline_shown(tender.submission_deadline, words),
             triage=triage_compact(context, tender.pk, getattr(tender, "my_triage", None) or "neu"),
         )
     )
+
+
+@functools.lru_cache(maxsize=16)
+def _row_words(language: str | None) -> dict[str, str]:
+    return {
+        "value": _escaped(_("Wert")),
+        "published": _escaped(_("veröffentlicht")),
+        "no_deadline": _escaped(_("keine Frist angegeben")),
+    }
 
 
 def _cpv_shown(tender, highlight) -> str:
@@ -242,9 +252,9 @@ def _cpv_shown(tender, highlight) -> str:
     return ""
 
 
-def _deadline_shown(deadline) -> str:
+def _deadline_shown(deadline, words: dict[str, str]) -> str:
     if not deadline:
-        return f'\n      <p class="deadline muted">{_escaped(_("keine Frist angegeben"))}</p>\n    '
+        return f'\n      <p class="deadline muted">{words["no_deadline"]}</p>\n    '
     distance = deadline_distance(deadline, now=timezone.now())
     return (
         f'\n      <p class="deadline {_escaped(distance.urgency)}"><strong>{_escaped(when(deadline))}</strong>'
