@@ -78,14 +78,18 @@ class TitleMatch(Func):
         return sql, [*title_params, *parts_params, *query_params]
 
 
-def filters_q(filters: TenderFilters, *, now: datetime, keywords: KeywordQuery | None = None) -> Q:
+def filters_q(
+    filters: TenderFilters, *, now: datetime, keywords: KeywordQuery | None = None, by_deadline: bool = False
+) -> Q:
     """A Q over Tender for everything except keywords' ranking (see ``tender_search``).
 
     ``keywords`` is ``keyword_query_build(q=filters.q)`` when the caller has it already (to rank, to
     count, to highlight): building it reads the thesaurus, one round trip per request, not per use.
     """
     condition = Q()
-    words_lead = _words_lead(filters)
+    # A list in deadline order walks the deadline (or Land and deadline) index of open tenders in order and
+    # checks the words on the way: there the filters keep their indexes.
+    words_lead = _words_lead(filters) and not by_deadline
     if filters.q:
         keywords = keywords.check_for(filters.q) if keywords is not None else keyword_query_build(q=filters.q)
     if filters.q and filters.q_scope == "title":

@@ -64,8 +64,11 @@ def tender_search(
     """
     keywords = keywords.check_for(filters.q) if keywords is not None else keyword_query_build(q=filters.q)
     # One meaning everywhere: no status named = open tenders only, as in saved searches (effective_filters).
-    queryset = Tender.objects.filter(filters_q(effective_filters(filters), now=now, keywords=keywords))
     order = order_or_default(order)
+    by_deadline = order == "deadline"
+    queryset = Tender.objects.filter(
+        filters_q(effective_filters(filters), now=now, keywords=keywords, by_deadline=by_deadline)
+    )
     if order == "relevance" and filters.q:
         bound = candidates or RANK_CANDIDATES
         newest = queryset.order_by(F("published_at").desc(nulls_last=True), "-id").values("pk")[:bound]

@@ -325,3 +325,12 @@ def test_relevance_ranks_its_candidates_without_filtering_them_again(ids):
     sql = str(tender_search(filters=filters, order="relevance", now=NOW).query)
     assert sql.count("@@") == 1, sql
     assert sql.count("IN (Bayern)") == 1, sql
+
+
+def test_a_deadline_ordered_keyword_search_keeps_the_filters_indexes(ids):
+    # In deadline order the open tenders' deadline (or Land and deadline) index is walked in order and the words
+    # are checked on the way; an unindexed Land made "frequent Bayern active" 4 -> 33 ms at 1,000,000 tenders.
+    filters = parse_filters({"q": ["Straßenbau"], "bundesland": ["Bayern"], "deadline_days": ["30"]})
+    parts = tender_search(filters=filters, order="deadline", now=NOW).querysets()
+    assert parts and not any("COALESCE" in str(part.query) for part in parts)
+    assert "COALESCE" in str(tender_search(filters=filters, order="relevance", now=NOW).query)
