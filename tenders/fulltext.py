@@ -337,20 +337,14 @@ class KeywordQuery:
 
 
 def keyword_query_build(*, q: str) -> KeywordQuery:
-    """The ``KeywordQuery`` for ``q``: one statement; none for no ``q``.
+    """The ``KeywordQuery`` for ``q``: one statement (thesaurus rewrite and stems together); none for no ``q``.
 
-    Built once per process for the same keywords and thesaurus (``thesaurus_version``, read each time): the
-    rewrite evaluates every thesaurus word's tsquery, 3-9 ms a search page, where reading the version costs a
-    fraction of a millisecond. Keywords and thesaurus are no tenant's: the cache holds nothing of one.
+    The statement's answer is kept per process for the same statement, values and thesaurus version
+    (``_rewrite_answer``): the rewrite evaluates every thesaurus word's tsquery, 3-9 ms a search page, where
+    reading the version costs a fraction of a millisecond.
     """
     if not q:
         return KeywordQuery(text=q)
-    return _keyword_query_built(q, thesaurus_version())
-
-
-@lru_cache(maxsize=1024)
-def _keyword_query_built(q: str, thesaurus: str) -> KeywordQuery:
-    """``q`` compiled against the thesaurus as it is now (``thesaurus`` names that version: the cache key)."""
     compiler = Query(None).get_compiler(connection=connection)
 
     def compiled(query: SearchQuery) -> tuple[str, list]:
@@ -372,9 +366,11 @@ def _keyword_query_built(q: str, thesaurus: str) -> KeywordQuery:
         f"SELECT ({full_sql})::text, ({synonyms_sql})::text, ({positive_sql})::text, "  # noqa: S608
         "ARRAY(SELECT DISTINCT lexeme FROM unnest(%s::text[]) AS w, unnest(ts_lexize('german_stem', w)) AS lexeme)"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(statement, [*full_params, *synonyms_params, *positive_params, sorted(highlight_words(q))])
-        tsquery, rewritten, positive, stems = cursor.fetchone()
+    values = tuple(
+        tuple(v) if isinstance(v, list) else v
+        for v in (*full_params, *synonyms_params, *positive_params, sorted(highlight_words(q)))
+    )
+    tsquery, rewritten, positive, stems = _rewrite_answer(statement, values, thesaurus_version())
     lexemes = frozenset(stems or ())
     synonyms = frozenset(
         lexeme.replace("''", "'") for lexeme in _LEXEMES.findall(rewritten or "") if not lexeme.startswith("§")
@@ -382,3 +378,14 @@ def _keyword_query_built(q: str, thesaurus: str) -> KeywordQuery:
     return KeywordQuery(
         text=q, tsquery=tsquery, lexemes=lexemes, synonyms=synonyms - lexemes, positive_tsquery=positive or ""
     )
+
+
+# Keyed by everything the answer depends on: the statement and its values (the words, their parts and
+# alternatives as this process compiled them) and the thesaurus the database rewrites with. Keywords and
+# thesaurus are no tenant's, so the cache holds nothing of one; it is bounded.
+@lru_cache(maxsize=1024)
+def _rewrite_answer(statement: str, values: tuple, thesaurus: str) -> tuple:
+    """The keyword statement's one row for ``values`` (tuples become arrays) under thesaurus version ``thesaurus``."""
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [list(v) if isinstance(v, tuple) else v for v in values])
+        return tuple(cursor.fetchone())

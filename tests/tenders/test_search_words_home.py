@@ -93,7 +93,9 @@ def test_a_keyword_query_is_one_statement_and_highlighting_it_does_not_expand_ag
     with CaptureQueriesContext(connection) as built:
         keywords = keyword_query_build(q='Müllabfuhr "Kreisgebiet Nord" -Verwaltung')
     statements = [query["sql"] for query in built.captured_queries if not query["sql"].startswith("SET search_path")]
-    assert len(statements) == 1 and _synonym_reads(built) == 1  # the rewrite and the stems: one round trip
+    # The thesaurus' version, then (unless this process asked it before) the rewrite and the stems in one round trip.
+    assert statements[0].startswith("SELECT md5(") and len(statements) <= 2
+    assert sum("ts_rewrite" in sql for sql in statements) <= 1
     assert isinstance(keywords, KeywordQuery) and keywords.text == 'Müllabfuhr "Kreisgebiet Nord" -Verwaltung'
     assert "abfallentsorg" in keywords.synonyms  # a thesaurus word of the plain word
     assert {"mullabfuhr", "kreisgebiet", "nord"} <= keywords.lexemes
