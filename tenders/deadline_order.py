@@ -30,10 +30,12 @@ slicing, iterating, ``iterator()``, ``count()`` and ``exists()``.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from django.db.models import DateTimeField, ExpressionWrapper, F, QuerySet, Value
+from django.db.models import F, QuerySet
 from django.db.models.lookups import GreaterThanOrEqual, LessThan
+
+from tenders.filter_query import unindexed
 
 # How many tenders (of all, unfiltered) the near range of a dated part spans. Dense matches fill a page
 # from it; a few thousand index entries are read in a few milliseconds whatever plan is chosen.
@@ -80,6 +82,11 @@ class NearFirst:
         return next(iter(self.boundary_query()), None)
 
     def querysets(self) -> tuple[QuerySet, ...]:
+        # The far range's bound is checked on the rows the other filters' indexes find (``unindexed``): read
+        # only when the near range left the page short, the matches are sparse near now. As a plain column bound
+        # PostgreSQL took its share from the whole table while the matches are open tenders (nearly all beyond
+        # the edge) and intersected ~150,000 open deadlines with a word's 750 entries: 50-130 ms instead of 2 ms
+        # at a million tenders. The deadline index still gives the order where a plan walks it.
         if self._split is None:
             edge = self.boundary()
             if edge is None:
@@ -87,12 +94,12 @@ class NearFirst:
             elif self.ascending:  # [now, edge) then [edge, ∞): ties at the edge are all in the far range
                 self._split = (
                     self.queryset.filter(submission_deadline__lt=edge),
-                    self.base.filter(GreaterThanOrEqual(_unindexed_deadline(), edge)),  # edge >= now
+                    self.base.filter(GreaterThanOrEqual(unindexed("submission_deadline"), edge)),  # edge >= now
                 )
             else:  # [edge, now) then (-∞, edge), both descending: ties at the edge are all in the near range
                 self._split = (
                     self.queryset.filter(submission_deadline__gte=edge),
-                    self.base.filter(LessThan(_unindexed_deadline(), edge)),  # edge < now
+                    self.base.filter(LessThan(unindexed("submission_deadline"), edge)),  # edge < now
                 )
         return self._split
 
@@ -101,19 +108,6 @@ class NearFirst:
 
     def exists(self) -> bool:
         return self.queryset.exists()
-
-
-def _unindexed_deadline() -> ExpressionWrapper:
-    """The deadline as an expression no index answers, for the far range's bound.
-
-    The far range is read only when the near range left the page short, i.e. the matches are sparse near
-    now: then the other filters' indexes (a word's full-text entries, a Land) find them and the bound is
-    checked on those rows. As a plain column bound PostgreSQL takes its share from the whole table while
-    the matches are open tenders (nearly all of them beyond the edge), and intersects a bitmap of ~150,000
-    open deadlines with the word's 750 entries: 50-130 ms instead of 2 ms at a million tenders. The deadline
-    index still gives the order where a plan walks it.
-    """
-    return ExpressionWrapper(F("submission_deadline") + Value(timedelta(0)), output_field=DateTimeField())
 
 
 def deadline_parts(queryset: QuerySet, *, now: datetime) -> tuple[NearFirst, NearFirst, QuerySet]:

@@ -26,7 +26,7 @@ def _cpv_q(codes: tuple[str, ...], *, words_lead: bool = False) -> Q:
     # Tender.cpv_prefixes holds every prefix of every code, so any level is one GIN-indexed overlap.
     prefixes = sorted({cpv_prefix(code) for code in codes})
     if words_lead and any(len(prefix) <= BROAD_CPV_DIGITS for prefix in prefixes):
-        return Q(Overlap(_unindexed("cpv_prefixes"), prefixes))
+        return Q(Overlap(unindexed("cpv_prefixes"), prefixes))
     return Q(cpv_prefixes__overlap=prefixes)
 
 
@@ -45,14 +45,15 @@ def _words_lead(filters: TenderFilters) -> bool:
     return bool(filters.q) and tuple(filters.status) == ("active",)
 
 
-def _unindexed(field: str) -> Coalesce:
-    """The column's own value (NULL stays NULL) as an expression no index answers."""
+def unindexed(field: str) -> Coalesce:
+    """The column's own value (NULL stays NULL) as an expression no index answers: a bound or a list checked on
+    the rows other conditions found, never a bitmap of its own (here, and the far deadline range's bound)."""
     return Coalesce(F(field), F(field))
 
 
 def _deadline_between(start: datetime, end: datetime, *, words_lead: bool) -> Q:
     if words_lead:
-        deadline = _unindexed("submission_deadline")
+        deadline = unindexed("submission_deadline")
         return Q(GreaterThanOrEqual(deadline, start)) & Q(LessThanOrEqual(deadline, end))
     return Q(submission_deadline__gte=start, submission_deadline__lte=end)
 
@@ -104,7 +105,7 @@ def filters_q(
             condition &= _cpv_q(filters.cpv, words_lead=words_lead)
     if filters.bundesland:
         if words_lead:
-            condition &= Q(In(_unindexed("bundesland"), list(filters.bundesland)))
+            condition &= Q(In(unindexed("bundesland"), list(filters.bundesland)))
         else:
             condition &= Q(bundesland__in=filters.bundesland)
     if filters.plz:
