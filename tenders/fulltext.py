@@ -17,7 +17,7 @@ PostgreSQL: each plain word's tsquery goes through ``ts_rewrite`` over the synon
 as a constant, so the planner estimates its selectivity from the statistics as for any
 typed word (an expression it cannot evaluate at planning gets a default selectivity and
 sent a rare word down the deadline index of a million rows). SQL compiled from keywords
-therefore depends on the thesaurus: cache it by ``thesaurus_version()``. Phrases and
+therefore depends on the thesaurus and the title vocabulary: cache it by ``keywords_version()``. Phrases and
 exclusions stay exactly as typed, as with the other expansions.
 
 The words come from ``kernel.vocabulary.search_words`` (the one place text becomes search words).
@@ -211,11 +211,16 @@ class PhraseQuery(SearchQuery):
         return (f"!!({sql})" if self.invert else f"({sql})"), params
 
 
-def thesaurus_version() -> str:
-    """Changes whenever the thesaurus does: the key for caching SQL compiled from keywords."""
+def keywords_version() -> str:
+    """Changes whenever what keywords are compiled against does: the key for caching SQL compiled from keywords.
+
+    That is the thesaurus (its groups, by content) and the title vocabulary a compound's head and goods named
+    after a word are looked up in (its generation, which every ``search_vocabulary_refresh`` advances).
+    """
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT md5(coalesce(string_agg(id || ':' || words::text || rewrite, ',' ORDER BY id), ''))"
+            " || ':' || (SELECT generation FROM tenders_search_vocabulary_state)"
             " FROM tenders_synonymgroup"
         )
         return cursor.fetchone()[0]
@@ -339,7 +344,7 @@ class KeywordQuery:
 def keyword_query_build(*, q: str) -> KeywordQuery:
     """The ``KeywordQuery`` for ``q``: one statement (thesaurus rewrite and stems together); none for no ``q``.
 
-    The statement's answer is kept per process for the same statement, values and thesaurus version
+    The statement's answer is kept per process for the same statement, values and ``keywords_version``
     (``_rewrite_answer``): the rewrite evaluates every thesaurus word's tsquery, 3-9 ms a search page, where
     reading the version costs a fraction of a millisecond.
     """
@@ -370,7 +375,7 @@ def keyword_query_build(*, q: str) -> KeywordQuery:
         tuple(v) if isinstance(v, list) else v
         for v in (*full_params, *synonyms_params, *positive_params, sorted(highlight_words(q)))
     )
-    tsquery, rewritten, positive, stems = _rewrite_answer(statement, values, thesaurus_version())
+    tsquery, rewritten, positive, stems = _rewrite_answer(statement, values, keywords_version())
     lexemes = frozenset(stems or ())
     synonyms = frozenset(
         lexeme.replace("''", "'") for lexeme in _LEXEMES.findall(rewritten or "") if not lexeme.startswith("§")
@@ -381,11 +386,12 @@ def keyword_query_build(*, q: str) -> KeywordQuery:
 
 
 # Keyed by everything the answer depends on: the statement and its values (the words, their parts and
-# alternatives as this process compiled them) and the thesaurus the database rewrites with. Keywords and
-# thesaurus are no tenant's, so the cache holds nothing of one; it is bounded.
+# alternatives as this process compiled them), the thesaurus the database rewrites with and the title
+# vocabulary it looks heads and goods up in (``keywords_version``). Keywords, thesaurus and vocabulary are no
+# tenant's, so the cache holds nothing of one; it is bounded.
 @lru_cache(maxsize=1024)
-def _rewrite_answer(statement: str, values: tuple, thesaurus: str) -> tuple:
-    """The keyword statement's one row for ``values`` (tuples become arrays) under thesaurus version ``thesaurus``."""
+def _rewrite_answer(statement: str, values: tuple, version: str) -> tuple:
+    """The keyword statement's one row for ``values`` (tuples become arrays) under ``keywords_version`` ``version``."""
     with connection.cursor() as cursor:
         cursor.execute(statement, [list(v) if isinstance(v, tuple) else v for v in values])
         return tuple(cursor.fetchone())

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from django.db import connection
+from django.db import connection, transaction
 
 from kernel.vocabulary.search_words import query_tokens, umlaut_variants
 
@@ -125,6 +125,13 @@ def query_suggestion(*, q: str) -> str:
 
 
 def search_vocabulary_refresh() -> None:
-    """Read the newest titles' words again; searches keep reading the previous list meanwhile."""
-    with connection.cursor() as cursor:
+    """Read the newest titles' words again; searches keep reading the previous list meanwhile.
+
+    The list and its generation change in one transaction: keyword answers kept per process are keyed by
+    the generation (``tenders.fulltext.keywords_version``), so none outlives the words it was computed from.
+    """
+    with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("REFRESH MATERIALIZED VIEW CONCURRENTLY tenders_search_vocabulary")
+        cursor.execute(
+            "UPDATE tenders_search_vocabulary_state SET generation = nextval('tenders_search_vocabulary_generation')"
+        )

@@ -62,7 +62,7 @@ from notifications.alerts.failing import saved_searches_clear_failing, saved_sea
 from notifications.models import SavedSearch, TenderMatch
 from tenders.filter_query import filters_q
 from tenders.filters import FilterError, TenderFilters, effective_filters
-from tenders.fulltext import thesaurus_version
+from tenders.fulltext import keywords_version
 from tenders.models import Tender
 
 logger = logging.getLogger(__name__)
@@ -108,7 +108,8 @@ def _compile(condition: Q) -> tuple[str, tuple]:
 def _filters_sql(filters: TenderFilters) -> tuple[str, tuple]:
     # Deadline windows count from the database clock (STATEMENT_TIMESTAMP(), the moment the
     # matching statement runs) instead of a Python datetime, so the SQL of a filter set changes only
-    # with the thesaurus (the keywords' synonyms are constants in it) and is cached by both. The
+    # with the thesaurus and the title vocabulary (the keywords' synonyms, heads and goods are constants in
+    # it) and is cached by both (``keywords_version``). The
     # keyword part is compiled separately and placed last; AND is commutative, so the result is
     # exactly filters_q(filters), evaluated cheapest first.
     now = Now()
@@ -120,9 +121,10 @@ def _filters_sql(filters: TenderFilters) -> tuple[str, tuple]:
 
 
 @lru_cache(maxsize=20_000)
-def _compiled(filters_json: str, thesaurus: str) -> tuple[TenderFilters, str, tuple] | FilterError:
-    """Parsed filters and their SQL, or the parse error, by the stored JSON and the thesaurus version
-    (process-wide, bounded): an operator's edit of the thesaurus reaches the next matching round.
+def _compiled(filters_json: str, version: str) -> tuple[TenderFilters, str, tuple] | FilterError:
+    """Parsed filters and their SQL, or the parse error, by the stored JSON and ``keywords_version``
+    (process-wide, bounded): an operator's edit of the thesaurus or a refreshed title vocabulary reaches the
+    next matching round.
 
     Alerts see open tenders only unless the search names statuses (``effective_filters``).
     """
@@ -141,10 +143,10 @@ def _unreadable_reason(error: FilterError) -> str:
 def search_conditions(searches: Iterable[SavedSearch]) -> list[SearchCondition]:
     """Conditions of all given searches; one whose stored filters are broken carries the ``problem`` instead."""
     conditions = []
-    thesaurus = thesaurus_version()
+    version = keywords_version()
     for search in searches:
         failing = "failing_since" not in search.get_deferred_fields() and search.failing_since is not None
-        compiled = _compiled(json.dumps(search.filters, sort_keys=True, default=str), thesaurus)
+        compiled = _compiled(json.dumps(search.filters, sort_keys=True, default=str), version)
         if isinstance(compiled, FilterError):
             conditions.append(
                 SearchCondition(
