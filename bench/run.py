@@ -1,4 +1,4 @@
-"""Benchmarks: ``python bench/run.py <name> [--n N] [--tenants T] [--searches S] [--runs R]``. Each ends with one ``RESULT <name> key=value …`` line.
+"""Benchmarks: ``python bench/run.py <name> [--n N] [--tenants T] [--searches S] [--runs R] [--against REV]``. Each ends with one ``RESULT <name> key=value …`` line.
 
 They run against a separate database (``<name>_bench``) on the configured
 server (DATABASE_URL, or the embedded one), never against product data.
@@ -72,6 +72,7 @@ def main() -> None:
     parser.add_argument("--searches", type=int, default=None, help="saved searches per tenant (matching)")
     parser.add_argument("--runs", type=int, default=None, help="alternating runs to take medians of (e2e)")
     parser.add_argument("--peer", default=None, help="an installed copy of the open-source peer to compare with (e2e)")
+    parser.add_argument("--against", default=None, help="a git revision measured in the same run, round by round (web)")
     args = parser.parse_args()
     sizes = {
         key: value
@@ -80,6 +81,7 @@ def main() -> None:
             ("searches", args.searches),
             ("runs", args.runs),
             ("peer", args.peer),
+            ("against", args.against),
         )
         if value is not None
     }

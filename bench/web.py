@@ -15,35 +15,34 @@ members (a real POST of the login form each) and use the tenant's API key. The s
 Also reported: SQL statements per page for one signed-in request of each page (Django's test client on
 the same database, every statement of the request counted: session, user, tenant, page).
 
-``--runs`` R repeats the timed part R times and reports medians.
+``--runs`` R repeats the timed part R times and reports medians. ``--against REV`` measures an earlier
+commit's code in the same run, after this code in every round, on a copy of the kept database migrated back to
+what that code knows (``bench.against``), and adds its figures and the ratios to the result.
 """
 
 from __future__ import annotations
 
-import http.client
 import os
-import re
 import secrets
 import signal
 import socket
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from django.db import connection
 from django.utils import timezone
 
+from bench.web_load import HOST, PASSWORD, drive, request, sign_in
+
 ROOT = Path(__file__).resolve().parents[1]
-HOST = "web.localhost"
 SCHEMA = "web_bench"
 MEMBERS = 10
-PASSWORD = "Bench-Passwort-2026"
 DURATION = float(os.environ.get("BENCH_WEB_SECONDS", "20"))
 LEVELS = (10, 50)
 GUNICORN_WORKERS = 4
@@ -162,12 +161,14 @@ class Server:
                 self.process.kill()
 
 
-def _start_gunicorn() -> Server:
+def _start_gunicorn(*, root: Path = ROOT, database_url: str | None = None, redis_url: str | None = None) -> Server:
+    """gunicorn as production starts it, serving the code at ``root`` (this checkout, or an earlier commit's)."""
     from cryptography.fernet import Fernet
 
     port = _free_port()
     env = {
         **os.environ,
+        "DATABASE_URL": database_url or os.environ["DATABASE_URL"],
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
         "DJANGO_ALLOWED_HOSTS": ".localhost,localhost",
@@ -175,18 +176,19 @@ def _start_gunicorn() -> Server:
         "EMAIL_URL": "console://",
         "TENDER_RADAR_PUBLIC_HOST": "localhost",
         "API_KEY_THROTTLE_RATE": "1000000/min",
-        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        "REDIS_URL": redis_url or os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
     }
     gunicorn = Path(sys.executable).with_name("gunicorn")
     argv = [str(gunicorn), "config.wsgi:application", "--bind", f"127.0.0.1:{port}"]
     argv += ["--workers", str(GUNICORN_WORKERS), "--timeout", "60", "--log-level", "warning"]
-    process = subprocess.Popen(argv, cwd=ROOT, env=env)
+    # gunicorn puts its working directory first on the path: the code at ``root`` is imported, not this one.
+    process = subprocess.Popen(argv, cwd=root, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit("gunicorn did not start (see its output above)")
         try:
-            status, _, _ = _request(port, "GET", "/healthz", {})
+            status, _, _ = request(port, "GET", "/healthz", {})
             if status == 200:
                 return Server(port=port, process=process)
         except OSError:
@@ -194,97 +196,6 @@ def _start_gunicorn() -> Server:
         time.sleep(0.2)
     process.kill()
     raise SystemExit("gunicorn did not answer /healthz within 60 s")
-
-
-def _request(port: int, method: str, path: str, headers: dict, body: bytes | None = None):
-    connection_ = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    try:
-        connection_.request(
-            method, path, body=body, headers={"Host": f"{HOST}:{port}", "X-Forwarded-Proto": "https", **headers}
-        )
-        response = connection_.getresponse()
-        return response.status, response.getheaders(), response.read()
-    finally:
-        connection_.close()
-
-
-def _cookies(headers, jar: dict) -> dict:
-    for name, value in headers:
-        if name.lower() == "set-cookie":
-            pair = value.split(";", 1)[0]
-            key, _, val = pair.partition("=")
-            jar[key.strip()] = val.strip()
-    return jar
-
-
-def _cookie_header(jar: dict) -> str:
-    return "; ".join(f"{k}={v}" for k, v in jar.items())
-
-
-def _sign_in(port: int, email: str) -> str:
-    """A session cookie from a real POST of the portal's login form."""
-    status, headers, body = _request(port, "GET", "/konto/anmelden/", {})
-    jar = _cookies(headers, {})
-    token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', body)
-    if status != 200 or token is None:
-        raise SystemExit(f"login form answered {status}")
-    form = urlencode({"username": email, "password": PASSWORD, "csrfmiddlewaretoken": token.group(1).decode()})
-    status, headers, _ = _request(
-        port,
-        "POST",
-        "/konto/anmelden/",
-        {
-            "Cookie": _cookie_header(jar),
-            "Content-Type": "application/x-www-form-urlencoded",
-            "Origin": f"https://{HOST}:{port}",
-            "Referer": f"https://{HOST}:{port}/konto/anmelden/",
-        },
-        form.encode(),
-    )
-    jar = _cookies(headers, jar)
-    if status != 302 or "sessionid" not in jar:
-        raise SystemExit(f"sign-in of {email} answered {status}")
-    return _cookie_header(jar)
-
-
-# --- load --------------------------------------------------------------------------------------------------
-
-
-def _drive(port: int, requests: list[tuple[str, dict]], *, clients: int, seconds: float) -> tuple[float, float, int]:
-    """(requests/s, p95 ms, failures): each client sends its next request when the last one answered."""
-    from bench.search import percentile  # the other benches' nearest-rank p95, so figures compare
-
-    latencies: list[float] = []
-    failures = [0]
-    lock = threading.Lock()
-    stop_at = time.monotonic() + seconds
-
-    def client(offset: int) -> None:
-        index = offset
-        mine, failed = [], 0
-        while time.monotonic() < stop_at:
-            path, headers = requests[index % len(requests)]
-            index += clients
-            started = time.perf_counter()
-            try:
-                status, _, _ = _request(port, "GET", path, headers)
-            except OSError:
-                status = 0
-            mine.append(time.perf_counter() - started)
-            failed += status != 200
-        with lock:
-            latencies.extend(mine)
-            failures[0] += failed
-
-    began = time.monotonic()
-    threads = [threading.Thread(target=client, args=(number,)) for number in range(clients)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.monotonic() - began
-    p95 = percentile(latencies, 0.95) * 1000 if latencies else float("nan")
-    return len(latencies) / elapsed, p95, failures[0]
 
 
 def _pages(port: int, sessions: list[str], api_key: str, tender_ids: list[int]) -> dict[str, list[tuple[str, dict]]]:
@@ -338,8 +249,38 @@ def _statements(api_key: str, tender_id: int) -> dict[str, int]:
     return counts
 
 
-def run(*, n: int | None, runs: int | None = None) -> None:
+def _measure(name: str, server: Server, *, api_key: str, tender_ids: list[int], round_: int, figures: dict) -> None:
+    """One round of every page at every level against ``server``; figures by ``<page><clients>_<what>``."""
+    sessions = [sign_in(server.port, f"member{number}@{HOST}") for number in range(MEMBERS)]
+    pages = _pages(server.port, sessions, api_key, tender_ids)
+    for requests in pages.values():  # warm every worker once
+        drive(server.port, requests, clients=GUNICORN_WORKERS, seconds=2)
+    for page, requests in pages.items():
+        for clients in LEVELS:
+            rps, p95, failed = drive(server.port, requests, clients=clients, seconds=DURATION)
+            print(
+                f"round {round_ + 1} {name} {page} at {clients} clients: {rps:.1f} req/s, p95 {p95:.0f} ms, {failed} failed"
+            )
+            figures.setdefault(f"{page}{clients}_rps", []).append(rps)
+            figures.setdefault(f"{page}{clients}_p95_ms", []).append(p95)
+            figures.setdefault(f"{page}{clients}_failed", []).append(failed)
+
+
+def _other_redis_url() -> str:
+    # The other code's caches (sessions, throttles, lists) in a database of their own on the same server.
+    parts = urlsplit(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    number = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{(number + 1) % 16}"))
+
+
+def _served(figures: dict) -> dict[str, float]:
+    return {key: statistics.median(values) for key, values in figures.items()}
+
+
+def run(*, n: int | None, runs: int | None = None, against: str | None = None) -> None:
+    """``against``: a git revision whose code is measured in the same run, round by round (``bench.against``)."""
     from accounts.models import Tenant
+    from bench.against import other_code_prepare, other_code_remove
     from notifications.api.services import api_key_create
     from tenders.models import Tender
 
@@ -365,26 +306,34 @@ def run(*, n: int | None, runs: int | None = None) -> None:
     connection.set_schema_to_public()
     connection.close()  # the bench process holds no connection while the server is measured
 
-    server = _start_gunicorn()
+    other = other_code_prepare(revision=against, database_url=os.environ["DATABASE_URL"]) if against else None
     figures: dict[str, list[float]] = {}
+    other_figures: dict[str, list[float]] = {}
     try:
-        sessions = [_sign_in(server.port, f"member{number}@{HOST}") for number in range(MEMBERS)]
-        pages = _pages(server.port, sessions, api_key, tender_ids)
-        for requests in pages.values():  # warm every worker once
-            _drive(server.port, requests, clients=GUNICORN_WORKERS, seconds=2)
-        for round_ in range(runs):
-            for page, requests in pages.items():
-                for clients in LEVELS:
-                    rps, p95, failed = _drive(server.port, requests, clients=clients, seconds=DURATION)
-                    print(
-                        f"round {round_ + 1} {page} at {clients} clients: {rps:.1f} req/s, p95 {p95:.0f} ms, {failed} failed"
-                    )
-                    figures.setdefault(f"{page}{clients}_rps", []).append(rps)
-                    figures.setdefault(f"{page}{clients}_p95_ms", []).append(p95)
-                    figures.setdefault(f"{page}{clients}_failed", []).append(failed)
+        for round_ in range(runs):  # this code, then the other, in each round
+            server = _start_gunicorn()
+            try:
+                _measure("this code", server, api_key=api_key, tender_ids=tender_ids, round_=round_, figures=figures)
+            finally:
+                server.stop()
+            if other is None:
+                continue
+            server = _start_gunicorn(root=other.root, database_url=other.database_url, redis_url=_other_redis_url())
+            try:
+                _measure(
+                    f"at {other.commit}",
+                    server,
+                    api_key=api_key,
+                    tender_ids=tender_ids,
+                    round_=round_,
+                    figures=other_figures,
+                )
+            finally:
+                server.stop()
     finally:
-        server.stop()
-    medians = {key: statistics.median(values) for key, values in figures.items()}
+        if other is not None:
+            other_code_remove(other)
+    medians = _served(figures)
     print(f"statements per page: {statements}")
     fields = [
         f"portal_rps={medians['portal10_rps']:.1f}",
@@ -399,6 +348,20 @@ def run(*, n: int | None, runs: int | None = None) -> None:
         f"api50_p95_ms={medians['api50_p95_ms']:.0f}",
         f"statements_per_page={max(statements.values())}",
         f"failed={int(sum(sum(v) for k, v in figures.items() if k.endswith('_failed')))}",
-        f"n={n} runs={runs} seconds={DURATION:g}",
     ]
+    if other is not None:
+        before = _served(other_figures)
+        print(
+            f"at {other.commit} ({against}): portal {before['portal10_rps']:.1f} req/s p95 {before['portal10_p95_ms']:.0f} ms,"
+            f" tender {before['tender10_rps']:.1f} req/s, api {before['api10_rps']:.1f} req/s"
+            f" p95 {before['api10_p95_ms']:.0f} ms (10 clients)"
+        )
+        fields += [
+            f"against={other.commit}",
+            f"portal_ratio={medians['portal10_rps'] / before['portal10_rps']:.2f}",
+            f"tender_ratio={medians['tender10_rps'] / before['tender10_rps']:.2f}",
+            f"api_ratio={medians['api10_rps'] / before['api10_rps']:.2f}",
+            f"against_failed={int(sum(sum(v) for k, v in other_figures.items() if k.endswith('_failed')))}",
+        ]
+    fields.append(f"n={n} runs={runs} seconds={DURATION:g}")
     print("RESULT web " + " ".join(fields))
