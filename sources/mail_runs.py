@@ -38,9 +38,9 @@ from datetime import datetime
 from sources.adapters.base import FetchedBatch
 from sources.adapters.mail.provenance import MailTrust
 from sources.adapters.mail.verdict import IGNORED, PARSED, QUARANTINED, UNPARSED, MailMessage, MailVerdict, mail_judge
+from sources.fetch_runs import fetch_run_execute, fetch_run_start
 from sources.models import MAILBOX_TRIGGER, FetchRun, FetchRunStatus, InboundMail, Source
 from sources.selectors import host_sources_current, portal_domains_current
-from sources.services import _execute, _start_run
 from sources.tender_pages import portal_page_requests_record
 from tenders.merging import record_from_json, record_to_json
 
@@ -96,11 +96,13 @@ def mail_source_run(
     Other exceptions are recorded on the run (``internal``) and propagate.
     """
     source, _ = Source.objects.get_or_create(key=MAIL_SOURCE_KEY, defaults=_MAIL_SOURCE_DEFAULTS)
-    run = _start_run(source, trigger=MAILBOX_TRIGGER, scope=tenant_schema)
+    run = fetch_run_start(source, trigger=MAILBOX_TRIGGER, scope=tenant_schema)
     if run.status == FetchRunStatus.SKIPPED:
         return MailboxRun(run=run)
     chunks = _Chunks(tenant_schema=tenant_schema, trust=trust, now=now, run=run)
-    outcome = _execute(source, run, lambda: chunks.batches(read()), persist_cursor=False, within_batch=chunks.record)
+    outcome = fetch_run_execute(
+        source, run, lambda: chunks.batches(read()), persist_cursor=False, within_batch=chunks.record
+    )
     return MailboxRun(
         run=outcome.run,
         mails=dict(chunks.statuses),

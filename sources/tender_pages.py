@@ -36,6 +36,7 @@ from kernel.records import NoticeRecord
 from sources.adapters.base import FetchedBatch
 from sources.adapters.mail.portals import bare_host
 from sources.adapters.portal_pages import PAGE_FAMILIES, page_record, page_url
+from sources.fetch_runs import fetch_run_execute, fetch_run_start
 from sources.models import (
     MAILBOX_TRIGGER,
     PORTAL_PAGE_TRIGGER,
@@ -46,7 +47,7 @@ from sources.models import (
     Source,
 )
 from sources.registry import get_adapter
-from sources.services import _execute, _start_run, fetch_policy_for, source_config
+from sources.services import fetch_policy_for, source_config
 
 logger = logging.getLogger(__name__)
 
@@ -113,7 +114,7 @@ def portal_page_request_fetch(
     crawling = FetchRun.objects.filter(source=source, status=FetchRunStatus.RUNNING).exclude(trigger=MAILBOX_TRIGGER)
     if crawling.exists():
         return request  # pending: the sweep comes back when the Source's run is over
-    run = _start_run(source, trigger=PORTAL_PAGE_TRIGGER, scope=request.portal_reference[:200])
+    run = fetch_run_start(source, trigger=PORTAL_PAGE_TRIGGER, scope=request.portal_reference[:200])
     if run.status == FetchRunStatus.SKIPPED:
         return request
     family, _, portal_id = request.portal_reference.partition(":")
@@ -130,8 +131,8 @@ def portal_page_request_fetch(
         yield FetchedBatch(records=(record,), bytes=len(result.body), requests=1, scope=request.portal_reference)
 
     try:
-        outcome = _execute(source, run, produce, persist_cursor=False)
-    except Exception as exc:  # recorded on the run by _execute; the request must not stay pending forever
+        outcome = fetch_run_execute(source, run, produce, persist_cursor=False)
+    except Exception as exc:  # recorded on the run by fetch_run_execute; the request must not stay pending forever
         _done(request, status=PortalPageRequestStatus.FAILED, reason=f"internal: {type(exc).__name__}", run=run)
         raise
     status = {

@@ -16,8 +16,9 @@ from django.conf import settings
 from kernel.records import NoticeRecord
 from sources.adapters.doe import DoeAdapter, ZipLimits
 from sources.adapters.doe.join import member_kind
+from sources.adapters.doe.ordered_join import StreamJoiner
 from sources.adapters.doe.reading import Joined
-from sources.adapters.doe.stream import BatchLimits, ExportStream, LooseFile, _Joiner
+from sources.adapters.doe.stream import BatchLimits, ExportStream, LooseFile
 from sources.models import FetchRun
 from tests.fixtures.processes import test_database_url
 
@@ -398,7 +399,7 @@ def test_a_members_kind_follows_its_file_name(name, kind):
 
 def test_a_group_skipped_unparsed_counts_as_written_for_both_of_its_renditions():
     """A later group of the same key (a duplicate in the export) is then joined from its files, not taken."""
-    joiner = _Joiner([])
+    joiner = StreamJoiner([])
     key = ("abc", "01")
     joiner.skipped(key, ["day eforms.zip/abc-01.xml", "day ocds.zip/abc-01.json", "day/abc-01.pdf"])
     record = NoticeRecord(source="doe", source_notice_id="abc", version="01")
