@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import user_is_tenant_admin
 from kernel.errors import ApplicationError
-from notifications.bids import outcomes
+from notifications.bids import outcome_selectors, outcomes
 from notifications.models import IdentityKind
 
 
@@ -31,11 +31,11 @@ def _id(value) -> int:
 @require_GET
 def company_page(request):
     context = {
-        "identities": outcomes.company_identities(),
-        "competitors": outcomes.watched_competitors(),
+        "identities": outcome_selectors.company_identities(),
+        "competitors": outcome_selectors.watched_competitors(),
         "kinds": IdentityKind.choices,
         "is_admin": user_is_tenant_admin(request.user),
-        "rates": outcomes.win_rates(),
+        "rates": outcome_selectors.win_rates(),
     }
     return render(request, "bids/company.html", context)
 

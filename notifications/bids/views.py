@@ -23,7 +23,7 @@ from kernel.errors import ApplicationError, NotFound
 from notifications.bid_cards import items_with_moves
 from notifications.bid_dates import tender_items
 from notifications.bids import services
-from notifications.bids.outcomes import win_rates
+from notifications.bids.outcome_selectors import win_rates
 from notifications.bids.reminders import bid_stage_reminders_set
 from notifications.bids.selectors import (
     bid_board,

@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
-from notifications.bids.outcomes import competitor_watched
+from notifications.bids.outcome_selectors import competitor_watched
 from notifications.portal.market_csv import market_csv
 from tenders.market import BUYER, SUPPLIER, market_summary
 

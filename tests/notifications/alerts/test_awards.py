@@ -17,7 +17,8 @@ from kernel.records import NoticeKind
 from kernel.vocabulary.statuses import TenderStatus
 from notifications.alerts.services import delta_process
 from notifications.bids import services as board
-from notifications.bids.outcomes import company_identity_add, watched_competitor_add, win_rates
+from notifications.bids.outcome_selectors import win_rates
+from notifications.bids.outcomes import company_identity_add, watched_competitor_add
 from notifications.models import BidCard, BidStage, CardEvent, CompetitorWin, Delivery, DeliveryKind
 from sources.parsers.eforms import parse_eforms
 from tests.notifications.alerts.helpers import ingest, user
