@@ -18,8 +18,9 @@ from sources.adapters.cosinex import options as cosinex_options
 from sources.adapters.cosinex import parse as cosinex_parse
 from sources.adapters.cosinex import selectors as cosinex_selectors
 from sources.adapters.html import parse_html
+from sources.adapters.netserver import detail as netserver_detail
 from sources.adapters.netserver import options as netserver_options
-from sources.adapters.netserver import parse as netserver_parse
+from sources.adapters.netserver import record as netserver_record
 from sources.adapters.netserver import selectors as netserver_selectors
 
 __all__ = ["PAGE_FAMILIES", "page_record", "page_url"]
@@ -48,10 +49,10 @@ def page_record(*, family: str, source: str, base_url: str, portal_id: str, resu
     if wall:
         raise Blocked(result.final_url, wall)
     if family == "netserver":
-        facts = netserver_parse.parse_detail_page(page, page_url=result.url)
+        facts = netserver_detail.parse_detail_page(page, page_url=result.url)
         if facts is None or portal_id not in (facts.oid, facts.tender_oid):
             raise AdapterError(f"{result.final_url}: not the detail page of {portal_id}", reason="not_the_page")
-        return netserver_parse.notice_record(source=source, base_url=base_url, row=None, detail=facts, url=result.url)
+        return netserver_record.notice_record(source=source, base_url=base_url, row=None, detail=facts, url=result.url)
     project = cosinex_parse.parse_project_page(page, page_url=result.final_url)
     if project is None or project.project_id != portal_id:
         raise AdapterError(f"{result.final_url}: not the project page of {portal_id}", reason="not_the_page")

@@ -56,8 +56,10 @@ UTF-8 > windows-1252) through the same parser.
 """
 
 from .adapter import NetServerAdapter
+from .detail import DetailFacts, parse_detail_page
 from .options import KNOWN_HOSTS, NetServerSettings, detail_url, search_url
-from .parse import DetailFacts, ResultPage, ResultRow, notice_record, parse_detail_page, parse_result_page
+from .parse import ResultPage, ResultRow, parse_result_page
+from .record import notice_record
 
 __all__ = [
     "KNOWN_HOSTS",

@@ -15,8 +15,10 @@ from sources.adapters.yields import PageYield, SamplePage
 from sources.registry import register
 
 from .crawl import NetServerCrawl
+from .detail import DetailFacts, parse_detail_page, refused_link_problems
 from .options import KNOWN_HOSTS, NetServerSettings
-from .parse import DetailFacts, ResultRow, notice_record, parse_detail_page, parse_result_page, refused_link_problems
+from .parse import ResultRow, parse_result_page
+from .record import notice_record
 
 __all__ = ["NetServerAdapter"]
 

@@ -20,8 +20,10 @@ from sources.adapters.yields import LayoutChanged, SamplePage
 from sources.conditional import ConditionalFetcher, fetcher_forget, fetcher_knows
 
 from . import selectors
+from .detail import DetailFacts, parse_detail_page, refused_link_problems
 from .options import detail_url, search_url
-from .parse import DetailFacts, ResultRow, notice_record, parse_detail_page, parse_result_page, refused_link_problems
+from .parse import ResultRow, parse_result_page
+from .record import notice_record
 
 
 class NetServerCrawl:

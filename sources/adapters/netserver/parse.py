@@ -1,4 +1,4 @@
-"""NetServer result and detail pages -> rows, detail facts and ``NoticeRecord`` values. Pure.
+"""NetServer result pages -> rows. Pure. Detail pages: ``.detail``; the record of a row and a detail: ``.record``.
 
 Every selector and label comes from :mod:`.selectors`. A row that cannot be read is a
 problem naming the notice id and the reason, and a rejected row in the page's yield report;
@@ -10,52 +10,27 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
-from urllib.parse import parse_qsl, urlsplit
 
 from bs4 import Tag
 
 from kernel.normalise import parse_german_datetime
-from kernel.records import NoticeKind, NoticeRecord
-from kernel.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
-from kernel.vocabulary.procedures import procedure_type_code
-from kernel.vocabulary.provenance import Origin
-from kernel.vocabulary.regions import bundesland_for_nuts
-from kernel.vocabulary.statuses import TenderStatus
+from kernel.vocabulary.legal_basis import legal_basis_in_text
 from sources.adapters.html import (
     HtmlPage,
-    LabelValues,
-    NoticeFacts,
-    absolute_url,
     german_datetime,
-    label_value_pairs,
-    notice_facts,
     text_of,
 )
 from sources.adapters.yields import PageYield
 
 from . import selectors
-from .options import detail_url, documents_url
 
-__all__ = [
-    "DetailFacts",
-    "ResultPage",
-    "ResultRow",
-    "notice_record",
-    "parse_detail_page",
-    "parse_result_page",
-    "split_type_text",
-]
+__all__ = ["ResultPage", "ResultRow", "parse_result_page", "split_type_text"]
 
-KIND_BY_CATEGORY = {
-    "InvitationToTender": NoticeKind.CONTRACT_NOTICE,
-    "ContractAward": NoticeKind.AWARD,
-    "PriorInformation": NoticeKind.PRIOR_INFORMATION,
-}
-_SAFE_ID = re.compile(r"[\w.-]{1,200}")
+SAFE_ID = re.compile(r"[\w.-]{1,200}")
 _START = re.compile(r"(?:^|[?&;])Start=(\d+)", re.IGNORECASE)
-_TITLE_LIMIT = 1000
+TITLE_LIMIT = 1000
 
 
 @dataclass(frozen=True)
@@ -164,7 +139,7 @@ def _table_rows(table: Tag, *, category: str, label: str, into: _Collected) -> N
         cells = tr.find_all("td", recursive=False)
         into.layouts[selectors.LAYOUT_TABLE.format(cells=len(cells))] += 1
         oid = str(tr.get(selectors.ROW_ID_ATTR) or "").strip()
-        if not _SAFE_ID.fullmatch(oid):
+        if not SAFE_ID.fullmatch(oid):
             into.reject(
                 "no usable data-oid",
                 f"{label}: result row without a usable {selectors.ROW_ID_ATTR} ({oid[:60]!r}); skipped",
@@ -185,7 +160,7 @@ def _table_rows(table: Tag, *, category: str, label: str, into: _Collected) -> N
             label=label,
             oid=oid,
             category=_row_category(tr, category),
-            title=text_of(texts[selectors.ROLE_TITLE], limit=_TITLE_LIMIT),
+            title=text_of(texts[selectors.ROLE_TITLE], limit=TITLE_LIMIT),
             buyer=text_of(texts.get(selectors.ROLE_BUYER), limit=500),
             procedure=procedure,
             legal=legal,
@@ -263,10 +238,10 @@ def split_type_text(text: str) -> tuple[str, str]:
 def _card_row(card: Tag, *, category: str, label: str, into: _Collected) -> None:
     into.layouts[selectors.LAYOUT_CARDS] += 1
     oid = str(card.get(selectors.ROW_ID_ATTR) or "").strip()
-    if not _SAFE_ID.fullmatch(oid):
+    if not SAFE_ID.fullmatch(oid):
         into.reject("no usable data-oid", f"{label}: result card without a usable {selectors.ROW_ID_ATTR}; skipped")
         return
-    title = text_of(card.select_one(selectors.CARD_TITLE), limit=_TITLE_LIMIT)
+    title = text_of(card.select_one(selectors.CARD_TITLE), limit=TITLE_LIMIT)
     if not title:
         into.reject(
             f"no title ({selectors.CARD_TITLE})", f"{label}: notice {oid}: card without {selectors.CARD_TITLE}; skipped"
@@ -354,163 +329,3 @@ def _date(node: Tag | str | None, *, end_of_day: bool = False) -> datetime | Non
     if isinstance(node, Tag) and node.find("abbr", title=True) is not None:
         return german_datetime(node, end_of_day=end_of_day)
     return german_datetime(_dotted(text_of(node)), end_of_day=end_of_day)
-
-
-@dataclass(frozen=True)
-class DetailFacts:
-    oid: str
-    facts: NoticeFacts = NoticeFacts()
-    category: str = ""  # from the page's own links, when they name one
-    documents_url: str = ""
-    tender_oid: str = ""  # TenderOID of the documents link; DÖE notices link this one
-    legal_framework: str = ""  # as shown ("VgV", "UVgO", …)
-
-
-def refused_link_problems(page: HtmlPage, *, page_url: str, where: str) -> list[str]:
-    """A problem per documents link of a detail page that is not http(s) (javascript:, data:, …)."""
-    hrefs = [(a.get("href") or "").strip() for a in page.soup.select(selectors.DOCUMENTS_LINK)]
-    return [
-        f"{where}: documents link dropped (only http/https links are kept): {href[:120]}"
-        for href in hrefs
-        if href and href[0] != "#" and not absolute_url(page_url, href)
-    ]
-
-
-def parse_detail_page(page: HtmlPage, *, page_url: str) -> DetailFacts | None:
-    """The facts of a detail page, or None when it has no notice rows or names no TOID/TenderOID.
-
-    Rows are read inside ``#printarea``/``#content-section`` when the page has such a wrapper,
-    else from the ``.tableContractNotice`` tables; numbered labels ("II.2.1) Geschätzter Wert")
-    match their plain spelling.
-    """
-    containers = page.soup.select(selectors.DETAIL_WRAPPERS) or page.soup.select(selectors.DETAIL_TABLES)
-    if not containers:
-        return None
-    links = [absolute_url(page_url, a.get("href")) for a in page.soup.select(selectors.DOCUMENTS_LINK)]
-    tender_oid = next((oid for link in links if (oid := _query_value(link, selectors.DOCUMENTS_ID_PARAM))), "")
-    oid = _page_oid(page, page_url) or tender_oid
-    if not oid:
-        return None
-    values = LabelValues.of(label_value_pairs(containers))
-    if not values.pairs:
-        return None
-    facts = notice_facts(values, selectors.LABELS)
-    if not facts.title:
-        facts = replace(facts, title=text_of(page.soup.select_one(selectors.DETAIL_HEADING), limit=_TITLE_LIMIT))
-    return DetailFacts(
-        oid=oid,
-        facts=facts,
-        category=_page_category(page),
-        documents_url=next((link for link in links if link), ""),
-        tender_oid=tender_oid if _SAFE_ID.fullmatch(tender_oid) else "",
-        legal_framework=text_of(values.get(selectors.LABELS["legal_basis"]), limit=200),
-    )
-
-
-def _query_value(url: str, name: str) -> str:
-    """The value of query parameter ``name`` (any case) in ``url``; "" if absent."""
-    try:
-        query = parse_qsl(urlsplit(url.replace("&amp;", "&")).query)
-    except ValueError:
-        return ""
-    return next((value.strip() for key, value in query if key.lower() == name.lower()), "")
-
-
-def _page_oid(page: HtmlPage, page_url: str) -> str:
-    """The publication's TOID: from the page URL, a link or form field naming it; never the TenderOID.
-
-    The TenderOID of the documents link may be another string than the list's TOID
-    ("…-NetTender-…" vs "…-Tender-…"); it is kept apart as ``tender_oid``.
-    """
-    candidates = [page_url, *(str(a.get("href")) for a in page.soup.find_all("a", href=True))]
-    for url in candidates:
-        value = _query_value(url, selectors.DETAIL_ID_PARAM)
-        if _SAFE_ID.fullmatch(value):
-            return value
-    for element in page.soup.find_all("input", attrs={"name": selectors.DETAIL_ID_PARAM}):
-        value = str(element.get("value") or "").strip()
-        if _SAFE_ID.fullmatch(value):
-            return value
-    for element in page.soup.find_all("input", attrs={"name": selectors.DOCUMENTS_ID_PARAM}):
-        value = str(element.get("value") or "").strip()
-        if _SAFE_ID.fullmatch(value):
-            return value
-    return ""
-
-
-def _page_category(page: HtmlPage) -> str:
-    for a in page.soup.find_all("a", href=True):
-        query = dict(parse_qsl(urlsplit(str(a["href"]).replace("&amp;", "&")).query))
-        if query.get(selectors.CATEGORY_PARAM) in selectors.CATEGORIES:
-            return query[selectors.CATEGORY_PARAM]
-    return ""
-
-
-def _procedure_code(raw: str) -> str:
-    """Canonical code of "Öffentliche Ausschreibung" and of combined cells such as "VOB, Beschränkte Ausschreibung"."""
-    code = procedure_type_code(raw)
-    if code == "other":
-        for part in reversed(raw.split(",")):
-            if (candidate := procedure_type_code(part)) not in ("", "other"):
-                return candidate
-    return code
-
-
-def notice_record(
-    *, source: str, base_url: str, row: ResultRow | None, detail: DetailFacts | None, url: str = ""
-) -> NoticeRecord:
-    """One notice from its result row, its detail page, or both (the row wins for list fields)."""
-    if row is None and detail is None:
-        raise ValueError("notice_record needs a result row or a detail page")
-    oid = row.oid if row is not None else detail.oid  # type: ignore[union-attr]
-    category = row.category if row is not None else (detail.category or _category_from_url(url))  # type: ignore[union-attr]
-    kind = KIND_BY_CATEGORY.get(category, NoticeKind.CONTRACT_NOTICE)
-    facts = detail.facts if detail is not None else NoticeFacts()
-    procedure = (row.procedure if row else "") or facts.procedure
-    legal_framework = (row.legal_framework if row else "") or (detail.legal_framework if detail else "")
-    references = [f"netserver:{oid}"]
-    if detail is not None and detail.tender_oid and detail.tender_oid != oid:
-        references.append(f"netserver:{detail.tender_oid}")  # the id DÖE notices link (documents link)
-    documents = (detail.documents_url if detail is not None else "") or (
-        documents_url(base_url, oid=oid) if kind is NoticeKind.CONTRACT_NOTICE and detail is not None else ""
-    )
-    return NoticeRecord(
-        source=source,
-        origin=Origin.PORTAL_DETAIL if detail is not None else Origin.PORTAL_LIST,
-        source_notice_id=oid,
-        kind=kind,
-        status=TenderStatus.AWARDED if kind is NoticeKind.AWARD else TenderStatus.ACTIVE,
-        portal_references=tuple(references),
-        title=facts.title or (row.title if row else ""),
-        description=facts.description,
-        buyer_name=(row.buyer_name if row else "") or facts.buyer_name,
-        procedure_type=_procedure_code(procedure),
-        legal_basis=legal_basis_in_text(legal_framework) or legal_basis_code(legal_framework),
-        cpv_codes=facts.cpv_codes,
-        nuts_codes=facts.nuts_codes,
-        bundesland=bundesland_for_nuts(facts.nuts_codes),
-        postal_code=facts.postal_code,
-        town=facts.town,
-        country=facts.country,
-        estimated_value=facts.estimated_value,
-        currency=facts.currency if facts.estimated_value is not None else "",
-        published_at=(row.published_at if row else None) or facts.published_at,
-        submission_deadline=(row.submission_deadline if row else None) or facts.submission_deadline,
-        questions_deadline=facts.questions_deadline,
-        documents_url=documents,
-        url=url or detail_url(base_url, oid=oid, category=category),
-        payload={
-            "format": "netserver-html",
-            "category": category,
-            "procedure": procedure,
-            "legal_framework": legal_framework,
-            "reference": facts.reference,
-            "detail": detail is not None,
-        },
-    )
-
-
-def _category_from_url(url: str) -> str:
-    query = dict(parse_qsl(urlsplit(url).query)) if url else {}
-    category = query.get(selectors.CATEGORY_PARAM, "")
-    return category if category in selectors.CATEGORIES else "InvitationToTender"
