@@ -71,11 +71,17 @@ _MODEL_CHOICES = [
 ]
 
 
+# A callable initial's first value per form and field, so that both renderers are given the same one.
+_FIXED_INITIALS: dict[tuple[type, str], object] = {}
+
+
 def _form(form_class: type[forms.BaseForm], renderer, data=None) -> forms.BaseForm:
     """The form without its own ``__init__`` (some need a user or a tenant's portals): its declared fields only."""
     form = form_class.__new__(form_class)
     forms.BaseForm.__init__(form, data=data, renderer=renderer)
-    for field in form.fields.values():
+    for name, field in form.fields.items():
+        if callable(field.initial):  # e.g. date_joined's timezone.now: the two renderings may fall in two seconds
+            field.initial = _FIXED_INITIALS.setdefault((form_class, name), field.initial())
         if isinstance(field, ModelChoiceField):
             field.choices = _MODEL_CHOICES
         elif isinstance(field, forms.ChoiceField) and not list(field.choices):
