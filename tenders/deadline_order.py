@@ -94,21 +94,14 @@ class NearFirst:
             elif self.ascending:  # [now, edge) then [edge, ∞): ties at the edge are all in the far range
                 self._split = (
                     self.queryset.filter(submission_deadline__lt=edge),
-                    self._far.filter(GreaterThanOrEqual(unindexed("submission_deadline"), edge)),  # edge >= now
+                    self.base.filter(GreaterThanOrEqual(unindexed("submission_deadline"), edge)),  # edge >= now
                 )
             else:  # [edge, now) then (-∞, edge), both descending: ties at the edge are all in the near range
                 self._split = (
                     self.queryset.filter(submission_deadline__gte=edge),
-                    self._far.filter(LessThan(unindexed("submission_deadline"), edge)),  # edge < now
+                    self.base.filter(LessThan(unindexed("submission_deadline"), edge)),  # edge < now
                 )
         return self._split
-
-    @property
-    def _far(self) -> QuerySet:
-        # The far range states that its rows are dated, which its bound implies but cannot show through
-        # ``unindexed``: the open tenders' Land index holds dated tenders only (tenders.models), and a Land's list
-        # walks it in deadline order (frequent word in Bayern: 3.7 ms, against 35-40 ms without it).
-        return self.base.filter(submission_deadline__isnull=False)
 
     def count(self) -> int:
         return self.queryset.count()

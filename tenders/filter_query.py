@@ -12,7 +12,7 @@ from datetime import datetime, time, timedelta
 from django.contrib.postgres.lookups import Overlap
 from django.db.models import BooleanField, Exists, F, Func, OuterRef, Q
 from django.db.models.functions import Coalesce
-from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
+from django.db.models.lookups import GreaterThanOrEqual, In, LessThanOrEqual
 
 from kernel.vocabulary.cpv import cpv_prefix
 from kernel.vocabulary.time_zone import BERLIN
@@ -30,16 +30,14 @@ def _cpv_q(codes: tuple[str, ...], *, words_lead: bool = False) -> Q:
     return Q(cpv_prefixes__overlap=prefixes)
 
 
-# Open tenders' words (tender_active_search_gin) lead a keyword search of open tenders; a deadline range or a
-# CPV division is then checked on the rows the words found, not intersected from its own index. Why, measured
-# at 1,000,000 tenders (bench/README.md "Search page"): PostgreSQL never intersects two indexes whose
-# predicates share a clause (status = 'active'), so a deadline range, with an index of open tenders, took the
-# full-text index of *every* tender beside it: 83,583 entries for a frequent word, 63-97 ms, against 12,472 in
-# the open tenders' index, 5 ms. A CPV division is no help either way ("45" holds a third of all tenders: a
-# 333,522-entry bitmap, 125-165 ms). Checking them on the word's open rows costs 2-3 microseconds a row. Exact
-# codes (more digits) stay indexed: they are selective. A Land keeps an index: the open tenders' Land index
-# holds dated tenders only (a keyword search cannot take it), so the words meet the Land index of every tender
-# (a Land's 63,000 entries, 16-18 ms, against 12,472 rows read and checked, 75-100 ms; issue 33's third round).
+# Open tenders' words (tender_active_search_gin) lead a keyword search of open tenders; a Land, a deadline
+# range or a CPV division is then checked on the rows the words found, not intersected from its own index.
+# Why, measured at 1,000,000 tenders (bench/README.md "Search page"): PostgreSQL never intersects two indexes
+# whose predicates are the same clause (status = 'active'), so a Land or a deadline range, each with an
+# index of open tenders, took the full-text index of *every* tender beside it: 83,583 entries for a frequent
+# word, 63-97 ms, against 12,472 in the open tenders' index, 5 ms. A CPV division is no help either way
+# ("45" holds a third of all tenders: a 333,522-entry bitmap, 125-165 ms). Checking them on the word's open
+# rows costs 2-3 microseconds a row. Exact codes (more digits) stay indexed: they are selective.
 BROAD_CPV_DIGITS = 2
 
 
@@ -106,7 +104,10 @@ def filters_q(
         if filters.cpv:
             condition &= _cpv_q(filters.cpv, words_lead=words_lead)
     if filters.bundesland:
-        condition &= Q(bundesland__in=filters.bundesland)
+        if words_lead:
+            condition &= Q(In(unindexed("bundesland"), list(filters.bundesland)))
+        else:
+            condition &= Q(bundesland__in=filters.bundesland)
     if filters.plz:
         condition &= Q(postal_code__startswith=filters.plz)
     if filters.kreis:

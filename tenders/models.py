@@ -167,15 +167,10 @@ class Tender(models.Model):
             models.Index(
                 fields=["submission_deadline"], name="tender_active_deadline_idx", condition=Q(status="active")
             ),
-            # Dated open tenders only: a list in deadline order always bounds the deadline, so it still walks
-            # this index, while a keyword search of open tenders (no deadline bound) cannot take it. There the
-            # open tenders' words meet the Land index of every tender (tender_land_deadline_idx): PostgreSQL
-            # never intersects two indexes whose predicates share a clause (status = 'active'), so with this
-            # one usable it took the full-text index of every tender beside it (tenders.filter_query).
             models.Index(
                 fields=["bundesland", "submission_deadline"],
                 name="tender_active_land_dl_idx",
-                condition=Q(status="active", submission_deadline__isnull=False),
+                condition=Q(status="active"),
             ),
             models.Index(fields=["postal_code"], name="tender_plz_idx", opclasses=["varchar_pattern_ops"]),
             # The place filters (Kreis, radius) find tenders known only by a NUTS-3 code here; tenders with a

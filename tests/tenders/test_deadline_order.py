@@ -133,25 +133,3 @@ def test_a_far_range_states_its_bound_once_and_not_as_an_indexed_column(ids, nea
         assert '"submission_deadline" >=' not in far_sql and '"submission_deadline" <' not in far_sql
         # An expression no index answers (tenders.filter_query.unindexed).
         assert 'COALESCE("tenders_tender"."submission_deadline", "tenders_tender"."submission_deadline")' in far_sql
-
-
-def test_an_open_lands_far_range_walks_the_open_tenders_land_index(ids, near_rows):
-    """The open tenders' Land index holds dated tenders only (so a keyword search cannot take it beside the words);
-    the far range states that its rows are dated, or its Land list could not walk that index in deadline order
-    (a frequent word in Bayern: 3.7 ms with it, 35-40 ms without, at 1,000,000 tenders)."""
-    from django.db import connection
-
-    results = tender_search(
-        filters=parse_filters({"q": ["Winterdienst"], "bundesland": ["Bayern"], "status": ["active"]}),
-        order="deadline",
-        now=INGESTED,
-    )
-    _near, far = results.parts[0].querysets()
-    sql, params = far[:50].query.sql_with_params()
-    with connection.cursor() as cursor:
-        # Ordered index scans only (the test table is tiny): which index could serve the far range in order?
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_bitmapscan = off")
-        cursor.execute(f"EXPLAIN {sql}", params)
-        plan = "\n".join(row[0] for row in cursor.fetchall())
-    assert "tender_active_land_dl_idx" in plan, plan

@@ -276,8 +276,7 @@ def test_an_open_keyword_search_finds_what_the_indexed_filters_find(ids, params)
     assert set(found(ids, status="active", **params)) == set(found(ids, **params)) & open_only
 
 
-def _index_conditions(queryset) -> list[tuple[str, str]]:
-    """(index, condition) of each index the plan reads, with sequential scans off (the test table is small)."""
+def _index_conditions(queryset) -> list[str]:
     from django.db import connection
 
     sql, params = queryset.query.sql_with_params()
@@ -288,7 +287,7 @@ def _index_conditions(queryset) -> list[tuple[str, str]]:
 
     def walk(node):
         if "Index Cond" in node:
-            yield node.get("Index Name", ""), node["Index Cond"]
+            yield node["Index Cond"]
         for child in node.get("Plans", ()):
             yield from walk(child)
 
@@ -296,17 +295,12 @@ def _index_conditions(queryset) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("params", OPEN_KEYWORD_SEARCHES)
-def test_an_open_keyword_search_asks_no_open_tenders_index_beside_its_words(ids, params):
-    # PostgreSQL never intersects two indexes whose predicates share a clause (status = 'active'): an open
-    # Land or deadline index would take the full-text index of every tender beside the words (bench/README.md).
-    # A deadline range and a CPV division are checked on the words' rows; a Land may take the Land index of
-    # every tender, never the open tenders' one (it holds dated tenders only, which a keyword search does not
-    # bound).
+def test_an_open_keyword_search_asks_no_index_for_land_deadline_or_division(ids, params):
+    # PostgreSQL never intersects two indexes whose predicates are the same clause (status = 'active'): an
+    # open Land or deadline index would take the full-text index of every tender beside it (bench/README.md).
     filters = parse_filters({k: v if isinstance(v, list) else [v] for k, v in params.items()})
     conditions = _index_conditions(tender_search(filters=filters, order="published", now=NOW).order_by())
-    assert not [c for _index, c in conditions if any(col in c for col in ("submission_deadline", "cpv_"))]
-    assert all(index == "tender_land_deadline_idx" for index, c in conditions if "bundesland" in c), conditions
-    assert not [index for index, _c in conditions if index in {"tender_search_gin", "tender_active_land_dl_idx"}]
+    assert not [c for c in conditions if any(col in c for col in ("bundesland", "submission_deadline", "cpv_"))]
     # Over every status the same filters stay indexable (no index predicate stands in the way there).
     every_status = str(tender_search(filters=replace(filters, status=STATUSES), order="published", now=NOW).query)
     assert "COALESCE" not in every_status
