@@ -61,14 +61,8 @@ from sources.adapters.base import (
 from sources.adapters.settings import AdapterSettings, Day, Url
 from sources.parallel import ordered_map, parse_workers_for
 from sources.parsers.eforms import parse_eforms
-from sources.parsers.ted_json import (
-    MAX_PAGE_SIZE,
-    TED_FIELDS,
-    TedParseError,
-    parse_ted_search_response,
-    ted_query_for_germany,
-    ted_search_body,
-)
+from sources.parsers.ted_json import TedParseError, parse_ted_search_response
+from sources.parsers.ted_query import MAX_PAGE_SIZE, TED_FIELDS, ted_query_for_germany, ted_search_body
 from sources.registry import register
 
 __all__ = ["DEFAULT_API_URL", "TedAdapter", "fetch_window"]

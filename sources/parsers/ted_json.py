@@ -1,5 +1,7 @@
 """TED Search API v3 (POST https://api.ted.europa.eu/v3/notices/search) results -> ``NoticeRecord``.
 
+What is asked for (the query, the request body, ``TED_FIELDS``) is ``sources.parsers.ted_query``.
+
 Why JSON search results and not the notice XML: one request returns up to 250 notices
 with exactly the fields we ask for (``TED_FIELDS``), anonymously. The price is a flat,
 lossy shape: every field is a per-notice list (lot-level fields are *not* grouped by
@@ -26,16 +28,13 @@ Decisions and limits:
   changed notice's UUID.
 * Status of a result notice is AWARDED: whether a CAN announces a non-award is not
   visible in the requested fields.
-* The field names in ``TED_FIELDS`` beyond those present in the saved fixture are
-  taken from public TED clients, not from the live field list: TED answers 400 for
-  unknown names, so a rename there fails loudly, not silently.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -60,106 +59,14 @@ from kernel.vocabulary.regions import nuts_codes_from
 from kernel.vocabulary.statuses import TenderStatus
 from sources.parsers.ted_results import ted_awards
 
-__all__ = [
-    "TED_FIELDS",
-    "TedParseError",
-    "parse_ted_notice",
-    "parse_ted_search_response",
-    "pick_language",
-    "ted_query_for_germany",
-    "ted_search_body",
-]
+__all__ = ["TedParseError", "parse_ted_notice", "parse_ted_search_response", "pick_language"]
 
 TED_NOTICE_URL = "https://ted.europa.eu/de/notice/-/detail/{}"
-MAX_PAGE_SIZE = 250  # TED's documented maximum "limit"
 PREFERRED_LANGUAGES = ("deu", "ger", "de", "eng", "en")
-
-TED_FIELDS: tuple[str, ...] = (
-    "publication-number",
-    "notice-identifier",
-    "procedure-identifier",
-    "change-notice-version-identifier",
-    "notice-type",
-    "form-type",
-    "publication-date",
-    "notice-title",
-    "title-proc",
-    "description-proc",
-    "identifier-lot",
-    "title-lot",
-    "description-lot",
-    "buyer-name",
-    "buyer-country",
-    "buyer-internet-address",
-    "procedure-type",
-    "classification-cpv",
-    "place-of-performance",
-    "place-of-performance-city-lot",
-    "place-of-performance-post-code-lot",
-    "place-of-performance-country-lot",
-    "estimated-value-proc",
-    "estimated-value-cur-proc",
-    "estimated-value-lot",
-    "estimated-value-cur-lot",
-    "deadline-receipt-tender-date-lot",
-    "deadline-receipt-tender-time-lot",
-    "deadline-receipt-request-date-lot",
-    "deadline-receipt-request-time-lot",
-    "document-url-lot",
-    "submission-url-lot",
-    "winner-name",
-    "winner-identifier",
-    "winner-city",
-    "winner-country",
-    "tender-value",
-    "tender-value-cur",
-    "received-submissions-type-code",
-    "received-submissions-type-val",
-    "buyer-post-code",
-    "buyer-city",
-    "buyer-email",
-    "contract-nature",
-    "contract-duration-start-date-lot",
-    "contract-duration-end-date-lot",
-)
 
 
 class TedParseError(ValueError):
     """The bytes are no TED search response, or one notice object is unusable."""
-
-
-def ted_query_for_germany(*, published_from: date, published_to: date) -> str:
-    """Expert query for notices bought in or performed in Germany, publication dates inclusive.
-
-    ``buyer-country`` and ``place-of-performance-country-lot`` are result fields of the saved
-    fixture; that both are searchable with ``=`` follows public clients, not TED's docs.
-    """
-    if published_from > published_to:
-        raise ValueError("published_from is after published_to")
-    return (
-        "(buyer-country=DEU OR place-of-performance-country-lot=DEU)"
-        f" AND publication-date>={published_from:%Y%m%d} AND publication-date<={published_to:%Y%m%d}"
-    )
-
-
-def ted_search_body(*, query: str, page_size: int, iteration_token: str | None, fields: tuple[str, ...]) -> dict:
-    """Body for POST /v3/notices/search in ITERATION mode (no 15,000-result ceiling of page mode).
-
-    ``scope`` "ALL" so award and expired notices of the date window come back too.
-    """
-    if not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise ValueError(f"page_size must be within 1..{MAX_PAGE_SIZE}, got {page_size}")
-    body: dict[str, Any] = {
-        "query": query,
-        "fields": list(fields),
-        "limit": page_size,
-        "scope": "ALL",
-        "checkQuerySyntax": False,
-        "paginationMode": "ITERATION",
-    }
-    if iteration_token:
-        body["iterationNextToken"] = iteration_token
-    return body
 
 
 def parse_ted_search_response(data: bytes) -> tuple[list[NoticeRecord], str | None, list[str]]:

@@ -22,7 +22,7 @@ from kernel.vocabulary.statuses import TenderStatus
 from kernel.vocabulary.time_zone import BERLIN
 from sources.adapters.base import AdapterError, FetchedBatch, SourceConfig
 from sources.adapters.ted import BYTES_PER_DOE_MEMBER, DEFAULT_API_URL, TedAdapter, fetch_window
-from sources.parsers.ted_json import TED_FIELDS
+from sources.parsers.ted_query import TED_FIELDS
 from sources.registry import get_adapter
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "ted"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
 
@@ -12,15 +12,7 @@ import pytest
 
 from kernel.records import NoticeKind
 from kernel.vocabulary.statuses import TenderStatus
-from sources.parsers.ted_json import (
-    TED_FIELDS,
-    TedParseError,
-    parse_ted_notice,
-    parse_ted_search_response,
-    pick_language,
-    ted_query_for_germany,
-    ted_search_body,
-)
+from sources.parsers.ted_json import TedParseError, parse_ted_notice, parse_ted_search_response, pick_language
 
 FIXTURE = (
     Path(__file__).resolve().parents[2]
@@ -208,45 +200,6 @@ class TestFieldsNotInFixture:
     def test_kinds(self, notice_type, form_type, kind):
         notice = {"publication-number": "1-2026", "notice-type": notice_type, "form-type": form_type}
         assert parse_ted_notice(notice).kind is kind
-
-
-class TestSearchRequest:
-    def test_query(self):
-        query = ted_query_for_germany(published_from=date(2026, 1, 1), published_to=date(2026, 1, 2))
-        assert query == (
-            "(buyer-country=DEU OR place-of-performance-country-lot=DEU)"
-            " AND publication-date>=20260101 AND publication-date<=20260102"
-        )
-        with pytest.raises(ValueError):
-            ted_query_for_germany(published_from=date(2026, 1, 2), published_to=date(2026, 1, 1))
-
-    def test_body(self):
-        first = ted_search_body(query="q", page_size=250, iteration_token=None, fields=TED_FIELDS)
-        assert first["paginationMode"] == "ITERATION"
-        assert "iterationNextToken" not in first
-        assert (first["query"], first["limit"], first["fields"]) == ("q", 250, list(TED_FIELDS))
-        json.dumps(first)  # serialisable as is
-        following = ted_search_body(query="q", page_size=10, iteration_token="tok", fields=("publication-number",))
-        assert following["iterationNextToken"] == "tok"
-        with pytest.raises(ValueError):
-            ted_search_body(query="q", page_size=251, iteration_token=None, fields=TED_FIELDS)
-
-    def test_fields_cover_every_fixture_key_we_parse(self, notices):
-        assert len(set(TED_FIELDS)) == len(TED_FIELDS)
-        parsed = {
-            "notice-title",
-            "title-proc",
-            "buyer-name",
-            "classification-cpv",
-            "place-of-performance",
-            "publication-date",
-            "notice-type",
-            "procedure-type",
-            "winner-name",
-            "submission-url-lot",
-        }
-        assert parsed <= set(TED_FIELDS)
-        assert parsed <= set(notices[0]) | set(notices[1])
 
 
 class TestEnvelopeAndHostile:
