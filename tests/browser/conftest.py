@@ -78,7 +78,9 @@ def chromium_page(*, locale: str = "de-DE") -> Iterator:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(locale=locale)
-            page.set_default_timeout(15_000)
+            # Generous: a slow machine running the whole suite in four workers (embedded PostgreSQL on a first run)
+            # once took more than 15 s for a page; no test asserts a time.
+            page.set_default_timeout(30_000)
             yield page
         finally:
             browser.close()
