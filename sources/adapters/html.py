@@ -38,7 +38,7 @@ from kernel.normalise import (
 )
 from kernel.urls import WEB_SCHEMES, UrlRefused, parse_url
 from kernel.vocabulary.cpv import unique_cpv
-from kernel.vocabulary.regions import nuts_codes_from
+from kernel.vocabulary.regions import bundesland_for_nuts, nuts_codes_from
 
 __all__ = [
     "HtmlPage",
@@ -221,6 +221,21 @@ class NoticeFacts:
     def country(self) -> str:
         """ "DEU" when the place is German (PLZ or German NUTS code), else unknown."""
         return "DEU" if self.postal_code or any(code.startswith("DE") for code in self.nuts_codes) else ""
+
+    def record_fields(self) -> dict:
+        """The ``NoticeRecord`` fields a detail page alone decides, the same for every portal: what, where, how much."""
+        return {
+            "description": self.description,
+            "cpv_codes": self.cpv_codes,
+            "nuts_codes": self.nuts_codes,
+            "bundesland": bundesland_for_nuts(self.nuts_codes),
+            "postal_code": self.postal_code,
+            "town": self.town,
+            "country": self.country,
+            "estimated_value": self.estimated_value,
+            "currency": self.currency if self.estimated_value is not None else "",
+            "questions_deadline": self.questions_deadline,
+        }
 
 
 def notice_facts(values: LabelValues, labels: Mapping[str, Iterable[str]]) -> NoticeFacts:

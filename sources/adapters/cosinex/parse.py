@@ -17,7 +17,6 @@ from kernel.records import NoticeKind, NoticeRecord
 from kernel.vocabulary.legal_basis import legal_basis_in_text
 from kernel.vocabulary.procedures import procedure_type_code
 from kernel.vocabulary.provenance import Origin
-from kernel.vocabulary.regions import bundesland_for_nuts
 from kernel.vocabulary.statuses import TenderStatus
 from sources.adapters.html import (
     HtmlPage,
@@ -353,21 +352,12 @@ def notice_record(
         status=notice_status(kind),
         portal_references=(f"cosinex:{cx_id}",) if cx_id else (),
         title=(row.title if row else "") or facts.title,
-        description=facts.description,
         buyer_name=(row.buyer_name if row else "") or facts.buyer_name,
         procedure_type=procedure,
         legal_basis=legal_basis_in_text(rule),
-        cpv_codes=facts.cpv_codes,
-        nuts_codes=facts.nuts_codes,
-        bundesland=bundesland_for_nuts(facts.nuts_codes),
-        postal_code=facts.postal_code,
-        town=facts.town,
-        country=facts.country,
-        estimated_value=facts.estimated_value,
-        currency=facts.currency if facts.estimated_value is not None else "",
         published_at=(row.published_at if row else None) or facts.published_at,
         submission_deadline=_deadline(row, project),
-        questions_deadline=facts.questions_deadline,
+        **facts.record_fields(),
         documents_url=project.documents_url if project is not None else "",
         url=row.url if row is not None and (row.is_cx or not cx_id) else notice_url(base_url, cx_id),
         payload={

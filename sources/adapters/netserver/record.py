@@ -8,7 +8,6 @@ from kernel.records import NoticeKind, NoticeRecord
 from kernel.vocabulary.legal_basis import legal_basis_code, legal_basis_in_text
 from kernel.vocabulary.procedures import procedure_type_code
 from kernel.vocabulary.provenance import Origin
-from kernel.vocabulary.regions import bundesland_for_nuts
 from kernel.vocabulary.statuses import TenderStatus
 from sources.adapters.html import NoticeFacts
 
@@ -60,21 +59,12 @@ def notice_record(
         status=TenderStatus.AWARDED if kind is NoticeKind.AWARD else TenderStatus.ACTIVE,
         portal_references=tuple(references),
         title=facts.title or (row.title if row else ""),
-        description=facts.description,
         buyer_name=(row.buyer_name if row else "") or facts.buyer_name,
         procedure_type=_procedure_code(procedure),
         legal_basis=legal_basis_in_text(legal_framework) or legal_basis_code(legal_framework),
-        cpv_codes=facts.cpv_codes,
-        nuts_codes=facts.nuts_codes,
-        bundesland=bundesland_for_nuts(facts.nuts_codes),
-        postal_code=facts.postal_code,
-        town=facts.town,
-        country=facts.country,
-        estimated_value=facts.estimated_value,
-        currency=facts.currency if facts.estimated_value is not None else "",
         published_at=(row.published_at if row else None) or facts.published_at,
         submission_deadline=(row.submission_deadline if row else None) or facts.submission_deadline,
-        questions_deadline=facts.questions_deadline,
+        **facts.record_fields(),
         documents_url=documents,
         url=url or detail_url(base_url, oid=oid, category=category),
         payload={
