@@ -56,14 +56,16 @@ def bid_defaults_ensure() -> None:
     stage_table, reason_table = BidStage._meta.db_table, DecisionReason._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {stage_table} (name, kind, position) "
-            "SELECT d.name, d.kind, d.position "
-            "FROM unnest(%s::text[], %s::text[], %s::int[]) AS d(name, kind, position) "
+            f"INSERT INTO {stage_table} (name, kind, position, reminders) "
+            "SELECT d.name, d.kind, d.position, d.reminders "
+            "FROM unnest(%s::text[], %s::text[], %s::int[], %s::boolean[]) AS d(name, kind, position, reminders) "
             f"WHERE NOT EXISTS (SELECT 1 FROM {stage_table}) ON CONFLICT DO NOTHING",
             [
                 [name for name, _kind in DEFAULT_STAGES],
                 [str(kind) for _name, kind in DEFAULT_STAGES],
                 list(range(len(DEFAULT_STAGES))),
+                # Closed stages start switched off, as migration 0012 left those of existing boards.
+                [kind == BidStageKind.OPEN for _name, kind in DEFAULT_STAGES],
             ],
         )
         cursor.execute(

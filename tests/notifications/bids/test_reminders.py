@@ -270,3 +270,20 @@ def test_the_calendar_carries_every_item_of_my_cards_with_my_alarms(alpha):
     assert participation.count("BEGIN:VALARM") == 2
     assert "TRIGGER:-P5D" in participation and "TRIGGER:-P2D" in participation
     assert f"card-{card.pk}-angebotsfrist@{host}" in blocks
+
+
+@pytest.mark.django_db
+def test_a_board_written_anew_starts_with_reminders_off_in_its_closed_stages(alpha):
+    from notifications.bid_cards import bid_defaults_ensure
+
+    with schema_context(alpha.schema_name):
+        BidCard.objects.all().delete()
+        BidStage.objects.all().delete()
+        bid_defaults_ensure()
+        stages = {stage.name: (stage.kind, stage.reminders) for stage in BidStage.objects.all()}
+    assert stages["neu"] == ("open", True) and stages["abgegeben"] == ("open", True)
+    assert {name: reminders for name, (kind, reminders) in stages.items() if kind != "open"} == {
+        "gewonnen": False,
+        "verloren": False,
+        "nicht angeboten": False,
+    }
