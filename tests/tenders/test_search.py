@@ -325,6 +325,13 @@ def test_relevance_ranks_its_candidates_without_filtering_them_again(ids):
     sql = str(tender_search(filters=filters, order="relevance", now=NOW).query)
     assert sql.count("@@") == 1, sql
     assert sql.count("IN (Bayern)") == 1, sql
+    # Without a place the last week is read first: the words once in its part and once in the part of every
+    # match (only one of them runs), never outside.
+    filters = parse_filters({"q": ["Straßenbau"], "cpv": ["45"]})
+    sql = str(tender_search(filters=filters, order="relevance", now=NOW).query)
+    assert sql.count("@@") == 2, sql
+    assert 'WHERE "tenders_tender"."id" IN (WITH recent AS MATERIALIZED (' in sql
+    assert sql.rsplit("AS every_match", 1)[1].count("@@") == 0, sql
 
 
 def test_a_deadline_ordered_keyword_search_keeps_the_filters_indexes(ids):

@@ -214,3 +214,57 @@ def test_relevance_leaves_out_a_better_match_older_than_the_newest_candidates(id
     monkeypatch.setattr(tenders.search, "RANK_CANDIDATES", 3)
     ranked = list(tender_search(filters=TenderFilters(q="Reinigung"), order="relevance", now=NOW))
     assert len(ranked) == 3 and ids["reinigung"] not in {tender.pk for tender in ranked}
+
+
+# Days before NOW the four "Reinigung" tenders were published (None: never); RECENT_CANDIDATES_WINDOW is 7 days.
+@pytest.mark.parametrize(
+    "published_days_ago",
+    [
+        {"gebaeude": 1, "unterhalt": 2, "buero": 3, "reinigung": 30},  # the last week holds the two newest
+        {"gebaeude": 1, "unterhalt": 12, "buero": 20, "reinigung": 30},  # one of them is older
+        {"gebaeude": 10, "unterhalt": 12, "buero": 20, "reinigung": 30},  # none in the last week
+        {"gebaeude": None, "unterhalt": 2, "buero": None, "reinigung": 30},  # never published sorts last
+        {"gebaeude": -2, "unterhalt": 6, "buero": 8, "reinigung": 7},  # dated ahead; the window's edge
+    ],
+)
+def test_relevance_candidates_are_the_newest_whether_the_last_week_holds_them_or_not(
+    ids, monkeypatch, published_days_ago
+):
+    from datetime import timedelta
+
+    import tenders.search
+
+    for key, days in published_days_ago.items():
+        Tender.objects.filter(pk=ids[key]).update(published_at=None if days is None else NOW - timedelta(days=days))
+    monkeypatch.setattr(tenders.search, "RANK_CANDIDATES", 2)
+    ranked = tender_search(filters=TenderFilters(q="Reinigung"), order="relevance", now=NOW)
+    every = tender_search(filters=TenderFilters(q="Reinigung"), order="published", now=NOW)
+    assert sorted(ranked.values_list("id", flat=True)) == sorted(every.values_list("id", flat=True)[:2])
+
+
+@pytest.mark.parametrize(("days_ago", "every_match_read"), [((1, 2, 3, 30), False), ((1, 12, 20, 30), True)])
+def test_relevance_reads_every_match_only_if_the_last_week_holds_too_few(ids, monkeypatch, days_ago, every_match_read):
+    from datetime import timedelta
+
+    import tenders.search
+
+    for key, days in zip(("gebaeude", "unterhalt", "buero", "reinigung"), days_ago, strict=True):
+        Tender.objects.filter(pk=ids[key]).update(published_at=NOW - timedelta(days=days))
+    monkeypatch.setattr(tenders.search, "RANK_CANDIDATES", 2)
+    sql, params = tender_search(
+        filters=TenderFilters(q="Reinigung"), order="relevance", now=NOW
+    ).query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) {sql}", params)
+        plan = cursor.fetchone()[0]
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+
+    def gated_parts(node):
+        # The part of every match sits below a Result whose one-time filter says "fewer than the bound".
+        if "< " in node.get("One-Time Filter", ""):
+            yield node["Plans"][-1]
+        for child in node.get("Plans", []):
+            yield from gated_parts(child)
+
+    (every_match,) = gated_parts(plan[0]["Plan"])
+    assert (every_match["Actual Loops"] > 0) is every_match_read
