@@ -350,6 +350,21 @@ def keyword_query_build(*, q: str) -> KeywordQuery:
     """
     if not q:
         return KeywordQuery(text=q)
+    statement, values = _keyword_statement(q)
+    tsquery, rewritten, positive, stems = _rewrite_answer(statement, values, keywords_version())
+    lexemes = frozenset(stems or ())
+    synonyms = frozenset(
+        lexeme.replace("''", "'") for lexeme in _LEXEMES.findall(rewritten or "") if not lexeme.startswith("§")
+    )
+    return KeywordQuery(
+        text=q, tsquery=tsquery, lexemes=lexemes, synonyms=synonyms - lexemes, positive_tsquery=positive or ""
+    )
+
+
+@lru_cache(maxsize=1024)  # pure in ``q``; compiling cost a search page about a millisecond of Python
+def _keyword_statement(q: str) -> tuple[str, tuple]:
+    """The keyword statement for ``q`` and its values (lists as tuples): the words' spellings, parts, heads and
+    goods are Python's; what the database holds (thesaurus, title vocabulary) the statement itself reads."""
     compiler = Query(None).get_compiler(connection=connection)
 
     def compiled(query: SearchQuery) -> tuple[str, list]:
@@ -375,14 +390,7 @@ def keyword_query_build(*, q: str) -> KeywordQuery:
         tuple(v) if isinstance(v, list) else v
         for v in (*full_params, *synonyms_params, *positive_params, sorted(highlight_words(q)))
     )
-    tsquery, rewritten, positive, stems = _rewrite_answer(statement, values, keywords_version())
-    lexemes = frozenset(stems or ())
-    synonyms = frozenset(
-        lexeme.replace("''", "'") for lexeme in _LEXEMES.findall(rewritten or "") if not lexeme.startswith("§")
-    )
-    return KeywordQuery(
-        text=q, tsquery=tsquery, lexemes=lexemes, synonyms=synonyms - lexemes, positive_tsquery=positive or ""
-    )
+    return statement, values
 
 
 # Keyed by everything the answer depends on: the statement and its values (the words, their parts and
