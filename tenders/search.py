@@ -30,7 +30,7 @@ RANK_CANDIDATES = 1000
 # Where the newest candidates are looked for first: a frequent word has thousands of open matches, and the
 # newest thousand of them were all published within days. Reading only the last week's matches (the word's
 # index and the publication index intersected before any row is read) visits a fifth of the rows; a word with
-# fewer matches that week falls back to all its matches, at the cost of one more index lookup.
+# fewer matches that week falls back to all its matches, at the cost of having looked at the week.
 RECENT_CANDIDATES_WINDOW = timedelta(days=7)
 # ts_rank's weights for D, C, B, A (SEARCH_VECTOR_EXPRESSION): a title word counts 2.5 times a buyer's or
 # a title part's, 10 times a description's, 20 times a CPV label's (PostgreSQL's default: 0.1, 0.2, 0.4,
@@ -115,10 +115,9 @@ def newest_candidates(queryset: QuerySet[Tender], *, bound: int, since: datetime
     """The ids of the newest ``bound`` tenders of ``queryset`` (published first, then id), as one subquery.
 
     With ``since``, they are looked for among those published since then first; only if fewer than ``bound``
-    were, among all.
-    The answer is the same either way: every tender left out of the recent part was published earlier (or
-    never), so it sorts after all of them. PostgreSQL evaluates the two counts once, before either part, and
-    never starts the part whose count rules it out (a one-time filter).
+    were, among all. The answer is the same either way: every tender left out of the recent part was published
+    earlier (or never), so it sorts after all of them. PostgreSQL evaluates the recent part's count once, before
+    either part, and never starts the part its count rules out (a one-time filter).
     """
     newest = queryset.order_by(F("published_at").desc(nulls_last=True), "-id").values("pk")
     if since is None:

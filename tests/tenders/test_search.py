@@ -341,3 +341,24 @@ def test_a_deadline_ordered_keyword_search_keeps_the_filters_indexes(ids):
     parts = tender_search(filters=filters, order="deadline", now=NOW).querysets()
     assert parts and not any("COALESCE" in str(part.query) for part in parts)
     assert "COALESCE" in str(tender_search(filters=filters, order="relevance", now=NOW).query)
+
+
+@pytest.mark.parametrize(
+    ("params", "week_first"),
+    [
+        ({"q": ["Straßenbau"]}, True),
+        ({"q": ["Straßenbau"], "deadline_days": ["30"]}, True),
+        ({"q": ["Straßenbau"], "cpv": ["45"]}, True),
+        ({"q": ["Straßenbau"], "bundesland": ["Bayern"]}, False),
+        ({"q": ["Straßenbau"], "plz": ["80"]}, False),
+        ({"q": ["Straßenbau"], "kreis": ["09162"]}, False),
+        ({"q": ["Straßenbau"], "umkreis_plz": ["80331"], "umkreis_km": ["20"]}, False),
+        ({"q": ["Straßenbau"], "portal": ["doe"]}, False),
+        ({"q": ["Straßenbau"], "value_min": ["100000"]}, False),
+        ({"q": ["Straßenbau"], "value_max": ["100000"]}, False),
+        ({"q": ["Straßenbau"], "cpv": ["45233120"]}, False),
+    ],
+)
+def test_relevance_reads_the_last_week_first_unless_a_filter_leaves_it_few(ids, params, week_first):
+    sql = str(tender_search(filters=parse_filters(params), order="relevance", now=NOW).query)
+    assert ("WITH recent AS MATERIALIZED" in sql) is week_first, sql
