@@ -128,7 +128,7 @@ def load_corpus(now: datetime) -> dict[str, int]:
     """Ingest the corpus through the real ingest; tender id by key."""
     records = {**_real_records(), **_constructed_records(now)}
     notices_ingest(records=list(records.values()), now=now, use_fingerprint=False)
-    search_vocabulary_refresh()  # the title words a compound's head is searched in (tenders.fulltext.HeadQuery)
+    search_vocabulary_refresh()  # the title words a compound's head is searched in (tenders.title_forms.HeadQuery)
     ids = {
         (source, notice): tender_id
         for source, notice, tender_id in TenderSource.objects.values_list("source", "source_notice_id", "tender_id")

@@ -316,7 +316,7 @@ def run(*, n: int | None) -> None:
         cursor.execute("SELECT pg_size_pretty(pg_total_relation_size(%s))", [TABLE])
         print(f"table with indexes: {cursor.fetchone()[0]}")
     started = time.perf_counter()
-    search_vocabulary_refresh()  # the title words a compound's head is searched in (tenders.fulltext.HeadQuery)
+    search_vocabulary_refresh()  # the title words a compound's head is searched in (tenders.title_forms.HeadQuery)
     print(f"search vocabulary refreshed in {time.perf_counter() - started:.1f}s")
 
     search = measure(portal_query, now=now)

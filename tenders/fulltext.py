@@ -5,7 +5,7 @@ their meaning, and malformed input never raises) together with its other spellin
 umlauts written out ("Muell" also finds "Müll") and, for a compound, its parts
 ("Reinigungsdienste" also finds "Reinigung" and "Dienste" in one tender) and its head
 offered as a service in a title ("Gebäudereinigung" also finds "Reinigungsdienste", mostly ranked
-lower: ``HeadQuery``). Words are ANDed; ``or`` between two words ORs them.
+lower: ``tenders.title_forms.HeadQuery``). Words are ANDed; ``or`` between two words ORs them.
 
 A ``"phrase"`` finds its words in order across hyphens (``PhraseQuery``): the parser indexes
 "Henning-von-Tresckow-Kaserne" as the whole word followed by its pieces, so "Bewachung Henning"
@@ -40,7 +40,6 @@ from django.db.models import Func, Value
 from django.db.models.sql import Query
 
 from kernel.vocabulary.search_words import (
-    SERVICE_WORDS,
     highlight_words,
     phrase_steps,
     plain_words,
@@ -48,6 +47,7 @@ from kernel.vocabulary.search_words import (
     word_alternatives,
     word_head,
 )
+from tenders.title_forms import MIN_GOODS_WORD, GoodsQuery, HeadQuery, tsquery_operand
 
 _LEXEMES = re.compile(r"'((?:[^']|'')+)'")
 
@@ -89,11 +89,6 @@ class SynonymRewrite(SearchQuery):
         Func.__init__(self, query, Value(SYNONYM_REWRITE_SQL))
 
 
-def _tsquery_operand(word: str, weights: str = SYNONYM_WEIGHTS) -> str:
-    """``word`` as one quoted ``to_tsquery`` operand restricted to ``weights``: never an operator."""
-    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "':" + weights
-
-
 def synonym_rewrite_text(words: list[str] | tuple[str, ...]) -> str:
     """``to_tsquery`` text finding each of ``words`` and its spellings.
 
@@ -102,7 +97,9 @@ def synonym_rewrite_text(words: list[str] | tuple[str, ...]) -> str:
     would find much the typed word does not mean.
     """
     alternatives = dict.fromkeys(alt for word in words for alt in word_alternatives(word, parts=False))
-    return " | ".join("(" + " & ".join(map(_tsquery_operand, alt.split())) + ")" for alt in alternatives)
+    return " | ".join(
+        "(" + " & ".join(tsquery_operand(word, SYNONYM_WEIGHTS) for word in alt.split()) + ")" for alt in alternatives
+    )
 
 
 class TsQueryConstant(SearchQuery):
@@ -113,73 +110,6 @@ class TsQueryConstant(SearchQuery):
     def __init__(self, text: str):
         self.config, self.invert = None, False
         Func.__init__(self, Value(text))
-
-
-# A compound's head counts where a title offers its work as a service: "Reinigungsdienste" or
-# "Reinigungsdienstleistungen" for "Gebäudereinigung". Not as the head of another compound
-# ("Straßenreinigung", "Kanalreinigung": other work), not for supplies ("Reinigungsmittel"), not in
-# descriptions. The forms searched are the title words that exist (the vocabulary of
-# ``tenders.suggestions``, refreshed daily): the tsquery then holds a few real lexemes the planner
-# estimates from the statistics, where a prefix (``'reinigung':*``) made it expect 65,000 matches for a
-# rare word and walk the deadline index of a million rows. Each form is one term among the word's many,
-# so ts_rank mostly puts such a tender below one that says the compound.
-_SERVICE_FORM = "^{head}(s|n|e|en|es)?(" + "|".join(SERVICE_WORDS) + ")$"
-# The title words (A) of the search vocabulary that begin with a word (LIKE) and have one of its forms (regex):
-# one tsquery text, for ``HeadQuery`` and ``GoodsQuery``.
-_TITLE_FORMS_SQL = (
-    "SELECT string_agg(v.word || ':A', ' | ') FROM tenders_search_vocabulary v WHERE v.word LIKE %s AND v.word ~ %s"
-)
-
-
-class HeadQuery(SearchQuery):
-    """The title words that are a compound query word's head followed by a service word, in titles (A)."""
-
-    def __init__(self, head: str):
-        self.config, self.invert = None, False
-        self.head = head  # word_head returns letters only: no LIKE wildcard, no regex operator
-        Func.__init__(self)
-
-    def as_sql(self, compiler, connection, **extra_context):
-        sql = f"coalesce(to_tsquery('german', ({_TITLE_FORMS_SQL})), ''::tsquery)"
-        return sql, [self.head + "%", _SERVICE_FORM.format(head=self.head)]
-
-
-# Goods named after the work they serve: "Reinigungsmittel" are no "Reinigung", "Mähgeräte" no "Mahd".
-GOODS_WORDS = (
-    "mittel",
-    "mitteln",
-    "gerät",
-    "geräte",
-    "geräten",
-    "maschine",
-    "maschinen",
-    "material",
-    "materialien",
-    "fahrzeug",
-    "fahrzeuge",
-    "fahrzeugen",
-    "produkte",
-    "produkten",
-    "artikel",
-    "bedarf",
-    "zubehör",
-)
-MIN_GOODS_WORD = 5
-_GOODS_FORM = "^{word}(s|n|e|en|es)?(" + "|".join(GOODS_WORDS) + ")$"
-
-
-class GoodsQuery(SearchQuery):
-    """Titles (A) naming goods after a plain query word ("Reinigungsmitteln" for "Reinigung"), not the word itself."""
-
-    def __init__(self, word: str):
-        self.config, self.invert = None, False
-        self.word = word
-        Func.__init__(self)
-
-    def as_sql(self, compiler, connection, **extra_context):
-        sql = f"coalesce(to_tsquery('german', ({_TITLE_FORMS_SQL})) && !!to_tsquery('german', %s), ''::tsquery)"
-        sql = f"!!({sql})" if self.invert else sql
-        return sql, [self.word + "%", _GOODS_FORM.format(word=self.word), _tsquery_operand(self.word, "A")]
 
 
 class PhraseQuery(SearchQuery):
@@ -227,7 +157,7 @@ def keywords_version() -> str:
 
 
 class TsQueryText(SearchQuery):
-    """``to_tsquery('german', text)`` over operands we wrote ourselves (``_tsquery_operand``)."""
+    """``to_tsquery('german', text)`` over operands we wrote ourselves (``tsquery_operand``)."""
 
     def __init__(self, text: str):
         self.config, self.invert = None, False
@@ -252,7 +182,7 @@ def _word_query(token: str) -> SearchQuery:
     query = reduce(or_, (_websearch(text) for text in whole))
     for text in word_alternatives(token):
         if text not in whole:
-            query |= TsQueryText(" & ".join(_tsquery_operand(part, PART_WEIGHTS) for part in text.split()))
+            query |= TsQueryText(" & ".join(tsquery_operand(part, PART_WEIGHTS) for part in text.split()))
             query |= SearchQuery(text, config="german", search_type="phrase")
     return query
 

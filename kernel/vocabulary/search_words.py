@@ -49,7 +49,7 @@ _GENERIC_HEADS = frozenset(
     """.split()  # noqa: SIM905  (a word list reads better as text)
 )
 # The words of a title that offer work as a service: "Reinigungsdienste" is what "Gebäudereinigung" may
-# mean, "Reinigungsmittel" is not (``word_head``, ``tenders.fulltext.HeadQuery``).
+# mean, "Reinigungsmittel" is not (``word_head``, ``tenders.title_forms.HeadQuery``).
 SERVICE_WORDS = ("dienst", "dienste", "dienstleistung", "dienstleistungen", "leistung", "leistungen", "arbeiten")
 # A shorter head ("bus", "halt", "ecke") is as often a splitting accident as a word of its own.
 MIN_HEAD_LENGTH = 5
