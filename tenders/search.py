@@ -51,6 +51,7 @@ def tender_search(
     now: datetime,
     keywords: KeywordQuery | None = None,
     candidates: int | None = None,
+    shown: int | None = None,
 ) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """Tenders matching ``filters``, sorted by ``order`` (relevance, deadline or published).
 
@@ -66,7 +67,10 @@ def tender_search(
     ``keywords``: ``keyword_query_build(q=filters.q)``, built once by a caller that lists, counts and
     highlights the same search; without it the keywords are built here. ``candidates``: how many of the
     newest matches a relevance list ranks (``RANK_CANDIDATES`` by default; one more than a count's bound lets
-    the list count itself).
+    the list count itself). ``shown``: how many of a relevance list's first rows the caller reads at most (a
+    page's end, plus one to know whether there is more); the list then holds only those, ranked where the
+    candidates are read, so the rows of the others are never fetched again. Without it the list holds every
+    candidate (a caller that counts them or filters them further needs them all).
     """
     keywords = keywords.check_for(filters.q) if keywords is not None else keyword_query_build(q=filters.q)
     # One meaning everywhere: no status named = open tenders only, as in saved searches (effective_filters).
@@ -80,8 +84,13 @@ def tender_search(
         # The candidates carry every filter; the outer statement only ranks them. Repeating the filters there
         # made PostgreSQL run the word and Land bitmaps a second time for the semi-join (165 -> 80 ms at 1M).
         since = now - RECENT_CANDIDATES_WINDOW if _recent_part_may_fill(filters) else None
+        listed = (
+            newest_candidates(queryset, bound=bound, since=since)
+            if shown is None
+            else best_ranked(queryset, bound=bound, since=since, keywords=keywords, shown=shown)
+        )
         return (
-            Tender.objects.filter(pk__in=newest_candidates(queryset, bound=bound, since=since))
+            Tender.objects.filter(pk__in=listed)
             .annotate(rank=SearchRank(F("search_vector"), keywords.rank_search, weights=RANK_WEIGHTS))
             .order_by("-rank", F("submission_deadline").asc(nulls_last=True), "-id")
         )
@@ -119,18 +128,54 @@ def newest_candidates(queryset: QuerySet[Tender], *, bound: int, since: datetime
     earlier (or never), so it sorts after all of them. PostgreSQL evaluates the recent part's count once, before
     either part, and never starts the part its count rules out (a one-time filter).
     """
-    newest = queryset.order_by(F("published_at").desc(nulls_last=True), "-id").values("pk")
     if since is None:
-        return newest[:bound]
-    recent_sql, recent_params = newest.filter(published_at__gte=since)[:bound].query.sql_with_params()
-    every_sql, every_params = newest[:bound].query.sql_with_params()
+        return _newest(queryset, ("pk",))[:bound]
+    return RawSQL(*_newest_sql(queryset, bound=bound, since=since, columns=("pk",)))  # noqa: S611
+
+
+def best_ranked(
+    queryset: QuerySet[Tender], *, bound: int, since: datetime | None, keywords: KeywordQuery, shown: int
+) -> RawSQL:
+    """The ids of the ``shown`` best ranked of the newest candidates, ranked as ``tender_search`` orders them.
+
+    The candidates carry their search words and deadline out of the rows they were read from, so the ranking
+    needs no second read of any row; the list's statement then fetches only these.
+    """
+    sql, params = _newest_sql(
+        queryset, bound=bound, since=since, columns=("pk", "submission_deadline", "search_vector")
+    )
+    # The same rank, weights and order as the list's own (SearchRank over ``keywords.rank_search``, then the
+    # deadline, then the newest id), so these are exactly its first ``shown`` rows.
+    ranked = (
+        f"SELECT pk FROM ({sql}) AS candidates "  # noqa: S608
+        "ORDER BY ts_rank(%s::float4[], search_vector, %s::tsquery) DESC, submission_deadline ASC NULLS LAST, "
+        "pk DESC LIMIT %s"
+    )
+    rank_query = keywords.positive_tsquery or keywords.tsquery
+    return RawSQL(ranked, (*params, RANK_WEIGHTS, rank_query, shown))  # noqa: S611
+
+
+def _newest(queryset: QuerySet[Tender], columns: tuple[str, ...]) -> QuerySet:
+    return queryset.order_by(F("published_at").desc(nulls_last=True), "-id").values(*columns)
+
+
+def _newest_sql(
+    queryset: QuerySet[Tender], *, bound: int, since: datetime | None, columns: tuple[str, ...]
+) -> tuple[str, tuple]:
+    """SQL of the newest ``bound`` rows of ``queryset`` (``columns``), the recent part first (``newest_candidates``)."""
+    every_sql, every_params = _newest(queryset, columns)[:bound].query.sql_with_params()
+    if since is None:
+        return every_sql, tuple(every_params)
+    recent_sql, recent_params = (
+        _newest(queryset, columns).filter(published_at__gte=since)[:bound].query.sql_with_params()
+    )
     # The ORM's own SQL for both parts; every value stays a parameter.
     sql = (
         f"WITH recent AS MATERIALIZED ({recent_sql}) "  # noqa: S608
         "SELECT * FROM recent WHERE (SELECT count(*) FROM recent) >= %s "
         f"UNION ALL SELECT * FROM ({every_sql}) AS every_match WHERE (SELECT count(*) FROM recent) < %s"
     )
-    return RawSQL(sql, (*recent_params, bound, *every_params, bound))  # noqa: S611
+    return sql, (*recent_params, bound, *every_params, bound)
 
 
 def tender_detail(*, tender_id: int) -> Tender:

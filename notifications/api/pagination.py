@@ -45,12 +45,22 @@ class PageWithoutCount(BasePagination):
     page_size = 50
     max_page_size = 200
 
-    def paginate_queryset(self, queryset, request, view=None):
-        self.request = request
-        self.page_number = positive_int_param(request, self.page_query_param, default=1, maximum=MAX_PAGE)
-        self.size = positive_int_param(
+    def _page(self, request) -> tuple[int, int]:
+        """(page number, page size) asked for; a 400 naming the parameter if either is not a valid number."""
+        number = positive_int_param(request, self.page_query_param, default=1, maximum=MAX_PAGE)
+        size = positive_int_param(
             request, self.page_size_query_param, default=self.page_size, maximum=self.max_page_size
         )
+        return number, size
+
+    def rows_read(self, request) -> int:
+        """How many of a list's first rows the page asked for reads: up to its end, and one more."""
+        number, size = self._page(request)
+        return number * size + 1
+
+    def paginate_queryset(self, queryset, request, view=None):
+        self.request = request
+        self.page_number, self.size = self._page(request)
         offset = (self.page_number - 1) * self.size
         rows = list(queryset[offset : offset + self.size + 1])
         self.has_next = len(rows) > self.size

@@ -47,10 +47,13 @@ def api_key_list() -> QuerySet[ApiKey]:
     return ApiKey.objects.select_related("created_by").order_by(F("revoked_at").desc(nulls_first=True), "-created_at")
 
 
-def tender_search(*, filters: TenderFilters, order: str, now: datetime) -> QuerySet[tuple] | OpenDeadlinesFirst:
+def tender_search(
+    *, filters: TenderFilters, order: str, now: datetime, shown: int | None = None
+) -> QuerySet[tuple] | OpenDeadlinesFirst:
     """The portal's result list (``tenders.search``: same filters, same orders) as rows of the columns
-    ``tender_representations`` shapes a page from."""
-    return search.tender_search(filters=filters, order=order, now=now).values_list(*REPRESENTED_FIELDS, named=True)
+    ``tender_representations`` shapes a page from; ``shown``: the most rows the page reads (``tenders.search``)."""
+    listed = search.tender_search(filters=filters, order=order, now=now, shown=shown)
+    return listed.values_list(*REPRESENTED_FIELDS, named=True)
 
 
 def tender_detail(*, tender_id: int) -> Tender:

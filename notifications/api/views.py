@@ -92,7 +92,9 @@ class TenderListView(PartnerApiView):
         order = request.query_params.get("order") or "relevance"
         if order not in ORDERS:
             raise FieldErrors({"order": _("Erlaubt: %(orders)s.") % {"orders": ", ".join(ORDERS)}})
-        tenders = tender_search(filters=filters, order=order, now=timezone.now())
+        # A relevance list ranks its candidates where they are read and holds only what this page reads.
+        shown = self.paginator.rows_read(request)
+        tenders = tender_search(filters=filters, order=order, now=timezone.now(), shown=shown)
         return self.get_paginated_response(tender_representations(tenders=self.paginate_queryset(tenders)))
 
 

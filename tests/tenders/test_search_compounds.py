@@ -268,3 +268,45 @@ def test_relevance_reads_every_match_only_if_the_last_week_holds_too_few(ids, mo
 
     (every_match,) = gated_parts(plan[0]["Plan"])
     assert (every_match["Actual Loops"] > 0) is every_match_read
+
+
+@pytest.mark.parametrize(
+    "published_days_ago",
+    [
+        {"gebaeude": 1, "unterhalt": 2, "buero": 3, "reinigung": 30},  # the week holds the candidates
+        {"gebaeude": 10, "unterhalt": 12, "buero": None, "reinigung": 1},  # it does not: every match is read
+    ],
+)
+@pytest.mark.parametrize(
+    "filters", [TenderFilters(q="Reinigung"), TenderFilters(q="Reinigung", bundesland=("Bayern",))]
+)
+def test_a_list_of_the_shown_rows_is_the_first_rows_of_the_whole_list(ids, monkeypatch, published_days_ago, filters):
+    from datetime import timedelta
+
+    import tenders.search
+
+    for key, days in published_days_ago.items():
+        Tender.objects.filter(pk=ids[key]).update(published_at=None if days is None else NOW - timedelta(days=days))
+    Tender.objects.filter(pk__in=ids.values()).update(bundesland="Bayern")
+    monkeypatch.setattr(tenders.search, "RANK_CANDIDATES", 3)
+    whole = list(tender_search(filters=filters, order="relevance", now=NOW).values_list("id", "rank"))
+    assert len(whole) == 3
+    for shown in (1, 2, 3, 4):
+        listed = tender_search(filters=filters, order="relevance", now=NOW, shown=shown)
+        assert list(listed.values_list("id", "rank")) == whole[:shown]
+
+
+def test_a_list_of_the_shown_rows_fetches_no_other_row(ids):
+    sql, params = tender_search(
+        filters=TenderFilters(q="Reinigung"), order="relevance", now=NOW, shown=2
+    ).query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) {sql}", params)
+        plan = cursor.fetchone()[0]
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+
+    node = plan[0]["Plan"]
+    while node["Node Type"] in ("Limit", "Sort"):  # the list's order, over the rows it holds
+        node = node["Plans"][0]
+    # The rows the list's statement fetches and ranks: the two shown, not the four candidates.
+    assert node["Actual Rows"] == 2

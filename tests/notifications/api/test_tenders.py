@@ -198,3 +198,30 @@ def test_nuts_codes_come_with_their_names_beside_the_codes(alpha_api, db):
             {"code": "AT130", "name": "Österreich"},
             {"code": "DE2X9", "name": ""},
         ]
+
+
+def test_relevance_pages_walk_the_one_ranked_list(alpha_api, db):
+    from django.utils import timezone
+
+    from tenders.filters import TenderFilters
+    from tenders.search import tender_search
+
+    ingest(
+        *[
+            NoticeRecordFactory(
+                title=f"Reinigung Los {n}" if n % 2 else f"Unterhaltsreinigung Schule {n}",
+                description="Reinigung der Räume." if n % 3 else "Pflege der Flächen.",
+                published_at=datetime(2026, 9, 1 + n, 9, tzinfo=BERLIN),
+                submission_deadline=SOON + timedelta(days=n % 4),
+            )
+            for n in range(7)
+        ]
+    )
+    whole = list(
+        tender_search(filters=TenderFilters(q="Reinigung"), order="relevance", now=timezone.now()).values_list(
+            "id", flat=True
+        )
+    )
+    assert len(whole) == 7
+    pages = [_ids(alpha_api.get("/api/v1/tenders/", {"q": "Reinigung", "page_size": 3, "page": n})) for n in (1, 2, 3)]
+    assert pages == [whole[0:3], whole[3:6], whole[6:]]
