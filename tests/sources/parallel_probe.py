@@ -41,7 +41,16 @@ def is_running(pid: int) -> bool:
         return False
 
 
-def _fork_servers() -> str:
+def _fork_servers(*, settle: bool = False) -> str:
+    """This process's fork servers by pid ("-": none). ``settle``: give one that was just started up to 5 s to
+    show as one: its process exists at once, but names itself a fork server only once it has executed."""
+    deadline = time.monotonic() + (5 if settle else 0)
+    while (found := _fork_servers_now()) == "-" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return found
+
+
+def _fork_servers_now() -> str:
     servers = []
     for pid in child_pids(os.getpid()):
         try:
@@ -63,7 +72,7 @@ def prepared(workers: int) -> None:
 
     before = _fork_servers()
     prepare_workers(workers)
-    after_prepare = _fork_servers()
+    after_prepare = _fork_servers(settle=workers > 1)
     assert list(ordered_map(abs, range(-9, 0), workers=workers)) == list(range(9, 0, -1))
     print(before, after_prepare, _fork_servers())
 
