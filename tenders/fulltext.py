@@ -260,9 +260,14 @@ class KeywordQuery:
         return TsQueryConstant(self.tsquery)
 
     @property
+    def rank_tsquery(self) -> str:
+        """What the found tenders are ranked by, as tsquery text: the tsquery without its negations."""
+        return self.positive_tsquery or self.tsquery
+
+    @property
     def rank_search(self) -> SearchQuery:
-        """What ``SearchRank`` ranks the found tenders by: the tsquery without its negations (``positive_tsquery``)."""
-        return TsQueryConstant(self.positive_tsquery or self.tsquery)
+        """``rank_tsquery`` as a constant for ``SearchRank``."""
+        return TsQueryConstant(self.rank_tsquery)
 
     def check_for(self, q: str) -> KeywordQuery:
         """``self``, if it was built for the keywords ``q``; a query built for other words would disagree silently."""

@@ -151,8 +151,7 @@ def best_ranked(
         "ORDER BY ts_rank(%s::float4[], search_vector, %s::tsquery) DESC, submission_deadline ASC NULLS LAST, "
         "pk DESC LIMIT %s"
     )
-    rank_query = keywords.positive_tsquery or keywords.tsquery
-    return RawSQL(ranked, (*params, RANK_WEIGHTS, rank_query, shown))  # noqa: S611
+    return RawSQL(ranked, (*params, RANK_WEIGHTS, keywords.rank_tsquery, shown))  # noqa: S611
 
 
 def _newest(queryset: QuerySet[Tender], columns: tuple[str, ...]) -> QuerySet:
