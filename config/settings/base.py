@@ -16,6 +16,9 @@ from django.core.exceptions import ImproperlyConfigured
 from config.email_url import email_config
 from config.embedded import embedded_database_settings, filesystem_broker_options
 from config.env import env_bool, env_int, env_list, env_optional, env_str
+from config.settings.api import *  # noqa: F403 (REST_FRAMEWORK, SPECTACULAR_SETTINGS)
+from config.settings.schedules import PLATFORM_PERIODIC_TASKS  # noqa: F401 (the beat jobs, as data)
+from config.settings.tenancy import *  # noqa: F403 (apps in each schema, tenant model, URL confs, router)
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 LOCAL_DATA_DIR = Path(env_str("TENDER_RADAR_DATA_DIR", str(BASE_DIR / ".local")))
@@ -23,58 +26,6 @@ LOCAL_DATA_DIR = Path(env_str("TENDER_RADAR_DATA_DIR", str(BASE_DIR / ".local"))
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "insecure-local-development-key-change-me")
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", ".localhost", "127.0.0.1"])
-
-# --- Tenancy -----------------------------------------------------------------
-# Every app is placed deliberately (tests/test_app_placement.py checks this list):
-# public facts (tenders, sources, the tenant registry) live once in the public
-# schema; everything a company owns lives in its own schema. contrib apps that
-# hold users and sessions are installed in both: operators sign in on the public
-# host, company staff in their tenant's schema, and the two never share a row.
-APPS_IN_BOTH_SCHEMAS = [
-    "django.contrib.contenttypes",
-    "django.contrib.auth",
-    "django.contrib.sessions",
-    # Failed sign-ins are recorded next to the users they concern: a tenant's attempts and
-    # lockouts stay in its own schema, the operators' in the public one (accounts.login_throttle).
-    "axes",
-]
-
-SHARED_APPS = [
-    "django_tenants",
-    "accounts",
-    *APPS_IN_BOTH_SCHEMAS,
-    "django.contrib.admin",
-    "django.contrib.messages",
-    "django.contrib.staticfiles",
-    "django.contrib.humanize",
-    "django.contrib.postgres",
-    "django_celery_beat",
-    "rest_framework",
-    "drf_spectacular",
-    "drf_spectacular_sidecar",
-    "django_htmx",
-    "sources",
-    "tenders",
-]
-
-TENANT_APPS = [
-    *APPS_IN_BOTH_SCHEMAS,
-    "notifications",
-]
-
-INSTALLED_APPS = SHARED_APPS + [app for app in TENANT_APPS if app not in SHARED_APPS]
-
-TENANT_MODEL = "accounts.Tenant"
-# migrate_schemas --executor=multiprocessing (docker-compose.yml's migrate step): tenants in parallel.
-TENANT_MULTIPROCESSING_MAX_PROCESSES = env_int("TENANT_MULTIPROCESSING_MAX_PROCESSES", 4)
-TENANT_DOMAIN_MODEL = "accounts.Domain"
-PUBLIC_SCHEMA_NAME = "public"
-PUBLIC_SCHEMA_URLCONF = "config.urls_public"
-ROOT_URLCONF = "config.urls_tenant"
-SHOW_PUBLIC_IF_NO_TENANT_FOUND = False
-TENANT_LIMIT_SET_CALLS = True
-
-DATABASE_ROUTERS = ("django_tenants.routers.TenantSyncRouter",)
 
 
 def database_settings(*, allow_embedded: bool) -> dict:
@@ -363,38 +314,6 @@ globals().update(email_config(EMAIL_URL).settings())
 # Comma-separated Fernet keys, newest first; older keys still decrypt (rotation).
 SECRETS_ENCRYPTION_KEYS = env_list("SECRETS_ENCRYPTION_KEYS", [])
 
-# --- API -------------------------------------------------------------------------
-REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    # API keys only, for every view including the schema and docs: no Basic authentication (a
-    # password oracle without CSRF) and no session (the portal never calls the API itself).
-    "DEFAULT_AUTHENTICATION_CLASSES": ["notifications.api.authentication.ApiKeyAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    # JSON only, refused with our own message (never the decoder's text) and without recursion limits hit
-    # (notifications.api.parsers); no form or multipart parsing behind any API view.
-    "DEFAULT_PARSER_CLASSES": ["notifications.api.parsers.JsonBodyParser"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
-    "PAGE_SIZE": 50,
-    # Partner API requests per API key (notifications.api.throttling).
-    "DEFAULT_THROTTLE_RATES": {"api_key": env_str("API_KEY_THROTTLE_RATE", "120/min")},
-}
-SPECTACULAR_SETTINGS = {
-    "TITLE": "Tender Radar API",
-    "DESCRIPTION": "German public tenders, saved searches and matches of one tenant.",
-    "VERSION": "1.0.0",
-    # Swagger UI assets are served by the app (drf-spectacular-sidecar), never from a CDN.
-    "SWAGGER_UI_DIST": "SIDECAR",
-    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
-    # "origin" names two choice sets: a notice's source rank here, a market figure's award/estimate there.
-    "ENUM_NAME_OVERRIDES": {
-        "NoticeOriginEnum": ["official", "portal_detail", "portal_list", "feed", "mail"],
-        "FigureOriginEnum": ["award", "estimate"],
-        "BidStageKindEnum": "notifications.bid_models.BidStageKind",
-        "BidDecisionEnum": "notifications.bid_models.BidDecision",
-    },
-}
-
 # --- Product -----------------------------------------------------------------------
 # The local demo (manage.py demo, its initial matching, its mail catcher and the "Postausgang (lokal)"
 # page): off here and in production; only config.settings.local switches it on.
@@ -445,28 +364,6 @@ SOURCES_FETCH_BACKOFF = {
     "jitter": "full",
 }
 
-# Periodic platform jobs written to django-celery-beat by `manage.py setup_schedules` (name -> spec).
-PLATFORM_PERIODIC_TASKS: dict[str, dict] = {
-    "tenders: mark expired": {
-        "task": "tenders.expire_tenders",
-        "minutes": 60,
-        "queue": "ingest",
-        "description": "Marks tenders whose deadline passed as expired",
-    },
-    "notifications: check mailboxes": {
-        "task": "notifications.check_all_mailboxes",
-        "minutes": 15,
-        "queue": "notify",
-        "description": "Reads portal alert e-mails from every tenant's mailbox (one jittered task per tenant)",
-    },
-}
-# Webhook events due for (re)delivery, every tenant; sending starts at once after matching, this catches retries.
-PLATFORM_PERIODIC_TASKS["notifications: send due webhooks"] = {
-    "task": "notifications.webhooks_fanout",
-    "minutes": 1,
-    "queue": "notify",
-    "description": "Queues notifications.send_due_webhooks for every active tenant",
-}
 # Webhook events after a 429/5xx/network error: 30 s doubling to 3 h, 10 attempts span about nine hours.
 # A Retry-After is waited for, up to WEBHOOKS_RETRY_AFTER_CAP_SECONDS, never less than the backoff.
 WEBHOOKS_BACKOFF = {
@@ -477,13 +374,6 @@ WEBHOOKS_BACKOFF = {
     "jitter": "equal",  # spread out, but never back at once
 }
 WEBHOOKS_RETRY_AFTER_CAP_SECONDS = env_int("WEBHOOKS_RETRY_AFTER_CAP_SECONDS", 3600)
-# The hand-off (tenders.handoff): deltas no tenant task has completed yet are dispatched again.
-PLATFORM_PERIODIC_TASKS["tenders: dispatch pending deltas"] = {
-    "task": "tenders.dispatch_deltas",
-    "minutes": 1,
-    "queue": "match",
-    "description": "Queues notifications.match_pending_deltas for every tenant with an unmatched ingest delta",
-}
 # A run still "running" after this long died with its process (the ingest queue's hard time limit, or a
 # killed manage.py): the sweep records it as failed, so the source can run again.
 SOURCES_RUN_STUCK_SECONDS = env_int("SOURCES_RUN_STUCK_SECONDS", CELERY_QUEUE_TIME_LIMITS["ingest"][1] + 900)
@@ -491,47 +381,7 @@ SOURCES_RUN_STUCK_SECONDS = env_int("SOURCES_RUN_STUCK_SECONDS", CELERY_QUEUE_TI
 SOURCES_MAILBOX_RUN_STUCK_SECONDS = env_int(
     "SOURCES_MAILBOX_RUN_STUCK_SECONDS", CELERY_QUEUE_TIME_LIMITS["notify"][1] + 300
 )
-PLATFORM_PERIODIC_TASKS["sources: fail stuck runs"] = {
-    "task": "sources.fail_stuck_runs",
-    "minutes": 5,
-    "queue": "match",
-    "description": "Marks fetch runs stuck in 'running' beyond SOURCES_RUN_STUCK_SECONDS as failed",
-}
 HANDOFF_DELTA_RETENTION_DAYS = env_int("HANDOFF_DELTA_RETENTION_DAYS", 7)  # completed deltas, then deleted
-# Alert e-mails (notifications.alerts): digests are due per user; the outbox sends and retries every minute.
-PLATFORM_PERIODIC_TASKS["notifications: digests"] = {
-    "task": "notifications.digest_fanout",
-    "minutes": 15,
-    "queue": "notify",
-    "description": "Queues notifications.digest_tenant (jittered) for every active tenant; due users get their digest",
-}
-# The readiness view's snapshot (config.health_checks): light, on the match queue beside the other sweeps.
-PLATFORM_PERIODIC_TASKS["config: health snapshot"] = {
-    "task": "config.health_snapshot",
-    "minutes": 1,
-    "queue": "match",
-    "description": "Computes the health checks and stores them for /health/ready/ (the view never computes them)",
-}
-PLATFORM_PERIODIC_TASKS["notifications: send due e-mails"] = {
-    "task": "notifications.send_due_fanout",
-    "minutes": 1,
-    "queue": "notify",
-    "description": "Queues notifications.send_due_deliveries for every active tenant (retries, lost kicks)",
-}
-# Deadline reminders of the team board (notifications.bids.reminders): due ones queued once, moved deadlines told.
-PLATFORM_PERIODIC_TASKS["notifications: deadline reminders"] = {
-    "task": "notifications.reminders_fanout",
-    "minutes": 15,
-    "queue": "notify",
-    "description": "Queues notifications.send_due_reminders for every active tenant (board deadlines, once each)",
-}
-# "Meinten Sie …" (tenders.suggestions) suggests words of the newest titles: read again once a day.
-PLATFORM_PERIODIC_TASKS["tenders: search vocabulary"] = {
-    "task": "tenders.refresh_search_vocabulary",
-    "minutes": 24 * 60,
-    "queue": "ingest",
-    "description": "Reads the words of the newest 200,000 tender titles for the search's 'Meinten Sie' suggestions",
-}
 # A tenant without its own SMTP settings sends through the platform's ESP (django-anymail) only if allowed.
 ALERTS_PLATFORM_ESP_ENABLED = env_bool("ALERTS_PLATFORM_ESP_ENABLED", False)
 ALERTS_PLATFORM_ESP_BACKEND = env_str("ALERTS_PLATFORM_ESP_BACKEND", "")  # e.g. anymail.backends.postmark.EmailBackend
