@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
 from django.db import connection
-from django.db.models import Count, QuerySet, Window
+from django.db.models import Count, QuerySet, Value, Window
 from django.db.models.expressions import RawSQL
 
 from tenders.keyset import AFTER, BEFORE, DeadlineFirst, NewestFirst, keyset_for
@@ -97,19 +97,38 @@ class BoundedCountPaginator:
     max_pages = 400
     is_estimate = False
 
-    def __init__(self, object_list, per_page: int, *, count_basis: QuerySet, count_listed: bool = False):
+    def __init__(
+        self,
+        object_list,
+        per_page: int,
+        *,
+        count_basis: QuerySet,
+        count_listed: bool = False,
+        counted: int | None = None,
+    ):
         self.object_list = object_list
         self.per_page = per_page
         self.count_basis = count_basis.order_by()
         # ``count_listed``: the list itself holds at most ``exact_up_to + 1`` rows (a relevance list of that
         # many candidates), so a window over its rows counts it: the matches are read once, not twice.
         self.count_listed = count_listed
+        # ``counted``: the count is known already, read with the list's candidates (``tenders.search.
+        # relevance_listed``, up to ``exact_up_to + 1``); the list then holds only the rows up to the page's end.
+        self.counted = counted
         self._count: int | None = None
+
+    @classmethod
+    def rows_read(cls, params, *, per_page: int) -> int:
+        """How many of a numbered list's first rows the page its URL ``params`` ask for reads: up to the page's
+        end, and one more to know whether a next page follows."""
+        return _page_number(params.get("page"), cls.max_pages) * per_page + 1
 
     def _bounded(self) -> QuerySet:
         return self.count_basis.values("pk")[: self.exact_up_to + 1]
 
-    def count_expression(self) -> RawSQL | Window:
+    def count_expression(self) -> RawSQL | Window | Value:
+        if self.counted is not None:
+            return Value(self.counted)
         if self.count_listed:
             return Window(expression=Count("*"))
         sql, params = self._bounded().query.sql_with_params()
@@ -119,7 +138,7 @@ class BoundedCountPaginator:
     @property
     def count(self) -> int:
         if self._count is None:
-            self._count = self._bounded().count()
+            self._count = self.counted if self.counted is not None else self._bounded().count()
         return self._count
 
     @property
@@ -175,7 +194,9 @@ class BoundedCountPaginator:
         elif not clamped:
             # Past the end: the last page, as Django's get_page does. The rows before this page are counted,
             # at most ``max_pages`` pages of them (a relevance list ends after its candidates).
-            reached = self.count_basis.values("pk")[:start].count()
+            reached = (
+                min(start, self.counted) if self.counted is not None else self.count_basis.values("pk")[:start].count()
+            )
             self._count = min(reached, self.exact_up_to + 1)
             if reached:
                 return self.get_page(-(-reached // self.per_page), clamped=True, keyset=keyset)

@@ -8,9 +8,12 @@ the sort orders users can choose.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.contrib.postgres.search import SearchRank
+from django.db import connection
 from django.db.models import F, QuerySet
 from django.db.models.expressions import RawSQL
 
@@ -52,6 +55,7 @@ def tender_search(
     keywords: KeywordQuery | None = None,
     candidates: int | None = None,
     shown: int | None = None,
+    listed: Sequence[int] | None = None,
 ) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """Tenders matching ``filters``, sorted by ``order`` (relevance, deadline or published).
 
@@ -70,33 +74,44 @@ def tender_search(
     the list count itself). ``shown``: how many of a relevance list's first rows the caller reads at most (a
     page's end, plus one to know whether there is more); the list then holds only those, ranked where the
     candidates are read, so the rows of the others are never fetched again. Without it the list holds every
-    candidate (a caller that counts them or filters them further needs them all).
+    candidate (a caller that counts them or filters them further needs them all). ``listed``: the ids
+    ``relevance_listed`` read for the same search; the list then holds those rows, ranked the same way, and
+    looks for no candidates itself.
     """
     keywords = keywords.check_for(filters.q) if keywords is not None else keyword_query_build(q=filters.q)
-    # One meaning everywhere: no status named = open tenders only, as in saved searches (effective_filters).
     order = order_or_default(order)
-    by_deadline = order == "deadline"
-    queryset = Tender.objects.filter(
-        filters_q(effective_filters(filters), now=now, keywords=keywords, by_deadline=by_deadline)
-    )
     if order == "relevance" and filters.q:
-        bound = candidates or RANK_CANDIDATES
-        # The candidates carry every filter; the outer statement only ranks them. Repeating the filters there
-        # made PostgreSQL run the word and Land bitmaps a second time for the semi-join (165 -> 80 ms at 1M).
-        since = now - RECENT_CANDIDATES_WINDOW if _recent_part_may_fill(filters) else None
-        listed = (
-            newest_candidates(queryset, bound=bound, since=since)
-            if shown is None
-            else best_ranked(queryset, bound=bound, since=since, keywords=keywords, shown=shown)
-        )
+        if listed is None:
+            # The candidates carry every filter; the outer statement only ranks them. Repeating the filters there
+            # made PostgreSQL run the word and Land bitmaps a second time for the semi-join (165 -> 80 ms at 1M).
+            queryset = _matching(filters, now=now, keywords=keywords, by_deadline=False)
+            bound, since = candidates or RANK_CANDIDATES, _recent_since(filters, now=now)
+            listed = (
+                newest_candidates(queryset, bound=bound, since=since)
+                if shown is None
+                else best_ranked(queryset, bound=bound, since=since, keywords=keywords, shown=shown)
+            )
         return (
             Tender.objects.filter(pk__in=listed)
             .annotate(rank=SearchRank(F("search_vector"), keywords.rank_search, weights=RANK_WEIGHTS))
             .order_by("-rank", F("submission_deadline").asc(nulls_last=True), "-id")
         )
+    queryset = _matching(filters, now=now, keywords=keywords, by_deadline=order == "deadline")
     if order == "deadline":
         return OpenDeadlinesFirst.of(queryset, now=now)
     return queryset.order_by(F("published_at").desc(nulls_last=True), "-id")
+
+
+def _matching(filters: TenderFilters, *, now: datetime, keywords: KeywordQuery, by_deadline: bool) -> QuerySet[Tender]:
+    # One meaning everywhere: no status named = open tenders only, as in saved searches (effective_filters).
+    return Tender.objects.filter(
+        filters_q(effective_filters(filters), now=now, keywords=keywords, by_deadline=by_deadline)
+    )
+
+
+def _recent_since(filters: TenderFilters, *, now: datetime) -> datetime | None:
+    """Where a relevance list looks for its candidates first (``newest_candidates``), or None: among all."""
+    return now - RECENT_CANDIDATES_WINDOW if _recent_part_may_fill(filters) else None
 
 
 def _recent_part_may_fill(filters: TenderFilters) -> bool:
@@ -141,17 +156,60 @@ def best_ranked(
     The candidates carry their search words and deadline out of the rows they were read from, so the ranking
     needs no second read of any row; the list's statement then fetches only these.
     """
+    sql, params = _ranked_sql(queryset, bound=bound, since=since, keywords=keywords, shown=shown, counted=False)
+    return RawSQL(sql, params)  # noqa: S611
+
+
+@dataclass(frozen=True)
+class RelevanceListed:
+    """The first rows of a relevance list (``ids``, best first) and how many candidates it ranked (``candidates``:
+    every match up to the bound, so a count that reaches the bound means "at least that many")."""
+
+    ids: tuple[int, ...]
+    candidates: int
+
+
+def relevance_listed(
+    *, filters: TenderFilters, now: datetime, keywords: KeywordQuery, candidates: int, shown: int
+) -> RelevanceListed:
+    """Run: the ids of a relevance list's first ``shown`` rows and the number of its candidates, in one statement.
+
+    For a page that shows a count besides its rows: the candidates are read, counted and ranked where they are
+    read (``best_ranked``), and ``tender_search(listed=…)`` then fetches only the rows shown. Ranking inside
+    the list's own statement instead fetched every candidate's row a second time to rank and count it.
+    """
+    keywords = keywords.check_for(filters.q)
+    queryset = _matching(filters, now=now, keywords=keywords, by_deadline=False)
+    since = _recent_since(filters, now=now)
+    sql, params = _ranked_sql(queryset, bound=candidates, since=since, keywords=keywords, shown=shown, counted=True)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return RelevanceListed(ids=tuple(pk for pk, _count in rows), candidates=rows[0][1] if rows else 0)
+
+
+def _ranked_sql(
+    queryset: QuerySet[Tender],
+    *,
+    bound: int,
+    since: datetime | None,
+    keywords: KeywordQuery,
+    shown: int,
+    counted: bool,
+) -> tuple[str, tuple]:
     sql, params = _newest_sql(
         queryset, bound=bound, since=since, columns=("pk", "submission_deadline", "search_vector")
     )
     # The same rank, weights and order as the list's own (SearchRank over ``keywords.rank_search``, then the
-    # deadline, then the newest id), so these are exactly its first ``shown`` rows.
+    # deadline, then the newest id), so these are exactly its first ``shown`` rows. The count is over every
+    # candidate: a window is computed before the LIMIT.
+    count = ", count(*) OVER ()" if counted else ""
     ranked = (
-        f"SELECT pk FROM ({sql}) AS candidates "  # noqa: S608
+        f"SELECT pk{count} FROM ({sql}) AS candidates "  # noqa: S608
         "ORDER BY ts_rank(%s::float4[], search_vector, %s::tsquery) DESC, submission_deadline ASC NULLS LAST, "
         "pk DESC LIMIT %s"
     )
-    return RawSQL(ranked, (*params, RANK_WEIGHTS, keywords.rank_tsquery, shown))  # noqa: S611
+    return ranked, (*params, RANK_WEIGHTS, keywords.rank_tsquery, shown)
 
 
 def _newest(queryset: QuerySet[Tender], columns: tuple[str, ...]) -> QuerySet:

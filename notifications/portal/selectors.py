@@ -7,7 +7,7 @@ read of a tenant object is scoped to what the user may see.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -60,13 +60,17 @@ def portal_tender_search(
     now: datetime,
     keywords: KeywordQuery | None = None,
     candidates: int | None = None,
+    listed: Sequence[int] | None = None,
 ) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """``tender_search`` narrowed by the user's own triage and annotated with it (``my_triage``).
 
     "neu" also covers tenders the user has not triaged yet: that is what "new to me" means.
     ``keywords``: ``keyword_query_build(q=filters.q)``, built once for a page's list, count and highlights.
+    ``listed``: a relevance list's first ids, read with ``tenders.search.relevance_listed``.
     """
-    queryset = tender_search(filters=filters, order=order, now=now, keywords=keywords, candidates=candidates)
+    queryset = tender_search(
+        filters=filters, order=order, now=now, keywords=keywords, candidates=candidates, listed=listed
+    )
     mine = _triage_of(user).filter(tender=OuterRef("pk"))
     return _triage_filtered(queryset, mine, triage).annotate(my_triage=Subquery(mine.values("status")[:1]))
 

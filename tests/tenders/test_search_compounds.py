@@ -14,8 +14,9 @@ from kernel.vocabulary.cpv import cpv_labels_for
 from kernel.vocabulary.search_words import label_compound_parts
 from kernel.vocabulary.time_zone import BERLIN
 from tenders.filters import TenderFilters
+from tenders.fulltext import keyword_query_build
 from tenders.models import Tender
-from tenders.search import tender_search
+from tenders.search import RelevanceListed, relevance_listed, tender_search
 from tenders.services import notices_ingest
 from tests.factories.records import OCDS_NO_CPV, NoticeRecordFactory, ocds_records
 
@@ -294,6 +295,31 @@ def test_a_list_of_the_shown_rows_is_the_first_rows_of_the_whole_list(ids, monke
     for shown in (1, 2, 3, 4):
         listed = tender_search(filters=filters, order="relevance", now=NOW, shown=shown)
         assert list(listed.values_list("id", "rank")) == whole[:shown]
+        # The portal's way: the ids and the candidates' count from one statement, then the rows of those ids.
+        read = relevance_listed(
+            filters=filters, now=NOW, keywords=keyword_query_build(q="Reinigung"), candidates=3, shown=shown
+        )
+        assert read.candidates == 3
+        rows = tender_search(filters=filters, order="relevance", now=NOW, listed=read.ids)
+        assert list(rows.values_list("id", "rank")) == whole[:shown]
+
+
+@pytest.mark.parametrize(("candidates", "counted"), [(2, 2), (4, 4), (10, 4)])
+def test_the_portals_relevance_read_counts_the_candidates_up_to_the_bound(ids, candidates, counted):
+    """Four tenders match "Reinigung": the count is every candidate, however few of them are shown."""
+    keywords = keyword_query_build(q="Reinigung")
+    read = relevance_listed(
+        filters=TenderFilters(q="Reinigung"), now=NOW, keywords=keywords, candidates=candidates, shown=1
+    )
+    assert read.candidates == counted and len(read.ids) == 1
+    nothing = relevance_listed(
+        filters=TenderFilters(q="Glockenstuhl"),
+        now=NOW,
+        keywords=keyword_query_build(q="Glockenstuhl"),
+        candidates=candidates,
+        shown=1,
+    )
+    assert nothing == RelevanceListed(ids=(), candidates=0)
 
 
 def test_a_list_of_the_shown_rows_fetches_no_other_row(ids):

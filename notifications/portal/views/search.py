@@ -20,19 +20,17 @@ from django.views.decorators.http import require_GET
 from notifications.portal.csv_export import ROW_CAP, csv_lines
 from notifications.portal.forms import SearchForm, bound_form, parse_search, search_params
 from notifications.portal.reasons import reasons_view
+from notifications.portal.result_list import result_page
 from notifications.portal.selectors import (
-    RESULT_FIELDS,
     export_rows,
     portal_tender_hits,
     portal_tender_search,
-    result_rows,
     source_choices,
 )
 from tenders.fulltext import keyword_query_build
 from tenders.highlighting import Highlighter, tender_highlights
 from tenders.match_reasons import match_reasons
-from tenders.pagination import PAGE_PARAMETERS, BoundedCountPaginator, EstimatedCountPaginator, keyset_for
-from tenders.search import order_or_default
+from tenders.pagination import PAGE_PARAMETERS, EstimatedCountPaginator
 from tenders.suggestions import query_suggestion
 
 PAGE_SIZE = 25
@@ -52,24 +50,14 @@ def search(request):
     page = None
     if parsed.is_valid:
         keywords = keyword_query_build(q=parsed.filters.q)
-        search_args = {
-            "user": request.user,
-            "filters": parsed.filters,
-            "triage": parsed.triage,
-            "now": timezone.now(),
-            "keywords": keywords,
-        }
-        # A relevance list ranks one candidate more than the count's bound and counts its own rows; the other
-        # orders count in the page's own statement, up to that bound ("mehr als 1.000"), without triage per row.
-        ranked = order_or_default(parsed.order) == "relevance" and bool(parsed.filters.q)
-        candidates = BoundedCountPaginator.exact_up_to + 1
-        queryset = portal_tender_search(**search_args, order=parsed.order, candidates=candidates).only(*RESULT_FIELDS)
-        hits = portal_tender_hits(**search_args)
-        paginator = BoundedCountPaginator(result_rows(queryset), PAGE_SIZE, count_basis=hits, count_listed=ranked)
-        # Newest-first and deadline lists page by keyset from the rows shown (tenders.keyset).
-        rows = result_rows(portal_tender_search(**search_args, order="published").only(*RESULT_FIELDS))
-        keyset = keyset_for(order=parsed.order, q=parsed.filters.q, rows=rows, now=search_args["now"])
-        page = paginator.page_for(request.GET, keyset=keyset)
+        page = result_page(
+            user=request.user,
+            parsed=parsed,
+            keywords=keywords,
+            now=timezone.now(),
+            params=request.GET,
+            per_page=PAGE_SIZE,
+        )
         # "Warum gefunden" and the marks share one highlighter: the page's words are stemmed once.
         highlighter = Highlighter(keywords)
         shown = {"tenders": page.object_list, "language": get_language(), "description_attr": "description_head"}
