@@ -38,7 +38,7 @@ from tenders.fulltext import keyword_query_build
 from tenders.merging.compiling import compound_columns
 from tenders.models import SynonymGroup, Tender
 from tenders.pagination import BoundedCountPaginator
-from tenders.search import tender_search
+from tenders.search import relevance_listed, tender_search
 from tenders.suggestions import search_vocabulary_refresh
 
 RUNS = 5
@@ -281,10 +281,10 @@ def _print(title: str, results: dict[str, dict]) -> None:
 
 def result_pages(*, now: datetime, runs: int = 3) -> dict[str, tuple[float, int, str]]:
     """What the portal's result list costs end to end, timed on the client, default order (relevance with
-    keywords, else newest first): its first page of 25 with the count in the same statement, as the search page
-    reads it (``notifications.portal.views.search``: a relevance list ranks one candidate more than the count's
-    bound and counts its own rows; the other orders count up to the bound). Without a user's triage per row
-    (the bench has no tenant)."""
+    keywords, else newest first): its first page of 25 with its count, as the search page reads it
+    (``notifications.portal.result_list``: a relevance list reads, counts and ranks one candidate more than the
+    count's bound in one statement, then fetches the page's rows; the other orders count up to the bound in the
+    page's statement). Without a user's triage per row (the bench has no tenant)."""
     from notifications.portal.selectors import RESULT_FIELDS
 
     timings = {}
@@ -295,11 +295,16 @@ def result_pages(*, now: datetime, runs: int = 3) -> dict[str, tuple[float, int,
         samples = []
         for _ in range(runs + 1):  # the first run warms the cache and is not kept
             started = time.perf_counter()
-            queryset = tender_search(
-                filters=filters, order="relevance", now=now, keywords=keywords, candidates=candidates
-            ).only(*RESULT_FIELDS)
             hits = tender_search(filters=filters, order="published", now=now, keywords=keywords).order_by()
-            paginator = BoundedCountPaginator(queryset, 25, count_basis=hits, count_listed=bool(filters.q))
+            if filters.q:
+                listed = relevance_listed(filters=filters, now=now, keywords=keywords, candidates=candidates, shown=26)
+                queryset = tender_search(
+                    filters=filters, order="relevance", now=now, keywords=keywords, listed=listed.ids
+                ).only(*RESULT_FIELDS)
+                paginator = BoundedCountPaginator(queryset, 25, count_basis=hits, counted=listed.candidates)
+            else:
+                queryset = tender_search(filters=filters, order="relevance", now=now, keywords=keywords)
+                paginator = BoundedCountPaginator(queryset.only(*RESULT_FIELDS), 25, count_basis=hits)
             list(paginator.get_page(1).object_list)
             samples.append((time.perf_counter() - started) * 1000)
         shown = "more than " if paginator.is_lower_bound else ""
