@@ -36,7 +36,7 @@ from operator import and_, or_
 
 from django.contrib.postgres.search import SearchQuery
 from django.db import connection
-from django.db.models import Func, Value
+from django.db.models import Value
 from django.db.models.sql import Query
 
 from kernel.vocabulary.search_words import (
@@ -47,6 +47,7 @@ from kernel.vocabulary.search_words import (
     word_alternatives,
     word_head,
 )
+from tenders.own_tsquery import OwnTsQuery
 from tenders.title_forms import MIN_GOODS_WORD, GoodsQuery, HeadQuery, tsquery_operand
 
 _LEXEMES = re.compile(r"'((?:[^']|'')+)'")
@@ -77,16 +78,14 @@ SELECT target, substitute FROM (
 SYNONYM_WEIGHTS = "ABC"
 
 
-class SynonymRewrite(SearchQuery):
+class SynonymRewrite(OwnTsQuery):
     """``query`` with thesaurus words replaced by their groups' words (evaluated by ``search_query``)."""
 
-    # A SearchQuery, so lookups and SearchRank take it as the tsquery it is (they wrap anything else).
     function = "ts_rewrite"
     template = "%(function)s(%(expressions)s)"
 
     def __init__(self, query: SearchQuery):
-        self.config, self.invert = None, False
-        Func.__init__(self, query, Value(SYNONYM_REWRITE_SQL))
+        super().__init__(query, Value(SYNONYM_REWRITE_SQL))
 
 
 def synonym_rewrite_text(words: list[str] | tuple[str, ...]) -> str:
@@ -102,17 +101,16 @@ def synonym_rewrite_text(words: list[str] | tuple[str, ...]) -> str:
     )
 
 
-class TsQueryConstant(SearchQuery):
+class TsQueryConstant(OwnTsQuery):
     """A tsquery PostgreSQL has built already, as a constant (lexemes are not normalised again)."""
 
     template = "%(expressions)s::tsquery"
 
     def __init__(self, text: str):
-        self.config, self.invert = None, False
-        Func.__init__(self, Value(text))
+        super().__init__(Value(text))
 
 
-class PhraseQuery(SearchQuery):
+class PhraseQuery(OwnTsQuery):
     """A typed phrase: each word followed by the next at its distance or one more (``phrase_steps``).
 
     One more, because the tender may hold the next word as the first piece of a hyphenated word,
@@ -122,9 +120,8 @@ class PhraseQuery(SearchQuery):
     """
 
     def __init__(self, token: str):
-        self.config, self.invert = None, token.startswith("-")
         self.steps = phrase_steps(token)
-        Func.__init__(self)
+        super().__init__(invert=token.startswith("-"))
 
     def as_sql(self, compiler, connection, **extra_context):
         word = "phraseto_tsquery('german', %s)"
@@ -156,13 +153,12 @@ def keywords_version() -> str:
         return cursor.fetchone()[0]
 
 
-class TsQueryText(SearchQuery):
+class TsQueryText(OwnTsQuery):
     """``to_tsquery('german', text)`` over operands we wrote ourselves (``tsquery_operand``)."""
 
     def __init__(self, text: str):
-        self.config, self.invert = None, False
         self.text = text
-        Func.__init__(self)
+        super().__init__()
 
     def as_sql(self, compiler, connection, **extra_context):
         return "to_tsquery('german', %s)", [self.text]

@@ -6,10 +6,8 @@ depend on the titles seen; ``tenders.fulltext`` puts them into a keyword query.
 
 from __future__ import annotations
 
-from django.contrib.postgres.search import SearchQuery
-from django.db.models import Func
-
 from kernel.vocabulary.search_words import SERVICE_WORDS
+from tenders.own_tsquery import OwnTsQuery
 
 
 def tsquery_operand(word: str, weights: str) -> str:
@@ -33,13 +31,12 @@ _TITLE_FORMS_SQL = (
 )
 
 
-class HeadQuery(SearchQuery):
+class HeadQuery(OwnTsQuery):
     """The title words that are a compound query word's head followed by a service word, in titles (A)."""
 
     def __init__(self, head: str):
-        self.config, self.invert = None, False
         self.head = head  # word_head returns letters only: no LIKE wildcard, no regex operator
-        Func.__init__(self)
+        super().__init__()
 
     def as_sql(self, compiler, connection, **extra_context):
         sql = f"coalesce(to_tsquery('german', ({_TITLE_FORMS_SQL})), ''::tsquery)"
@@ -70,13 +67,12 @@ MIN_GOODS_WORD = 5
 _GOODS_FORM = "^{word}(s|n|e|en|es)?(" + "|".join(GOODS_WORDS) + ")$"
 
 
-class GoodsQuery(SearchQuery):
+class GoodsQuery(OwnTsQuery):
     """Titles (A) naming goods after a plain query word ("Reinigungsmitteln" for "Reinigung"), not the word itself."""
 
     def __init__(self, word: str):
-        self.config, self.invert = None, False
         self.word = word
-        Func.__init__(self)
+        super().__init__()
 
     def as_sql(self, compiler, connection, **extra_context):
         sql = f"coalesce(to_tsquery('german', ({_TITLE_FORMS_SQL})) && !!to_tsquery('german', %s), ''::tsquery)"
