@@ -224,11 +224,8 @@ def keyset_for(*, order: str, q: str, rows: QuerySet, now: datetime) -> NewestFi
     """How ``tenders.search.tender_search``'s list for this order pages: newest first ("published", and
     relevance without keywords, which has nothing to rank) and the deadline order by keyset; a ranked list
     by number (None). ``rows``: the matches in any order, with the columns a page shows."""
-    from tenders.search import order_or_default
+    from tenders.search import order_or_default, ranks
 
-    chosen = order_or_default(order)
-    if chosen == "deadline":
-        return DeadlineFirst(rows, now)
-    if chosen == "published" or not q:
-        return NewestFirst(rows)
-    return None
+    if ranks(order=order, q=q):
+        return None
+    return DeadlineFirst(rows, now) if order_or_default(order) == "deadline" else NewestFirst(rows)

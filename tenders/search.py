@@ -47,6 +47,12 @@ def order_or_default(raw: str | None) -> str:
     return raw if raw in ORDERS else DEFAULT_ORDER
 
 
+def ranks(*, order: str | None, q: str) -> bool:
+    """Whether the list for this order and these keywords is ranked (relevance with keywords): it then ends after
+    its candidates and pages by number; every other list is ordered by an index and pages by keyset."""
+    return order_or_default(order) == "relevance" and bool(q)
+
+
 def tender_search(
     *,
     filters: TenderFilters,
@@ -80,12 +86,12 @@ def tender_search(
     """
     keywords = keywords.check_for(filters.q) if keywords is not None else keyword_query_build(q=filters.q)
     order = order_or_default(order)
-    if order == "relevance" and filters.q:
+    if ranks(order=order, q=filters.q):
         if listed is None:
             # The candidates carry every filter; the outer statement only ranks them. Repeating the filters there
             # made PostgreSQL run the word and Land bitmaps a second time for the semi-join (165 -> 80 ms at 1M).
-            queryset = _matching(filters, now=now, keywords=keywords, by_deadline=False)
-            bound, since = candidates or RANK_CANDIDATES, _recent_since(filters, now=now)
+            queryset, since = _candidates_source(filters, now=now, keywords=keywords)
+            bound = candidates or RANK_CANDIDATES
             listed = (
                 newest_candidates(queryset, bound=bound, since=since)
                 if shown is None
@@ -109,9 +115,13 @@ def _matching(filters: TenderFilters, *, now: datetime, keywords: KeywordQuery, 
     )
 
 
-def _recent_since(filters: TenderFilters, *, now: datetime) -> datetime | None:
-    """Where a relevance list looks for its candidates first (``newest_candidates``), or None: among all."""
-    return now - RECENT_CANDIDATES_WINDOW if _recent_part_may_fill(filters) else None
+def _candidates_source(
+    filters: TenderFilters, *, now: datetime, keywords: KeywordQuery
+) -> tuple[QuerySet[Tender], datetime | None]:
+    """A relevance list's matches, and since when it looks for its candidates first (``newest_candidates``;
+    None: among all of them)."""
+    since = now - RECENT_CANDIDATES_WINDOW if _recent_part_may_fill(filters) else None
+    return _matching(filters, now=now, keywords=keywords, by_deadline=False), since
 
 
 def _recent_part_may_fill(filters: TenderFilters) -> bool:
@@ -179,8 +189,7 @@ def relevance_listed(
     the list's own statement instead fetched every candidate's row a second time to rank and count it.
     """
     keywords = keywords.check_for(filters.q)
-    queryset = _matching(filters, now=now, keywords=keywords, by_deadline=False)
-    since = _recent_since(filters, now=now)
+    queryset, since = _candidates_source(filters, now=now, keywords=keywords)
     sql, params = _ranked_sql(queryset, bound=candidates, since=since, keywords=keywords, shown=shown, counted=True)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

@@ -16,7 +16,7 @@ from notifications.portal.forms import ParsedSearch
 from notifications.portal.selectors import RESULT_FIELDS, portal_tender_hits, portal_tender_search, result_rows
 from tenders.fulltext import KeywordQuery
 from tenders.pagination import BoundedCountPaginator, BoundedPage, keyset_for
-from tenders.search import order_or_default, relevance_listed
+from tenders.search import ranks, relevance_listed
 
 
 def result_page(
@@ -24,7 +24,7 @@ def result_page(
 ) -> BoundedPage:
     """The page of ``parsed``'s results that the URL ``params`` ask for, as ``user`` sees them (their triage)."""
     search_args = {"user": user, "filters": parsed.filters, "triage": parsed.triage, "now": now, "keywords": keywords}
-    ranked = order_or_default(parsed.order) == "relevance" and bool(parsed.filters.q)
+    ranked = ranks(order=parsed.order, q=parsed.filters.q)
     # One candidate more than the count's bound: "mehr als 1.000" is known without counting further.
     candidates = BoundedCountPaginator.exact_up_to + 1
     hits = portal_tender_hits(**search_args)

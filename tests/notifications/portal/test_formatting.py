@@ -270,6 +270,11 @@ def test_a_moved_contract_start_is_a_date_not_iso_text():
     from notifications.portal.formatting import change_lines
 
     [line] = change_lines({"contract_start": ["2026-10-01", "2026-11-15"]})
-    assert (line.label, line.kind, line.old, line.new) == ("Ausführungsbeginn", "datetime", date(2026, 10, 1), date(2026, 11, 15))
+    assert (line.label, line.kind, line.old, line.new) == (
+        "Ausführungsbeginn",
+        "datetime",
+        date(2026, 10, 1),
+        date(2026, 11, 15),
+    )
     [broken] = change_lines({"contract_start": ["demnächst", None]})
     assert (broken.kind, broken.old, broken.new) == ("text", "demnächst", None)

@@ -40,7 +40,9 @@ def team(alpha, alpha_member, alpha_admin, db) -> dict[str, int]:
         for n in range(40)
     ]
     notices_ingest(records=records, now=now, use_fingerprint=False)
-    ids = list(Tender.objects.filter(title__startswith=WORK).order_by("submission_deadline").values_list("id", flat=True))
+    ids = list(
+        Tender.objects.filter(title__startswith=WORK).order_by("submission_deadline").values_list("id", flat=True)
+    )
     with schema_context(alpha.schema_name):
         own = saved_search_create(owner=alpha_member, name="Pflaster", filters=TenderFilters(q=WORK))
         shared = saved_search_create(
