@@ -118,7 +118,11 @@ def _reminders(schema: str) -> list[Delivery]:
 @pytest.mark.usefixtures("celery_worker")
 def test_the_3_day_reminder_arrives_once_through_the_tenants_route(committed_tenants, smtp_server):
     alpha, _beta = committed_tenants
-    due = timezone.now() + timedelta(days=3) - timedelta(hours=2)
+    now = timezone.now()
+    # Within three days (the reminder is due) and on the third Berlin calendar day ("in 3 Tagen") at any hour:
+    # two hours short of three days, or the third day's midnight when that is later (from 00:00 to 02:00).
+    third_day = datetime.combine(now.astimezone(BERLIN).date() + timedelta(days=3), datetime.min.time(), BERLIN)
+    due = max(now + timedelta(days=3) - timedelta(hours=2), third_day)
     delta = ingest(notice(title="Rahmenvertrag Gebäudereinigung", deadlines=_participation(due)))
     with schema_context(alpha.schema_name):
         smtp_to(smtp_server)

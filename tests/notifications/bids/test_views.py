@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, time, timedelta
 from decimal import Decimal
 
 import pytest
@@ -9,6 +10,7 @@ from django.db import connection
 from django.utils import timezone
 from django_tenants.utils import schema_context
 
+from kernel.vocabulary.time_zone import BERLIN
 from notifications.bids import services
 from notifications.models import BidCard, BidStage, CardComment, DecisionReason, Delivery
 from tests.notifications.alerts.helpers import ingest, notice, user
@@ -130,7 +132,10 @@ def test_dashboard_rows_carry_deadline_buyer_value_status_and_the_buttons(alpha,
             estimated_value=Decimal("250000"),
             currency="EUR",
             status="active",
-            submission_deadline=timezone.now() + timezone.timedelta(days=5, hours=2),
+            # Five Berlin calendar days ahead at noon, whatever the hour now ("5 Tage" counts dates, not hours).
+            submission_deadline=datetime.combine(
+                timezone.now().astimezone(BERLIN).date() + timedelta(days=5), time(12), tzinfo=BERLIN
+            ),
         )
     )
     connection.set_tenant(alpha.tenant)
