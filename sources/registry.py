@@ -29,7 +29,8 @@ def _load_builtin_adapters() -> None:
     # Importing the modules registers them (decorator); kept here so the registry is complete on first use.
     import importlib
 
-    for module in ("doe", "ted", "netserver", "cosinex", "rss", "mail"):
+    # DÖE's package imports its adapter on first use (its parse workers import only its reading).
+    for module in ("doe.adapter", "ted", "netserver", "cosinex", "rss", "mail"):
         try:
             importlib.import_module(f"sources.adapters.{module}")
         except ModuleNotFoundError as exc:

@@ -13,9 +13,8 @@ validate fail the run with reason "invalid_settings" before any request.
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -25,6 +24,10 @@ from django.core.exceptions import ValidationError
 
 from kernel.network import Fetcher
 from kernel.records import NoticeRecord
+from sources.adapters.errors import AdapterError as AdapterError
+from sources.adapters.saved_files import SavedFile as SavedFile
+from sources.adapters.saved_files import read_saved as read_saved
+from sources.adapters.saved_files import walk_files as walk_files
 from sources.adapters.settings import AdapterSettings, url_hosts, validated_settings
 from sources.adapters.yields import PageYield, SamplePage
 
@@ -89,14 +92,6 @@ class FetchedBatch:
     unchanged_raw: tuple[tuple[str, str], ...] = ()
     raw_hashes: tuple[tuple[str, str, str], ...] = ()
     raw_source: str = ""  # the records' ``source`` both refer to
-
-
-class AdapterError(Exception):
-    """A run-level failure with a short machine reason for FetchRun.error_reason."""
-
-    def __init__(self, message: str, *, reason: str = "adapter_error"):
-        super().__init__(message)
-        self.reason = reason
 
 
 class Adapter(ABC):
@@ -184,50 +179,3 @@ SCOPE_MAX = 200  # FetchRun.scope max_length
 def scope_text(text: str) -> str:
     """``text`` as a FetchRun scope: cut to ``SCOPE_MAX`` characters, ending in "…" when cut."""
     return text if len(text) <= SCOPE_MAX else text[: SCOPE_MAX - 1] + "…"
-
-
-@dataclass(frozen=True)
-class SavedFile:
-    """A file read for ``parse_files``: its bytes, or why they are not used."""
-
-    data: bytes = b""
-    size: int = 0  # bytes read, for FetchedBatch.bytes (also when the file is refused as too large)
-    problem: str = ""  # "<label>: cannot read file: …" / "<label>: larger than N bytes; skipped"
-
-
-def read_saved(path: Path, *, limit: int, label: str = "") -> SavedFile:
-    """At most ``limit`` bytes of ``path``; a larger or unreadable file is a problem, never a failed run.
-
-    Reads ``limit + 1`` bytes at most, so a huge file is not loaded to find out it is too large.
-    ``label`` names the file in the problem (default: the path).
-    """
-    label = label or str(path)
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as exc:
-        return SavedFile(problem=f"{label}: cannot read file: {exc.strerror or exc}")
-    if len(data) > limit:
-        return SavedFile(size=len(data), problem=f"{label}: larger than {limit} bytes; skipped")
-    return SavedFile(data=data, size=len(data))
-
-
-def walk_files(paths: Iterable[Path], suffixes: tuple[str, ...]) -> Iterator[Path]:
-    """The files ``parse_files`` reads: folders walked recursively, other paths as given.
-
-    In a folder: names ending in one of ``suffixes`` (lower case, compared case-insensitively),
-    sorted per folder, files before subfolders; hidden files and folders and symlinked folders
-    are skipped. A path that is no folder is yielded even if it is missing or has another
-    suffix, so the caller reports it as a problem instead of skipping it silently.
-    """
-    for path in map(Path, paths):
-        if not path.is_dir():
-            yield path
-            continue
-        for root, dirs, files in os.walk(path, followlinks=False):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            yield from (
-                Path(root) / name
-                for name in sorted(files)
-                if not name.startswith(".") and name.lower().endswith(suffixes)
-            )

@@ -38,9 +38,31 @@ retries the same day); with parse workers it is spooled to a temporary file for 
 requests: a closed day's export does not change.
 """
 
-from .adapter import DoeAdapter
-from .archive import ZipLimits
-from .join import join_doe_records, stem_key
-from .options import days_to_fetch, export_url
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .adapter import DoeAdapter
+    from .archive import ZipLimits
+    from .join import join_doe_records, stem_key
+    from .options import days_to_fetch, export_url
 
 __all__ = ["DoeAdapter", "ZipLimits", "days_to_fetch", "export_url", "join_doe_records", "stem_key"]
+
+# Imported on first use, so a parse worker that imports ``.reading`` does not import the adapter,
+# and with it the network client and the settings schemas (about 0.4 s before its first notice).
+_HOMES = {
+    "DoeAdapter": ".adapter",
+    "ZipLimits": ".archive",
+    "join_doe_records": ".join",
+    "stem_key": ".join",
+    "days_to_fetch": ".options",
+    "export_url": ".options",
+}
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(home, __name__), name)

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from hashlib import blake2b
 from pathlib import Path
 
-from sources.adapters.base import AdapterError
+from sources.adapters.errors import AdapterError
 
 __all__ = [
     "NOTICE_SUFFIXES",

@@ -23,7 +23,8 @@ from kernel.records import NoticeRecord, texts_cut
 from kernel.vocabulary.compounds import REMEMBERED_MAX
 from kernel.vocabulary.cpv import cpv_code_labels
 from kernel.vocabulary.search_words import words_compound_parts
-from sources.adapters.base import AdapterError, read_saved
+from sources.adapters.errors import AdapterError
+from sources.adapters.saved_files import read_saved
 from sources.parsers import PARSE_VERSION
 
 from .archive import (
