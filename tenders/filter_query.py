@@ -80,12 +80,19 @@ class TitleMatch(Func):
 
 
 def filters_q(
-    filters: TenderFilters, *, now: datetime, keywords: KeywordQuery | None = None, by_deadline: bool = False
+    filters: TenderFilters,
+    *,
+    now: datetime,
+    keywords: KeywordQuery | None = None,
+    by_deadline: bool = False,
+    land_words_indexed: bool = False,
 ) -> Q:
     """A Q over Tender for everything except keywords' ranking (see ``tender_search``).
 
     ``keywords`` is ``keyword_query_build(q=filters.q)`` when the caller has it already (to rank, to
     count, to highlight): building it reads the thesaurus, one round trip per request, not per use.
+    ``land_words_indexed``: the server has the open tenders' (Land, words) index (migration 0022), so a
+    Land beside open tenders' words is a plain condition that index answers together with the words.
     """
     condition = Q()
     # A list in deadline order walks the deadline (or Land and deadline) index of open tenders in order and
@@ -104,7 +111,7 @@ def filters_q(
         if filters.cpv:
             condition &= _cpv_q(filters.cpv, words_lead=words_lead)
     if filters.bundesland:
-        if words_lead:
+        if words_lead and not land_words_indexed:
             condition &= Q(In(unindexed("bundesland"), list(filters.bundesland)))
         else:
             condition &= Q(bundesland__in=filters.bundesland)

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 
 from django.contrib.postgres.search import SearchRank
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import F, QuerySet
 from django.db.models.expressions import RawSQL
 
@@ -111,8 +112,25 @@ def tender_search(
 def _matching(filters: TenderFilters, *, now: datetime, keywords: KeywordQuery, by_deadline: bool) -> QuerySet[Tender]:
     # One meaning everywhere: no status named = open tenders only, as in saved searches (effective_filters).
     return Tender.objects.filter(
-        filters_q(effective_filters(filters), now=now, keywords=keywords, by_deadline=by_deadline)
+        filters_q(
+            effective_filters(filters),
+            now=now,
+            keywords=keywords,
+            by_deadline=by_deadline,
+            land_words_indexed=land_words_indexed(),
+        )
     )
+
+
+@cache
+def land_words_indexed(alias: str = "default") -> bool:
+    """Whether the server holds the open tenders' (Land, words) index (migration 0022; needs btree_gin).
+
+    Asked once per process: the index comes with a migration, which runs before the processes start.
+    """
+    with connections[alias].cursor() as cursor:
+        cursor.execute("SELECT to_regclass('public.tender_active_land_search_gin') IS NOT NULL")
+        return bool(cursor.fetchone()[0])
 
 
 def _candidates_source(
