@@ -83,6 +83,7 @@ class Highlighter:
         self._found: dict[str, frozenset[str]] = {}  # word -> the query's lexemes it (or one of its parts) carries
         self._whole: dict[str, frozenset[str]] = {}  # word -> the query's lexemes the word itself carries
         self._prepared: set[str] = set()  # texts whose every word is decided
+        self._segmented: dict[tuple[str, bool, bool], tuple[Segment, ...]] = {}  # rows share CPV labels
 
     def _candidate(self, word: str) -> bool:
         folded = word.casefold().translate(_FOLD)
@@ -127,11 +128,15 @@ class Highlighter:
         """
         if not self._every:
             return ((text, False),) if text else ()
+        key = (text, synonyms, parts)
+        if (known := self._segmented.get(key)) is not None:
+            return known
         self.prepare([text])  # a text nobody prepared costs one query, not one per word
-        return _merged(
+        segments = self._segmented[key] = _merged(
             (piece, piece[0].isalpha() and self.is_hit(piece, synonyms=synonyms, parts=parts))
             for piece in text_pieces(text)
         )
+        return segments
 
     def snippet(self, text: str, *, size: int = SNIPPET_WORDS) -> tuple[Segment, ...]:
         """About ``size`` words of ``text`` around its first hit, with "…" where it was cut; () without a hit."""

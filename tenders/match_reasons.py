@@ -67,18 +67,38 @@ class MatchReasons:
         }
 
 
-def _hits(highlighter: Highlighter, texts: Iterable[tuple[str, bool]], *, synonyms: bool = True) -> tuple[str, ...]:
-    """The words of ``texts`` that hit, each text with whether its compound parts count (see the module docstring)."""
-    found: dict[str, None] = {}
+def _hits(
+    highlighter: Highlighter,
+    texts: Iterable[tuple[str, bool]],
+    *,
+    synonyms: bool = True,
+    known: dict[tuple[str, bool, bool], tuple[str, ...]],
+) -> tuple[str, ...]:
+    """The words of ``texts`` that hit, each text with whether its compound parts count (see the module docstring).
+
+    ``known`` holds each text's hits for the whole call: the rows of a page share CPV labels and buyers.
+    """
+    found: dict[str, str] = {}  # folded -> as written, the first that hit
     for text, parts in texts:
-        for word in text_words(text or ""):
-            if word.casefold() not in {w.casefold() for w in found} and highlighter.is_hit(
-                word, synonyms=synonyms, parts=parts
-            ):
-                found[word] = None
+        key = (text or "", parts, synonyms)
+        hits = known.get(key)
+        if hits is None:
+            hits = known[key] = _text_hits(highlighter, text or "", parts=parts, synonyms=synonyms)
+        for word in hits:
+            found.setdefault(word.casefold(), word)
             if len(found) >= MAX_WORDS_PER_FIELD:
-                return tuple(found)
-    return tuple(found)
+                return tuple(found.values())
+    return tuple(found.values())
+
+
+def _text_hits(highlighter: Highlighter, text: str, *, parts: bool, synonyms: bool) -> tuple[str, ...]:
+    """The words of one text that hit, in order, each spelling (case-folded) once."""
+    found: dict[str, str] = {}
+    for word in text_words(text):
+        folded = word.casefold()
+        if folded not in found and highlighter.is_hit(word, synonyms=synonyms, parts=parts):
+            found[folded] = word
+    return tuple(found.values())
 
 
 def _loaded(tender, name: str, default=None):
@@ -175,13 +195,14 @@ def match_reasons(
         highlighter.prepare(
             text for texts in texts_by_tender.values() for group in texts.values() for text, _parts in group
         )
+        known: dict[tuple[str, bool, bool], tuple[str, ...]] = {}
         for tender in tenders:
             texts = texts_by_tender[tender.pk]
             words_by_tender[tender.pk] = tuple(
                 WordHits(field=name, words=hits)
                 for name in WORD_FIELDS
                 # The search does not look for thesaurus words in CPV labels (tenders.fulltext).
-                if (hits := _hits(highlighter, texts[name], synonyms=name != "cpv_labels"))
+                if (hits := _hits(highlighter, texts[name], synonyms=name != "cpv_labels", known=known))
             )
     return {
         tender.pk: MatchReasons(

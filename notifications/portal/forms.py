@@ -97,6 +97,10 @@ def _form_field(field: FilterField) -> forms.Field:
 
 
 class _FilterFormBase(forms.Form):
+    # A field's HTML follows from its name, value, errors and choices (``{% form_field %}`` keeps it):
+    # no field of these forms takes attributes or labels per instance, only the portals' choices.
+    fields_render_alike = True
+
     def __init__(self, *args, portals: list[tuple[str, str]] = (), **kwargs):
         super().__init__(*args, **kwargs)
         for field in FILTER_FIELDS:

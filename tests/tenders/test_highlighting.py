@@ -157,3 +157,19 @@ def test_the_snippet_never_repeats_the_title():
     assert highlights[1].snippet == ()
     assert has_hit(highlights[1].title)
     assert "".join(text for text, _hit in highlights[2].snippet) == "Unterhaltsreinigung und Glasreinigung der Fenster"
+
+
+def test_a_text_asked_again_is_answered_from_its_first_marking(monkeypatch):
+    # A page's rows share CPV labels: each label is split and marked once per highlighter.
+    import tenders.highlighting as highlighting
+
+    highlighter = Highlighter("Reinigung")
+    label = "Reinigungsdienste für Gebäude"
+    first = highlighter.segments(label, synonyms=False)
+    monkeypatch.setattr(highlighting, "text_pieces", lambda text: pytest.fail(f"split again: {text!r}"))
+    assert highlighter.segments(label, synonyms=False) is first
+    monkeypatch.undo()
+    # the flags are part of what was asked: a label's parts that do not count give another marking
+    assert has_hit(highlighter.segments("Glasreinigung"))
+    assert not has_hit(highlighter.segments("Glasreinigung", parts=False))
+    assert not has_hit(Highlighter("Glas").segments("Glasreinigung", parts=False))

@@ -149,3 +149,42 @@ def test_a_buyers_name_counts_by_its_whole_words_as_the_search_holds_it(db):
     # … and a whole word of the name is a reason, in the buyer field
     by_name = match_reasons(filters=TenderFilters(q="Stadtwerke"), tenders=[tender])[tender.pk]
     assert by_name.words == (WordHits(field="buyer", words=("Stadtwerke",)),)
+
+
+def test_rows_sharing_a_text_decide_its_words_once_and_keep_their_own_reasons(db, monkeypatch):
+    import tenders.match_reasons as module
+
+    shared = {"buyer_name": "Gebäudemanagement Reinigung Nord", "cpv_codes": ("90911200",)}
+    records = [
+        NoticeRecordFactory(source_notice_id="a", title="Glasreinigung Schule", description="", **shared),
+        NoticeRecordFactory(source_notice_id="b", title="Winterdienst Rathaus", description="", **shared),
+    ]
+    notices_ingest(records=records, now=NOW, use_fingerprint=False)
+    rows = [Tender.objects.get(sources__source_notice_id=r.source_notice_id) for r in records]
+    filters = TenderFilters(q="Reinigung")
+    alone = {row.pk: match_reasons(filters=filters, tenders=[row])[row.pk] for row in rows}
+    decided = []
+    real = module._text_hits
+    monkeypatch.setattr(
+        module, "_text_hits", lambda h, text, **flags: decided.append((text, *flags.values())) or real(h, text, **flags)
+    )
+    together = match_reasons(filters=filters, tenders=rows)
+    assert together == alone
+    assert len(decided) == len(set(decided))  # the buyer and the CPV labels of both rows: decided once
+    assert decided.count(("Gebäudemanagement Reinigung Nord", False, True)) == 1
+    a, b = (together[row.pk] for row in rows)
+    assert [(hit.field, hit.words) for hit in a.words][:2] == [("title", ("Glasreinigung",)), ("buyer", ("Reinigung",))]
+    assert [hit.field for hit in b.words][0] == "buyer"
+
+
+def test_a_fields_words_are_counted_across_its_texts_each_spelling_once(db):
+    from tenders.highlighting import Highlighter
+    from tenders.match_reasons import MAX_WORDS_PER_FIELD, _hits
+
+    highlighter = Highlighter("Reinigung")
+    texts = [("Reinigung und REINIGUNG", True), ("reinigung, Glasreinigung", True), ("Bodenreinigung", True)]
+    assert _hits(highlighter, texts, known={}) == ("Reinigung", "Glasreinigung", "Bodenreinigung")
+    many = [
+        (" ".join(f"{prefix}reinigung" for prefix in ("Glas", "Boden", "Fenster", "Grund", "Bau", "Teppich")), True)
+    ]
+    assert len(_hits(highlighter, many, known={})) == MAX_WORDS_PER_FIELD

@@ -74,3 +74,56 @@ def test_hostile_text_is_escaped(db):
     form = SavedSearchForm({"name": HOSTILE})
     html = str(form_field(form["name"]))
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def _search_form(raw: str, portals=(("doe", "DÖE OpenData"),)):
+    params = QueryDict(raw)
+    return bound_form(SearchForm, params, portals=list(portals), errors=parse_search(params).errors)
+
+
+def test_a_search_fields_block_is_kept_and_given_again(db, monkeypatch):
+    import notifications.templatetags.form_fields as module
+
+    first = form_field(_search_form("q=Reinigung")["bundesland"])
+    monkeypatch.setattr(module, "_field_block", lambda field: pytest.fail(f"{field.name} rendered again"))
+    assert form_field(_search_form("q=Reinigung&plz=8")["bundesland"]) is first
+
+
+def test_a_kept_block_is_only_given_for_the_same_value_choices_errors_and_language(db):
+    base = form_field(_search_form("")["q"])
+    typed = form_field(_search_form(urlencode({"q": HOSTILE}))["q"])
+    assert typed != base and "&lt;script&gt;" in typed and "<script>" not in typed
+    # another tenant's portals are other choices: their names never come from a kept block
+    ours = form_field(_search_form("")["portal"])
+    theirs = form_field(_search_form("", portals=[("netserver-x", "Vergabeportal Beispielstadt")])["portal"])
+    assert "DÖE OpenData" in ours and "Beispielstadt" not in ours
+    assert "Beispielstadt" in theirs and "DÖE" not in theirs
+    plain = form_field(_search_form("plz=8")["plz"])
+    flagged = bound_form(SearchForm, QueryDict("plz=8"), portals=[], errors={"plz": "Diese PLZ gibt es nicht."})
+    assert 'class="error"' not in plain and "Diese PLZ gibt es nicht." in form_field(flagged["plz"])
+    with translation.override("en"):
+        english = form_field(_search_form("")["order"])
+    with translation.override("de"):
+        german = form_field(_search_form("")["order"])
+    assert english != german and "Relevanz" in german and "Relevanz" not in english
+
+
+def test_forms_that_do_not_promise_it_are_rendered_each_time(db, monkeypatch):
+    import notifications.templatetags.form_fields as module
+
+    form_field(SavedSearchForm({"name": "Reinigung"})["name"])
+    rendered = []
+    real = module._field_block
+    monkeypatch.setattr(module, "_field_block", lambda field: rendered.append(field.name) or real(field))
+    form_field(SavedSearchForm({"name": "Reinigung"})["name"])
+    assert rendered == ["name"]
+
+
+def test_the_kept_blocks_are_bounded(db, monkeypatch):
+    import notifications.templatetags.form_fields as module
+
+    monkeypatch.setattr(module, "REMEMBERED_BLOCKS", 5)
+    for number in range(12):
+        form_field(_search_form(f"q=Wort{number}")["q"])
+    assert len(module._remembered) <= 5
+    assert any(key[6] == "Wort11" for key in module._remembered)
