@@ -6,6 +6,7 @@ is tested without a database. Wording is translated at call time (gettext).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -42,8 +43,15 @@ def deadline_distance(deadline: datetime | None, *, now: datetime) -> DeadlineDi
     if deadline is None:
         return None
     if deadline < now:
+        return _distance(get_language(), None)
+    return _distance(get_language(), (deadline.astimezone(BERLIN).date() - now.astimezone(BERLIN).date()).days)
+
+
+# Per language and day count: a result page words 25 deadlines, most of them a few weeks out.
+@functools.lru_cache(maxsize=512)
+def _distance(language: str | None, days: int | None) -> DeadlineDistance:
+    if days is None:
         return DeadlineDistance(_("abgelaufen"), "past")
-    days = (deadline.astimezone(BERLIN).date() - now.astimezone(BERLIN).date()).days
     if days == 0:
         text = _("heute")
     elif days == 1:

@@ -73,6 +73,11 @@ def marked(segments: Iterable[tuple[str, bool]]) -> SafeString:
 @register.filter
 def status_label(status) -> str:
     """A tender status as the page names it (``get_status_display`` without rebuilding its choices per row)."""
+    return _status_label(get_language(), status)
+
+
+@functools.lru_cache(maxsize=64)
+def _status_label(language: str | None, status) -> str:
     return str(TENDER_STATUS_LABELS.get(status, status))
 
 

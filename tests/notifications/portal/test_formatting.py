@@ -41,6 +41,43 @@ def test_deadline_distance_in_english():
         assert deadline_distance(datetime(2026, 12, 1, 9, 0, tzinfo=BERLIN), now=NOW).text == "tomorrow"
 
 
+def test_deadline_wording_follows_the_language_it_is_asked_in_each_time():
+    # The wording is kept per language and day count: a German page after an English one stays German.
+    deadline = datetime(2026, 12, 5, 12, 0, tzinfo=BERLIN)
+    for language, expected in [("en", "in 5 days"), ("de", "in 5 Tagen"), ("en", "in 5 days")]:
+        with translation.override(language):
+            assert deadline_distance(deadline, now=NOW).text == expected
+    with translation.override("en"):
+        assert deadline_distance(NOW - timedelta(days=3), now=NOW).text == "expired"
+    with translation.override("de"):
+        assert deadline_distance(NOW - timedelta(days=3), now=NOW).text == "abgelaufen"
+
+
+def test_amounts_are_written_as_djangos_number_format_writes_them():
+    from django.utils.formats import number_format
+    from django.utils.html import format_html
+
+    from notifications.templatetags.portal_format import money
+
+    def django_money(value, currency):
+        amount = Decimal(str(value))
+        places = 0 if amount == amount.to_integral_value() else 2
+        number = number_format(amount, decimal_pos=places, use_l10n=True, force_grouping=True)
+        symbol = {"EUR": "€"}.get(currency.upper())
+        english = symbol and translation.get_language().startswith("en")
+        text = f"{symbol}{number}" if english else f"{number} {symbol or currency.upper()}"
+        return format_html('<span class="amount">{}</span>', text)
+
+    values = [0, 7, 999, 1000, 1200000, Decimal("1234567.891"), Decimal("0.004"), Decimal("-2500.5"), 10**15, 12.5]
+    for language in ("de", "en", "de"):
+        with translation.override(language):
+            for value in values:
+                for currency in ("EUR", "chf", "<b>&"):
+                    assert money(value, currency) == django_money(value, currency), (language, value, currency)
+    with translation.override("en"):
+        assert money(Decimal("1234567.5")) == '<span class="amount">€1,234,567.50</span>'
+
+
 def test_change_lines_label_and_type_values():
     changes = {
         "submission_deadline": ["2026-10-20T12:00:00+02:00", "2026-10-27T12:00:00+01:00"],
