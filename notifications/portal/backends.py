@@ -6,7 +6,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.db import connection
 from django_tenants.utils import get_public_schema_name
 
-from notifications.portal.selectors import user_signed_in
+from notifications.portal.signed_in import user_signed_in
 
 
 class PortalUserBackend(ModelBackend):

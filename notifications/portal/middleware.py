@@ -12,7 +12,7 @@ from django.db import connection
 from django.utils import translation
 from django_tenants.utils import get_public_schema_name
 
-from notifications.portal.selectors import language_of
+from notifications.portal.signed_in import language_of
 
 
 class UserLanguageMiddleware:

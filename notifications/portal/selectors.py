@@ -12,14 +12,13 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.cache import cache
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Left, TruncDate
 from django.utils.translation import get_language
 
-from accounts.roles import LOADED_ADMIN_FLAG, tenant_admin_flag, user_is_tenant_admin
+from accounts.roles import user_is_tenant_admin
 from kernel.vocabulary.cpv import cpv_label
 from kernel.vocabulary.time_zone import BERLIN
 from notifications.models import (
@@ -332,20 +331,6 @@ def tender_daily_counts(*, since: datetime, until: datetime) -> dict[date, int]:
         .values_list("day", "count")
     )
     return dict(rows)
-
-
-def language_of(*, user_id: int) -> str | None:
-    return UserPreference.objects.filter(user_id=user_id).values_list("language", flat=True).first()
-
-
-def user_signed_in(*, user_id) -> AbstractBaseUser | None:
-    """The signed-in person with their stored language (``preferred_language``, None: none stored) and
-    tenant-admin role (``accounts.roles.LOADED_ADMIN_FLAG``), in one statement."""
-    language = UserPreference.objects.filter(user_id=OuterRef("pk")).order_by("id").values("language")[:1]
-    users = get_user_model()._default_manager.annotate(
-        preferred_language=Subquery(language), **{LOADED_ADMIN_FLAG: tenant_admin_flag()}
-    )
-    return users.filter(pk=user_id).first()
 
 
 def calendar_owner(*, token: str) -> UserPreference | None:
