@@ -1,7 +1,8 @@
 """Pure presentation rules of the portal: deadline wording, change history, chart geometry, safe links.
 
 No ORM and no request here: these functions take plain values, so every rule
-is tested without a database. Wording is translated at call time (gettext).
+is tested without a database. Wording is translated at call time (gettext), in the active
+language; the deadline wording is kept per language and day count once translated.
 """
 
 from __future__ import annotations
