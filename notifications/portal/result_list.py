@@ -9,6 +9,7 @@ page's own statement and page by keyset (``tenders.keyset``).
 from __future__ import annotations
 
 from datetime import datetime
+from functools import partial
 
 from django.contrib.auth.models import AbstractBaseUser
 
@@ -27,7 +28,7 @@ def result_page(
     ranked = ranks(order=parsed.order, q=parsed.filters.q)
     # One candidate more than the count's bound: "mehr als 1.000" is known without counting further.
     candidates = BoundedCountPaginator.exact_up_to + 1
-    hits = portal_tender_hits(**search_args)
+    hits = partial(portal_tender_hits, **search_args)  # built only where the page counts apart
     if ranked and not parsed.triage:
         listed = relevance_listed(
             filters=parsed.filters,

@@ -99,3 +99,54 @@ def test_with_a_triage_filter_the_list_ranks_only_the_users_verdicts(alpha, alph
     assert [tender.pk for tender in page.object_list] == [pk for pk in ranked if pk in marked]
     assert page.paginator.count == len(marked)
     assert all(tender.my_triage == "interessant" for tender in page.object_list)
+
+
+def _hits_built(monkeypatch) -> list[tuple]:
+    """Each time a page builds its count basis (``portal_tender_hits``), the filters it was built for."""
+    import notifications.portal.result_list as result_list
+
+    built = []
+    real = result_list.portal_tender_hits
+
+    def counting(**kwargs):
+        built.append(kwargs["filters"])
+        return real(**kwargs)
+
+    monkeypatch.setattr(result_list, "portal_tender_hits", counting)
+    return built
+
+
+def test_a_relevance_page_arrives_counted_and_never_builds_its_count_basis(alpha_client, ranked, monkeypatch):
+    built = _hits_built(monkeypatch)
+    for params in ({}, {"page": "2"}, {"page": "9"}):  # first, last and past the end
+        response, _statements = _page(alpha_client, **params)
+        assert response.context["page"].paginator.count == BOUND + 1
+    assert built == []
+
+
+def test_a_list_that_counts_apart_builds_its_count_basis_once(alpha_client, ranked, monkeypatch):
+    built = _hits_built(monkeypatch)
+    response, statements = _page(alpha_client, order="published")
+    assert response.context["page"].paginator.count == BOUND + 1  # "mehr als 26": counted up to the bound
+    assert "Mehr als 26 Ausschreibungen gefunden" in response.content.decode()
+    assert [filters.q for filters in built] == [WORD]
+    # The count rides in the page's statement: the basis is read there, not in a statement of its own.
+    assert not [sql for sql in statements if sql.upper().startswith("SELECT COUNT(*)")]
+
+
+def test_a_deferred_count_basis_counts_as_the_queryset_does(alpha, ranked):
+    from tenders.models import Tender
+
+    matches = Tender.objects.filter(pk__in=ranked[:5]).order_by("-id")
+    calls = []
+
+    def basis():
+        calls.append(1)
+        return matches
+
+    deferred = BoundedCountPaginator(matches, 2, count_basis=basis)
+    given = BoundedCountPaginator(matches, 2, count_basis=matches)
+    assert calls == []  # nothing built before something is counted
+    assert deferred.count == given.count == 5
+    assert deferred.get_page("9").number == given.get_page("9").number == 3  # past the end: the last page
+    assert calls == [1]  # built once, kept for the page past the end too
