@@ -17,12 +17,14 @@ shown as well, named as the parent of the tender's code.
 Stems come from PostgreSQL's own German stemmer, so marks and matches agree. The query's own
 lexemes and its thesaurus words come with the ``KeywordQuery`` the search was built from
 (``tenders.fulltext``), so highlighting a result page does not expand the keywords again; the
-page's words are stemmed in one more query, whatever its length. Words, their pieces and their
+page's words are stemmed in one more query, whatever its length, and only the words this process
+has not stemmed before (a word's stems depend on the word alone). Words, their pieces and their
 compound parts come from ``kernel.vocabulary.search_words``, as the index's and the query's do.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -54,13 +56,40 @@ class TenderHighlight:
     cpv: tuple[CpvHit, ...] = ()  # every code with its exact label, hits marked
 
 
+# A word's stems are the server's built-in German stemmer's output for that word alone: no tenant, no tender
+# and no setting of ours changes them, so a process keeps them and a page of known words asks the server
+# nothing. Bounded: past the bound the memo starts over (a few MB at most).
+STEMS_REMEMBERED = 50_000
+_known_stems: dict[str, frozenset[str]] = {}
+_known_stems_lock = threading.Lock()
+
+
 def _stems(words_: Iterable[str]) -> dict[str, frozenset[str]]:
-    distinct = sorted({w.casefold() for w in words_ if w})
-    if not distinct:
-        return {}
+    stems: dict[str, frozenset[str]] = {}
+    unknown = []
+    for word in {w.casefold() for w in words_ if w}:
+        known = _known_stems.get(word)
+        if known is None:
+            unknown.append(word)
+        else:
+            stems[word] = known
+    if not unknown:
+        return stems
     with connection.cursor() as cursor:
-        cursor.execute("SELECT w, ts_lexize('german_stem', w) FROM unnest(%s::text[]) AS w", [distinct])
-        return {word: frozenset(lexemes or ()) for word, lexemes in cursor.fetchall()}
+        cursor.execute("SELECT w, ts_lexize('german_stem', w) FROM unnest(%s::text[]) AS w", [sorted(unknown)])
+        read = {word: frozenset(lexemes or ()) for word, lexemes in cursor.fetchall()}
+    with _known_stems_lock:
+        if len(_known_stems) + len(read) > STEMS_REMEMBERED:
+            _known_stems.clear()
+        _known_stems.update(read)
+    stems.update(read)
+    return stems
+
+
+def stems_forget() -> None:
+    """Drop the stems this process keeps: each test starts as a fresh process would."""
+    with _known_stems_lock:
+        _known_stems.clear()
 
 
 class Highlighter:

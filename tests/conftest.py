@@ -116,6 +116,14 @@ def _default_language_in_each_test():
 
 
 @pytest.fixture(autouse=True)
+def _no_stems_kept_from_earlier_tests():
+    """Each test counts its statements as a fresh process would: stems an earlier test read are not known."""
+    from tenders.highlighting import stems_forget
+
+    stems_forget()
+
+
+@pytest.fixture(autouse=True)
 def _public_schema_after_each_test():
     """A test that switched schemas must not leak its schema into the next test."""
     yield

@@ -173,3 +173,44 @@ def test_a_text_asked_again_is_answered_from_its_first_marking(monkeypatch):
     assert has_hit(highlighter.segments("Glasreinigung"))
     assert not has_hit(highlighter.segments("Glasreinigung", parts=False))
     assert not has_hit(Highlighter("Glas").segments("Glasreinigung", parts=False))
+
+
+def test_words_stemmed_once_are_known_to_the_next_page_of_the_process(django_assert_num_queries):
+    text = "Gebäudereinigung, Unterhaltsreinigung und Glasreinigung im Rathaus"
+    first, again, third = (Highlighter("Reinigung") for _ in range(3))  # three requests' highlighters
+    with django_assert_num_queries(1):
+        marked = first.segments(text)
+    with django_assert_num_queries(0):
+        assert again.segments(text) == marked
+    # A new word among known ones: only it is asked for, in one statement.
+    with django_assert_num_queries(1) as captured:
+        assert has_hit(third.segments("Grundreinigung der Schulen"))
+    (asked,) = captured.captured_queries
+    assert "grundreinigung" in asked["sql"] and "unterhaltsreinigung" not in asked["sql"]
+
+
+def test_kept_stems_mark_exactly_as_stems_read_fresh():
+    from tenders.highlighting import stems_forget
+
+    texts = [
+        "Unterhaltsreinigung und Glasreinigung der Grundschulen",
+        "Straßenbauarbeiten: Fahrbahnerneuerung, Gehwege und Straßenreinigung",
+        "Bewachungsdienste für Gemeinschaftsunterkünfte",
+    ]
+    queries = ["Reinigung", "Straße", "Bewachung Unterkunft"]
+    fresh = []
+    for q in queries:
+        stems_forget()
+        fresh.append([Highlighter(q).segments(text) for text in texts])
+    warm = [[Highlighter(q).segments(text) for text in texts] for q in queries]  # every word known by now
+    assert warm == fresh
+    assert any(has_hit(segments) for row in warm for segments in row)
+
+
+def test_the_kept_stems_stay_within_their_bound(monkeypatch):
+    import tenders.highlighting as highlighting
+
+    monkeypatch.setattr(highlighting, "STEMS_REMEMBERED", 5)
+    for n, word in enumerate(["Reinigung", "Glasreinigung", "Unterhaltsreinigung", "Grundreinigung"] * 3):
+        assert has_hit(Highlighter("Reinigung").segments(f"{word} Los {n}"))
+        assert len(highlighting._known_stems) <= 5
