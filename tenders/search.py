@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.search import SearchRank
 from django.db import connection, connections
-from django.db.models import F, QuerySet
+from django.db.models import BigIntegerField, F, Func, IntegerField, QuerySet, Value
 from django.db.models.expressions import RawSQL
 
 from tenders.deadline_order import OpenDeadlinesFirst
@@ -82,22 +83,31 @@ def tender_search(
     page's end, plus one to know whether there is more); the list then holds only those, ranked where the
     candidates are read, so the rows of the others are never fetched again. Without it the list holds every
     candidate (a caller that counts them or filters them further needs them all). ``listed``: the ids
-    ``relevance_listed`` read for the same search; the list then holds those rows, ranked the same way, and
-    looks for no candidates itself.
+    ``relevance_listed`` read for the same search, best first; the list then holds those rows in that order
+    (no ``rank`` of its own) and looks for no candidates itself.
     """
     keywords = keywords.check_for(filters.q) if keywords is not None else keyword_query_build(q=filters.q)
     order = order_or_default(order)
     if ranks(order=order, q=filters.q):
-        if listed is None:
-            # The candidates carry every filter; the outer statement only ranks them. Repeating the filters there
-            # made PostgreSQL run the word and Land bitmaps a second time for the semi-join (165 -> 80 ms at 1M).
-            queryset, since = _candidates_source(filters, now=now, keywords=keywords)
-            bound = candidates or RANK_CANDIDATES
-            listed = (
-                newest_candidates(queryset, bound=bound, since=since)
-                if shown is None
-                else best_ranked(queryset, bound=bound, since=since, keywords=keywords, shown=shown)
+        if listed is not None:
+            # Ranked where they were read: kept in that order, so the rows' statement neither reads their search
+            # words nor ranks them again.
+            position = Func(
+                Value(list(listed), output_field=ArrayField(BigIntegerField())),
+                F("pk"),
+                function="array_position",
+                output_field=IntegerField(),
             )
+            return Tender.objects.filter(pk__in=listed).order_by(position)
+        # The candidates carry every filter; the outer statement only ranks them. Repeating the filters there
+        # made PostgreSQL run the word and Land bitmaps a second time for the semi-join (165 -> 80 ms at 1M).
+        queryset, since = _candidates_source(filters, now=now, keywords=keywords)
+        bound = candidates or RANK_CANDIDATES
+        listed = (
+            newest_candidates(queryset, bound=bound, since=since)
+            if shown is None
+            else best_ranked(queryset, bound=bound, since=since, keywords=keywords, shown=shown)
+        )
         return (
             Tender.objects.filter(pk__in=listed)
             .annotate(rank=SearchRank(F("search_vector"), keywords.rank_search, weights=RANK_WEIGHTS))

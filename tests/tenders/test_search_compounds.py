@@ -301,7 +301,7 @@ def test_a_list_of_the_shown_rows_is_the_first_rows_of_the_whole_list(ids, monke
         )
         assert read.candidates == 3
         rows = tender_search(filters=filters, order="relevance", now=NOW, listed=read.ids)
-        assert list(rows.values_list("id", "rank")) == whole[:shown]
+        assert list(rows.values_list("id", flat=True)) == [pk for pk, _rank in whole[:shown]]
 
 
 @pytest.mark.parametrize(("candidates", "counted"), [(2, 2), (4, 4), (10, 4)])

@@ -53,7 +53,7 @@ def _page(client, **params):
 
 def _ids_fetched(statements: list[str]) -> int:
     """How many ids the page's statement (the one reading the shown rows' columns) asks for."""
-    (page,) = [sql for sql in statements if '"tenders_tender"."title"' in sql and "ts_rank" in sql]
+    (page,) = [sql for sql in statements if '"tenders_tender"."title"' in sql and "array_position" in sql]
     return len(re.search(r'"tenders_tender"\."id" IN \(([^)]*)\)', page).group(1).split(","))
 
 
