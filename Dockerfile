@@ -12,6 +12,9 @@ COPY tenders ./tenders
 COPY notifications ./notifications
 RUN pip install --no-cache-dir --no-deps .
 COPY . .
+# Compiled once here: with PYTHONDONTWRITEBYTECODE every process (each gunicorn worker, each ingest and its parse
+# workers) would compile the project's modules from source at its start, and the image's user could not keep them.
+RUN python -m compileall -q -j 0 kernel config accounts sources tenders notifications manage.py
 RUN DJANGO_SECRET_KEY=build DJANGO_ALLOWED_HOSTS=build DATABASE_URL=postgres://build@localhost/build \
     REDIS_URL=redis://localhost SECRETS_ENCRYPTION_KEYS=MDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDA= \
     python manage.py collectstatic --noinput

@@ -58,3 +58,36 @@ def test_the_image_collects_static_files_and_the_app_waits_for_the_migrate_step(
         assert services[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}, name
     assert "migrate" not in services["migrate"]["depends_on"]
     assert "platform_init" in services["migrate"]["command"][-1]
+
+
+def test_the_image_compiles_the_project_once_so_its_processes_start_from_bytecode(tmp_path):
+    """The image sets PYTHONDONTWRITEBYTECODE: its compile step is run here on a copy, and an import then reads
+    every project module from bytecode (``python -v`` names the cached file), none from source."""
+    import shutil
+    import sys
+
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    step = next(line for line in dockerfile.splitlines() if line.startswith("RUN python -m compileall"))
+    assert dockerfile.index("COPY . .") < dockerfile.index(step) < dockerfile.index("USER radar")
+    argv = step.removeprefix("RUN ").split()
+    targets = [arg for arg in argv[3:] if not arg.startswith("-") and arg != "0"]
+    assert {"kernel", "config", "accounts", "sources", "tenders", "notifications"} <= set(targets)
+    for target in targets:
+        source = ROOT / target
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, tmp_path / target)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "DJANGO_SETTINGS_MODULE": "config.settings.test"}
+    subprocess.run([sys.executable, *argv[1:]], cwd=tmp_path, env=env, check=True)
+    imported = subprocess.run(
+        [sys.executable, "-v", "-c", "import django; django.setup(); import sources.parsers.eforms, tenders.search"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stderr
+    own = [line for line in imported.splitlines() if line.startswith("# code object from") and str(tmp_path) in line]
+    # From source, Python says "code object from <path>.py"; from bytecode, "... from '<path>.pyc'".
+    assert own and all(line.endswith(".pyc'") for line in own), [line for line in own if not line.endswith(".pyc'")]
