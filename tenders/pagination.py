@@ -8,7 +8,7 @@ page with ``EstimatedCountPaginator``; the partner API keeps exact counts.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from urllib.parse import urlencode
 
@@ -212,6 +212,22 @@ class BoundedCountPaginator:
         has_next = len(rows) > self.per_page and (keyset is not None or number < self.max_pages)
         cursor_of = None if keyset is None else (lambda row: keyset.encode(row, None))
         return BoundedPage(rows[: self.per_page], number, self, has_next=has_next, cursor_of=cursor_of)
+
+    def get_listed_page(self, number, *, ids: Sequence[int], rows_of: Callable[..., list]) -> BoundedPage:
+        """A page of a list counted already (``counted``) whose ids are known in order, from its start to at least
+        one row past the page asked for (a relevance list's, ``tenders.search.relevance_listed``): only the page's
+        own rows are read, by ``rows_of(ids=…)``. Numbered, clamped and past the end as ``get_page``."""
+        number = _page_number(number, self.max_pages)
+        start = (number - 1) * self.per_page
+        window = ids[start : start + self.per_page + 1]
+        self._count = self.counted or 0
+        if not window and number > 1:
+            # Past the end: the last page. The ids hold every candidate when they end before the page asked for.
+            reached = min(start, self._count, len(ids))
+            if reached:
+                return self.get_listed_page(-(-reached // self.per_page), ids=ids, rows_of=rows_of)
+        has_next = len(window) > self.per_page and number < self.max_pages
+        return BoundedPage(rows_of(ids=window[: self.per_page]), number, self, has_next=has_next)
 
 
 def _page_number(raw, highest: int) -> int:

@@ -1,7 +1,8 @@
 """The result list's page of one search (Trefferliste): its rows, its bounded count and how it pages.
 
 A relevance list reads, counts and ranks its candidates in one statement (``tenders.search.relevance_listed``)
-and its page's statement fetches only the rows up to the page's end; with a triage filter the list holds every
+and its page's statement fetches only the page's own rows, by a statement compiled once per process
+(``notifications.portal.listed_rows``); with a triage filter the list holds every
 candidate, narrowed to the user's verdicts, and counts them itself. Newest-first and deadline lists count in the
 page's own statement and page by keyset (``tenders.keyset``).
 """
@@ -14,6 +15,7 @@ from functools import partial
 from django.contrib.auth.models import AbstractBaseUser
 
 from notifications.portal.forms import ParsedSearch
+from notifications.portal.listed_rows import listed_rows
 from notifications.portal.selectors import RESULT_FIELDS, portal_tender_hits, portal_tender_search, result_rows
 from tenders.fulltext import KeywordQuery
 from tenders.pagination import BoundedCountPaginator, BoundedPage, keyset_for
@@ -37,11 +39,9 @@ def result_page(
             candidates=candidates,
             shown=BoundedCountPaginator.rows_read(params, per_page=per_page),
         )
-        queryset = portal_tender_search(**search_args, order=parsed.order, listed=listed.ids)
-        paginator = BoundedCountPaginator(
-            result_rows(queryset.only(*RESULT_FIELDS)), per_page, count_basis=hits, counted=listed.candidates
-        )
-        return paginator.page_for(params)
+        paginator = BoundedCountPaginator(listed.ids, per_page, count_basis=hits, counted=listed.candidates)
+        # The page's rows by the statement compiled once per process (notifications.portal.listed_rows).
+        return paginator.get_listed_page(params.get("page"), ids=listed.ids, rows_of=partial(listed_rows, user=user))
     queryset = portal_tender_search(**search_args, order=parsed.order, candidates=candidates)
     paginator = BoundedCountPaginator(
         result_rows(queryset.only(*RESULT_FIELDS)), per_page, count_basis=hits, count_listed=ranked
