@@ -8,13 +8,22 @@ the public schema.
 
 import os
 
+from celery.signals import worker_process_init
 from tenant_schemas_celery.app import CeleryApp
+
+from config.loaded_objects import loaded_objects_freeze
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 app = CeleryApp("tender_radar")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_process_init.connect
+def _freeze_loaded_objects(**_kwargs) -> None:
+    """Each worker process starts with the app and the tasks' modules loaded: the collector leaves them alone."""
+    loaded_objects_freeze()
 
 
 def queue_of(task_name: str) -> str:

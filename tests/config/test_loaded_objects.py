@@ -69,3 +69,27 @@ def test_garbage_made_after_the_first_requests_is_still_collected(unfrozen):
     assert environ["garbage"]() is not None  # nothing collected on the request's way out any more
     gc.collect()
     assert environ["garbage"]() is None
+
+
+@pytest.mark.django_db
+def test_the_ingest_command_freezes_what_the_process_has_loaded(unfrozen):
+    from pathlib import Path
+
+    from django.core.management import call_command
+
+    exports = Path(__file__).resolve().parents[1] / "data" / "doe" / "exports"
+    loaded_before = Loaded()
+    call_command(
+        "ingest", "doe", "--file", str(exports / "2026-09-14_ocds.zip"), str(exports / "2026-09-14_eforms.zip")
+    )
+    assert not _collected_generations(loaded_before)
+
+
+def test_each_celery_worker_process_freezes_what_it_has_loaded(unfrozen):
+    from celery.signals import worker_process_init
+
+    import config.celery  # noqa: F401  (connects the app's handlers)
+
+    loaded_before = Loaded()
+    worker_process_init.send(sender=None)  # as a prefork child sends it once it has started
+    assert not _collected_generations(loaded_before)

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from config.loaded_objects import loaded_objects_freeze
 from sources.models import FAILED_RUN_STATUSES, SUCCEEDED_RUN_STATUSES, FetchRunStatus
 from sources.registry import get_adapter
 from sources.run_summary import field_problems_text
@@ -37,6 +38,7 @@ class Command(BaseCommand):
         parser.add_argument("--to", dest="day_to")
 
     def handle(self, *args, source_key, files=None, day=None, day_from=None, day_to=None, **options):
+        loaded_objects_freeze()  # Django, the apps and the adapters stay loaded: the collector need not walk them
         source = source_by_key(key=source_key)
         if source is None:
             known = ", ".join(source_keys())
