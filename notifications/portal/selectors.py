@@ -7,7 +7,7 @@ read of a tenant object is scoped to what the user may see.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -50,6 +50,13 @@ def _triage_of(user) -> QuerySet[Triage]:
     return Triage.objects.filter(user=user)
 
 
+def triage_status_of(user) -> Subquery:
+    """The user's verdict on the tender of a tender query's row (``my_triage``; None: not triaged), as a subquery.
+
+    ``user``: the user or their id."""
+    return Subquery(_triage_of(user).filter(tender=OuterRef("pk")).values("status")[:1])
+
+
 def portal_tender_search(
     *,
     user: AbstractBaseUser,
@@ -59,19 +66,16 @@ def portal_tender_search(
     now: datetime,
     keywords: KeywordQuery | None = None,
     candidates: int | None = None,
-    listed: Sequence[int] | None = None,
 ) -> QuerySet[Tender] | OpenDeadlinesFirst:
     """``tender_search`` narrowed by the user's own triage and annotated with it (``my_triage``).
 
     "neu" also covers tenders the user has not triaged yet: that is what "new to me" means.
     ``keywords``: ``keyword_query_build(q=filters.q)``, built once for a page's list, count and highlights.
-    ``listed``: a relevance list's first ids, read with ``tenders.search.relevance_listed``.
+    A relevance list's shown rows are read by ``notifications.portal.listed_rows`` instead.
     """
-    queryset = tender_search(
-        filters=filters, order=order, now=now, keywords=keywords, candidates=candidates, listed=listed
-    )
+    queryset = tender_search(filters=filters, order=order, now=now, keywords=keywords, candidates=candidates)
     mine = _triage_of(user).filter(tender=OuterRef("pk"))
-    return _triage_filtered(queryset, mine, triage).annotate(my_triage=Subquery(mine.values("status")[:1]))
+    return _triage_filtered(queryset, mine, triage).annotate(my_triage=triage_status_of(user))
 
 
 def portal_tender_hits(
@@ -312,7 +316,7 @@ def dashboard_deadlines(*, user: AbstractBaseUser, now: datetime, days: int = 7,
         Tender.objects.filter(submission_deadline__gte=now, submission_deadline__lte=now + timedelta(days=days))
         .filter(Q(Exists(triaged)) | Q(Exists(matched)))
         .exclude(Exists(rejected))
-        .annotate(my_triage=Subquery(_triage_of(user).filter(tender=OuterRef("pk")).values("status")[:1]))
+        .annotate(my_triage=triage_status_of(user))
         .order_by("submission_deadline", "id")[:limit]
     )
 
