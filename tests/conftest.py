@@ -116,11 +116,14 @@ def _default_language_in_each_test():
 
 
 @pytest.fixture(autouse=True)
-def _no_stems_kept_from_earlier_tests():
-    """Each test counts its statements as a fresh process would: stems an earlier test read are not known."""
+def _no_words_kept_from_earlier_tests():
+    """Each test counts its statements as a fresh process would: stems and keyword answers an earlier test read
+    are not known (which tests share an xdist worker must not change a count)."""
+    from tenders.fulltext import _rewrite_answer
     from tenders.highlighting import stems_forget
 
     stems_forget()
+    _rewrite_answer.cache_clear()  # keywords compiled by an earlier test are not known either
 
 
 @pytest.fixture(autouse=True)
