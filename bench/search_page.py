@@ -50,8 +50,9 @@ def _tenant_with_data(*, now) -> tuple[Client, Client, int]:
 
     public_tenant_ensure(domain="localhost")
     if not Tenant.objects.filter(schema_name="bench").exists():
-        tenant_create(name="Bench GmbH", schema_name="bench", domain=HOST, admin_email="a@bench.example",
-                      admin_password=PASSWORD)
+        tenant_create(
+            name="Bench GmbH", schema_name="bench", domain=HOST, admin_email="a@bench.example", admin_password=PASSWORD
+        )
     rng = random.Random(7)
     ids = list(Tender.objects.order_by("id").values_list("id", flat=True))
     with schema_context("bench"):
@@ -62,8 +63,11 @@ def _tenant_with_data(*, now) -> tuple[Client, Client, int]:
             for tender_id in rng.sample(ids, int(len(ids) * TRIAGED_SHARE))
         )
         SavedSearch.objects.all().delete()
-        for name, filters in (("Dach", {"q": "Dacharbeiten"}), ("Bayern", {"bundesland": ["Bayern"]}),
-                              ("Reinigung", {"q": "Reinigung"})):
+        for name, filters in (
+            ("Dach", {"q": "Dacharbeiten"}),
+            ("Bayern", {"bundesland": ["Bayern"]}),
+            ("Reinigung", {"q": "Reinigung"}),
+        ):
             profile = SavedSearch.objects.create(owner=user, name=name, filters=filters, active_since=now)
             TenderMatch.objects.bulk_create(
                 TenderMatch(saved_search=profile, tender_id=tender_id, matched_at=now)
@@ -93,8 +97,10 @@ def _request(client: Client, label: str, path: str, params: dict, *, plans: bool
     wall = (time.perf_counter() - started) * 1000
     statements = queries.captured_queries
     sql_ms = sum(float(q["time"]) for q in statements) * 1000
-    print(f"\n### {label}: HTTP {response.status_code}, {len(statements)} statements, "
-          f"{wall:.1f} ms wall, {sql_ms:.1f} ms SQL (client side)")
+    print(
+        f"\n### {label}: HTTP {response.status_code}, {len(statements)} statements, "
+        f"{wall:.1f} ms wall, {sql_ms:.1f} ms SQL (client side)"
+    )
     for number, query in enumerate(statements, 1):
         sql = query["sql"]
         print(f"  {number:2}. {float(query['time']) * 1000:7.1f} ms  {' '.join(sql.split())[:160]}")
@@ -110,7 +116,9 @@ def run(*, n: int | None) -> None:
     now = timezone.now().astimezone(BERLIN).replace(microsecond=0)
     load(n, now=now)
     with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE tenders_tender")  # settled, as after autovacuum: index-only scans can skip the heap
+        cursor.execute(
+            "VACUUM ANALYZE tenders_tender"
+        )  # settled, as after autovacuum: index-only scans can skip the heap
     search_vocabulary_refresh()
     portal, api, tender_id = _tenant_with_data(now=now - timedelta(days=1))
     for label, path, params in [*PAGES, *API_PAGES, ("tender page", f"/ausschreibung/{tender_id}/", {})]:

@@ -84,10 +84,16 @@ def broken_checkout(tmp_path_factory) -> subprocess.CompletedProcess:
     append("notifications/api/views.py", "from django.db import transaction  # noqa")
     # The kernel imports no app and no Django; the network is used through its public surface;
     # no module imports itself in a circle (the old sources.services <-> sources.tasks hand-off).
-    append("kernel/vocabulary/regions.py", "def _clean():\n    from sources.selectors import source_keys\n    return source_keys")
+    append(
+        "kernel/vocabulary/regions.py",
+        "def _clean():\n    from sources.selectors import source_keys\n    return source_keys",
+    )
     append("kernel/network/client.py", "from django.conf import settings  # noqa")
     append("notifications/webhooks/delivery.py", "from kernel.network.ssrf import check_target  # noqa")
-    append("sources/services.py", "def _enqueue():\n    from sources.tasks import source_poll_now_task\n    return source_poll_now_task")
+    append(
+        "sources/services.py",
+        "def _enqueue():\n    from sources.tasks import source_poll_now_task\n    return source_poll_now_task",
+    )
     # Layers of the house: a shared app reaching up into the tenant app, a lower app into a higher.
     append("tenders/pagination.py", "def _up():\n    from sources.selectors import source_keys\n    return source_keys")
     # Layers of the tenant wing: an engine reaching up into a feature.
@@ -102,14 +108,20 @@ def broken_checkout(tmp_path_factory) -> subprocess.CompletedProcess:
     (root / "notifications" / "team" / "audit_views.py").write_text(
         "from notifications.models import SavedSearch\n\n\ndef audit(request):\n    return SavedSearch.objects.all()\n"
     )
-    append("accounts/services.py", "def _kick():\n    from notifications.tasks.alerts import send_due_deliveries_task\n    return send_due_deliveries_task")
+    append(
+        "accounts/services.py",
+        "def _kick():\n    from notifications.tasks.alerts import send_due_deliveries_task\n    return send_due_deliveries_task",
+    )
     # The other façades: the tenant app reaching into the conditional cache and the platform setup,
     # config's health reading the portal's selectors.
     append("notifications/demo/services.py", "from sources.conditional import ConditionalFetcher  # noqa")
     append("notifications/demo/services.py", "from accounts.platform import platform_init  # noqa")
     append("config/health_checks.py", "from notifications.portal.selectors import saved_search_list  # noqa")
     # Pure cores: a parser reading the database, a parser fetching, filter parsing building queries.
-    append("sources/parsers/ted_json.py", "def _known():\n    from sources.selectors import source_keys\n    return source_keys")
+    append(
+        "sources/parsers/ted_json.py",
+        "def _known():\n    from sources.selectors import source_keys\n    return source_keys",
+    )
     append("sources/parsers/eforms/tree.py", "from sources.conditional import ConditionalFetcher  # noqa")
     append("tenders/filters.py", "from django.db.models import Q  # noqa")
     return _lint(root)

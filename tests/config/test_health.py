@@ -135,7 +135,9 @@ def test_the_snapshot_is_scheduled_every_minute_on_the_match_queue(settings):
 
 
 @pytest.mark.usefixtures("committed")
-def test_readiness_is_green_with_worker_and_beat_and_red_when_the_worker_is_gone(processes, committed_tenants, tmp_path):
+def test_readiness_is_green_with_worker_and_beat_and_red_when_the_worker_is_gone(
+    processes, committed_tenants, tmp_path
+):
     # The production path: the worker computes the snapshot (the periodic task, sent by name) into the cache
     # every process shares, and the readiness view of this process reads it.
     shared_cache = tmp_path / "cache"

@@ -46,6 +46,13 @@ def positional_services(sources: dict[str, str]) -> list[str]:
     return found
 
 
+def _literal_text(value: ast.expr) -> bool:
+    """A string literal or an f-string: text written into the code, not computed from a name."""
+    return isinstance(value, ast.Constant | ast.JoinedStr) and not (
+        isinstance(value, ast.Constant) and not isinstance(value.value, str)
+    )
+
+
 def literal_selectors(sources: dict[str, str]) -> list[str]:
     """``where call`` for each CSS selector or class written as a literal outside a ``selectors`` module."""
     found = []
@@ -55,14 +62,11 @@ def literal_selectors(sources: dict[str, str]) -> list[str]:
         for node in ast.walk(ast.parse(source)):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
                 continue
-            literal = lambda value: isinstance(value, ast.Constant | ast.JoinedStr) and not (  # noqa: E731
-                isinstance(value, ast.Constant) and not isinstance(value.value, str)
-            )
-            if node.func.attr in _SELECTOR_CALLS and node.args and literal(node.args[0]):
+            if node.func.attr in _SELECTOR_CALLS and node.args and _literal_text(node.args[0]):
                 found.append(f"{where}:{node.lineno} .{node.func.attr}()")
             if node.func.attr in _FIND_CALLS:
                 for keyword in node.keywords:
-                    if keyword.arg == "class_" and literal(keyword.value):
+                    if keyword.arg == "class_" and _literal_text(keyword.value):
                         found.append(f"{where}:{node.lineno} .{node.func.attr}(class_=…)")
     return found
 
@@ -79,7 +83,9 @@ def test_services_are_keyword_only():
 
 def test_a_positional_service_is_found():
     source = "def tender_close(tender_id, *, now):\n    pass\n\ndef _helper(x):\n    pass\n\ndef ok(*, a):\n    pass\n"
-    assert positional_services({"tenders/services/close.py": source}) == ["tenders/services/close.py:1 tender_close(tender_id)"]
+    assert positional_services({"tenders/services/close.py": source}) == [
+        "tenders/services/close.py:1 tender_close(tender_id)"
+    ]
     assert _is_services_module(Path("tenders/services/close.py"))
     assert _is_services_module(Path("notifications/alerts/services.py"))
     assert not _is_services_module(Path("notifications/alerts/selectors.py"))

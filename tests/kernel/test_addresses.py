@@ -55,9 +55,15 @@ def test_bundesland_for_place():
 def test_a_foreign_buyers_postcode_is_no_german_place():
     # Two TED notices of an Italian buyer in Ispra (PLZ 21027, no place of performance stated) were filed
     # under Hamburg, whose postcodes start 20-22.
-    assert bundesland_for_place(nuts_codes=(), postal_code="", country="", buyer_postal_code="21027", buyer_country="ITA") == ""
+    assert (
+        bundesland_for_place(nuts_codes=(), postal_code="", country="", buyer_postal_code="21027", buyer_country="ITA")
+        == ""
+    )
     assert bundesland_for_place(nuts_codes=(), postal_code="21027", country="", buyer_country="ITA") == ""
-    assert bundesland_for_place(nuts_codes=(), postal_code="", country="", buyer_postal_code="21027", buyer_country="DEU") == "Hamburg"
+    assert (
+        bundesland_for_place(nuts_codes=(), postal_code="", country="", buyer_postal_code="21027", buyer_country="DEU")
+        == "Hamburg"
+    )
     assert bundesland_for_place(nuts_codes=(), postal_code="21027", country="DEU", buyer_country="ITA") == "Hamburg"
 
 

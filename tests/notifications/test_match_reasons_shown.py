@@ -1,4 +1,4 @@
-""""Warum gefunden" where users see a match: the tender page per profile, the result list, the alert mail, the API.
+""" "Warum gefunden" where users see a match: the tender page per profile, the result list, the alert mail, the API.
 
 The weak case is the one a user met in the demo: a profile on "Sicherheit" matched an IT consulting
 contract only through the real CPV 2008 label of 79000000 ("… Consulting, Einstellungen, Druck und

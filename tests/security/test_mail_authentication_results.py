@@ -93,9 +93,7 @@ def test_two_headers_of_the_servers_id_are_refused_even_above_the_received_field
 # Received: on top by default, lmtp_add_received_header): constructed from those programs' documented formats.
 LMTP_HOP = f"Received: from {RECEIVING_SERVER} by imap.alpha-bau.example with LMTPS id 7Hq2; Tue, 15 Sep 2026 06:00:14 +0200\r\n"
 DMARC_HEADER = f"Authentication-Results: {RECEIVING_SERVER}; dmarc=pass (p=reject dis=none) header.from=tender24.de\r\n"
-DKIM_HEADER = (
-    f"Authentication-Results: {RECEIVING_SERVER};\r\n\tdkim=pass (2048-bit key) header.d=tender24.de header.i=@tender24.de\r\n"
-)
+DKIM_HEADER = f"Authentication-Results: {RECEIVING_SERVER};\r\n\tdkim=pass (2048-bit key) header.d=tender24.de header.i=@tender24.de\r\n"
 MILTER_HEADERS = DMARC_HEADER + DKIM_HEADER
 POSTFIX_HOP = (
     f"Received: from mail.tender24.de (mail.tender24.de [198.51.100.4]) by {RECEIVING_SERVER} (Postfix)\r\n"

@@ -57,9 +57,6 @@ def _alert(*, sender: str, message_id: str, title: str, buyer: str, deadline: st
     ).encode()
 
 
-
-
-
 def _shared_tables() -> tuple[int, int, int, int]:
     return (
         Tender.objects.count(),

@@ -51,9 +51,6 @@ FAKE_DTAD = (
 ).encode()
 
 
-
-
-
 FORGED_RESULTS = b"Authentication-Results: mx.angebote-abgeben.example; dkim=pass header.d=tender24.de\r\n"
 OWN_LINK = "https://www.tender24.de/NetServer/TenderingProcedureDetails?function=_Details&TenderOID=54321-Tender-1ffff000000-0000000000000001"
 FOREIGN_LINK = "https://angebote-abgeben.example/NetServer/TenderingProcedureDetails?TenderOID=54321-Tender-1ffff000000-0000000000000002"
@@ -74,9 +71,6 @@ ATTACKS = {
         "link",
     ),
 }
-
-
-
 
 
 def _beta_listens_for_everything(beta):

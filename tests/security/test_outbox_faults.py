@@ -107,9 +107,7 @@ def test_a_mail_refused_before_its_data_after_one_accepted_on_the_same_connectio
         pytest.param(lambda server: server.reply_next_with("451 4.3.0 Try again later"), id="451-after-data"),
     ],
 )
-def test_a_failure_before_the_server_could_have_the_mail_is_retried_and_it_arrives_once(
-    alpha, smtp_server, misbehave
-):
+def test_a_failure_before_the_server_could_have_the_mail_is_retried_and_it_arrives_once(alpha, smtp_server, misbehave):
     delivery = _instant_mail(alpha, smtp_server, "Dach Turnhalle")
     misbehave(smtp_server)
 

@@ -1,4 +1,4 @@
-""""Warum gefunden": which words hit which field, which CPV code, which filter - and a hit only through a CPV label.
+""" "Warum gefunden": which words hit which field, which CPV code, which filter - and a hit only through a CPV label.
 
 The IT case is the one a user met in the demo: a profile "Bewachung und Sicherheitsdienste" matched an IT
 consulting contract whose only hit was the word "Sicherheit" in the label of CPV 79000000 ("Dienstleistungen

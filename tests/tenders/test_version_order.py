@@ -20,7 +20,9 @@ def test_a_change_with_the_timestamp_of_its_notice_is_listed_after_it(db):
     # TED stamps a notice and its correction with the same second; the correction may arrive first.
     common = {"ocid": "ocds-b5fd17-ordered-1", "published_at": SAME_SECOND, "title": "Dachsanierung Grundschule"}
     change = NoticeRecordFactory(source="ted", source_notice_id="100002-2026", kind=NoticeKind.CHANGE, **common)
-    notice = NoticeRecordFactory(source="ted", source_notice_id="100001-2026", kind=NoticeKind.CONTRACT_NOTICE, **common)
+    notice = NoticeRecordFactory(
+        source="ted", source_notice_id="100001-2026", kind=NoticeKind.CONTRACT_NOTICE, **common
+    )
     notices_ingest(records=[change], now=NOW, use_fingerprint=False)
     notices_ingest(records=[notice], now=NOW, use_fingerprint=False)
 

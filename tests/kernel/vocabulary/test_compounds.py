@@ -85,7 +85,10 @@ def test_parts_split_elsewhere_are_used_as_given_and_bounded(monkeypatch) -> Non
     monkeypatch.setattr(compounds, "_REMEMBERED", {})
     monkeypatch.setattr(compounds, "REMEMBERED_MAX", 3)
     split_here = words_compound_parts(["Gebäudereinigung und Schlegelmäher, Gebäudereinigung"])
-    assert split_here == {"Gebäudereinigung": ("gebäude", "reinigung"), "Schlegelmäher": compound_parts("Schlegelmäher")}
+    assert split_here == {
+        "Gebäudereinigung": ("gebäude", "reinigung"),
+        "Schlegelmäher": compound_parts("Schlegelmäher"),
+    }
     assert words_compound_parts(["Gebäudereinigung"], skip={"Gebäudereinigung"}) == {}
     compounds.remember_compound_parts({"Kunstwort": ("kunst", "wort")})  # as a worker computed it
     assert compound_parts("Kunstwort") == ("kunst", "wort")

@@ -19,7 +19,9 @@ def test_tenant_tasks_sent_without_a_tenant_do_nothing():
 
 
 def test_the_ingest_hand_off_is_validated():
-    created, changed = delta_parse(payload={"created": ["3", 4, 4], "changed": {"5": {"status": ["active", "cancelled"]}}})
+    created, changed = delta_parse(
+        payload={"created": ["3", 4, 4], "changed": {"5": {"status": ["active", "cancelled"]}}}
+    )
     assert created == (3, 4)
     assert changed == {5: {"status": ["active", "cancelled"]}}
     with pytest.raises(ValueError):

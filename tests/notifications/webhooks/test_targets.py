@@ -90,5 +90,7 @@ def test_urls_that_browsers_read_with_another_host_are_refused(url):
 
 def test_the_checked_url_is_returned_in_the_form_every_reader_reads_alike():
     """The delivery posts to what the check returns, so both must name the host that was resolved."""
-    checked = webhook_url_check("https://Hooks.Partner.Example/x?a=1", allow_loopback=False, resolver=_resolver("93.184.215.14"))
+    checked = webhook_url_check(
+        "https://Hooks.Partner.Example/x?a=1", allow_loopback=False, resolver=_resolver("93.184.215.14")
+    )
     assert checked == "https://hooks.partner.example/x?a=1"

@@ -163,8 +163,12 @@ def test_records_stored_without_an_origin_are_ranked_by_source_and_version():
 
 def test_one_award_row_per_lot_and_winner():
     won = Award(lot_id="LOT-0001", status=AwardStatus.AWARDED, supplier_name="Reinigung Nord GmbH", value=Decimal("10"))
-    again = Award(lot_id="LOT-0001", status=AwardStatus.AWARDED, supplier_name="Reinigung Nord GmbH", value=Decimal("10"))
-    other = Award(lot_id="LOT-0002", status=AwardStatus.AWARDED, supplier_name="Reinigung Nord GmbH", value=Decimal("5"))
+    again = Award(
+        lot_id="LOT-0001", status=AwardStatus.AWARDED, supplier_name="Reinigung Nord GmbH", value=Decimal("10")
+    )
+    other = Award(
+        lot_id="LOT-0002", status=AwardStatus.AWARDED, supplier_name="Reinigung Nord GmbH", value=Decimal("5")
+    )
     award = _official().replace(kind=NoticeKind.AWARD, source_notice_id="can-1", awards=(won, again, other))
     state = compile_tender([award], now=NOW)
     assert [(a["lot_id"], a["supplier_name"]) for a in state.awards] == [
