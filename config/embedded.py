@@ -46,6 +46,12 @@ def embedded_database_settings(data_dir: Path) -> dict:
     }
 
 
+# The queue of a machine without Redis: folders, no server. kombu takes a virtual transport's host to be
+# "localhost" when the URL names none, and says so as a warning on every connection (each command that hands
+# work on printed it); this transport never uses the host, so the URL names it.
+FILESYSTEM_BROKER_URL = "filesystem://localhost//"
+
+
 def filesystem_broker_options(data_dir: Path) -> dict:
     """kombu filesystem transport folders; both sides of the queue share one folder."""
     queue_dir = data_dir / "queue"

@@ -14,7 +14,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from config.email_url import email_config
-from config.embedded import embedded_database_settings, filesystem_broker_options
+from config.embedded import FILESYSTEM_BROKER_URL, embedded_database_settings, filesystem_broker_options
 from config.env import env_bool, env_int, env_list, env_optional, env_str
 from config.settings.api import *  # noqa: F403 (REST_FRAMEWORK, SPECTACULAR_SETTINGS)
 from config.settings.schedules import PLATFORM_PERIODIC_TASKS  # noqa: F401 (the beat jobs, as data)
@@ -282,7 +282,7 @@ CELERY_BEAT_SCHEDULER = "config.beat:HeartbeatScheduler"
 CELERY_IMPORTS = ["config.tasks"]
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
-CELERY_BROKER_URL = REDIS_URL or "filesystem://"
+CELERY_BROKER_URL = REDIS_URL or FILESYSTEM_BROKER_URL
 CELERY_BROKER_TRANSPORT_OPTIONS = {} if REDIS_URL else filesystem_broker_options(LOCAL_DATA_DIR / "broker")
 
 # --- Health (config.health): liveness is open; readiness is a snapshot, 503 past these limits ----
