@@ -15,11 +15,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.contrib.postgres.fields import ArrayField
-from django.db.models import BigIntegerField, F, Func, IntegerField, Value
 
 from notifications.portal.selectors import RESULT_FIELDS, result_rows, triage_status_of
 from tenders.models import Tender
+from tenders.search import listed_order
 
 # Compiled where the user's id and the tenders' ids go, replaced by the real ones (no id is negative).
 _USER_PLACEHOLDER = -7_654_321
@@ -47,12 +46,11 @@ def listed_rows(*, user: AbstractBaseUser, ids: Sequence[int]) -> list[Tender]:
 def _compiled(size: int) -> tuple[str, tuple, int, tuple[int, ...], int]:
     """The rows' ORM query for ``size`` ids as SQL, its parameters, and where the user, each id and the order go."""
     placeholders = [_FIRST_ID_PLACEHOLDER - n for n in range(size)]  # distinct: each has its own parameter
-    order = Value(list(placeholders), output_field=ArrayField(BigIntegerField()))
     rows = result_rows(
         Tender.objects.filter(pk__in=placeholders)
         .annotate(my_triage=triage_status_of(_USER_PLACEHOLDER))
         .only(*RESULT_FIELDS)
-        .order_by(Func(order, F("pk"), function="array_position", output_field=IntegerField()))
+        .order_by(listed_order(placeholders))
     )
     sql, params = rows.query.sql_with_params()
     params = tuple(params)

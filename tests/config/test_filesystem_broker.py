@@ -24,7 +24,7 @@ def test_a_message_goes_through_the_folders_without_a_hostname_warning(tmp_path,
             connection.drain_events(timeout=5)
 
     assert received == [{"tender_id": 7}]
-    assert any((tmp_path / "broker" / "queue").iterdir()) is False  # taken off the queue once acknowledged
+    assert list((tmp_path / "broker" / "queue").iterdir()) == []  # taken off the queue once acknowledged
     assert not [record for record in caplog.records if "hostname" in record.getMessage()]
 
 
