@@ -20,6 +20,9 @@ The rate is notices per second of the run as the FetchRun records it (from its s
 commit); the process wall time, interpreter start included, is printed beside it. Parse-only
 is the members parsed in this process (one core), write-only the same records ingested
 without parsing. Peak RSS is the largest resident set of the writer or any of its workers.
+Beside each rate: the machine's busy CPU over the whole process (``bench.cpu``; interpreter and Django start
+included, about 1.5 CPU-seconds for the product, a tenth of that for the peer), per notice and as the share of the
+cores it filled: a CPU-bound run gains only what it stops spending.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from pathlib import Path
 
 from django.db import connection
 
+from bench.cpu import CpuSpan, MachineCpu
 from sources.adapters.doe.archive import Member
 from sources.adapters.doe.stream import parse_members
 from sources.models import FetchRun
@@ -119,8 +123,10 @@ def _truncate() -> None:
         cursor.execute("TRUNCATE tenders_tenderversion, tenders_tendersource, tenders_tender RESTART IDENTITY CASCADE")
 
 
-def _ingest_process(paths: list[Path], *, workers: int | None, empty: bool = True) -> tuple[float, float, float, str]:
-    """(run seconds, process seconds, peak RSS MiB, output) of one ``manage.py ingest doe --file`` process."""
+def _ingest_process(
+    paths: list[Path], *, workers: int | None, empty: bool = True
+) -> tuple[float, float, float, str, CpuSpan | None]:
+    """(run seconds, process seconds, peak RSS MiB, output, machine CPU) of one ``manage.py ingest doe --file`` process."""
     if empty:
         _truncate()
     env = dict(os.environ)
@@ -129,22 +135,23 @@ def _ingest_process(paths: list[Path], *, workers: int | None, empty: bool = Tru
     else:
         env["SOURCES_PARSE_WORKERS"] = str(workers)
     started = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), "ingest", "doe", "--file", *map(str, paths)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    output = process.stdout.read().decode()
-    _, status, usage = os.wait4(process.pid, 0)
+    with MachineCpu() as cpu:
+        process = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "ingest", "doe", "--file", *map(str, paths)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        output = process.stdout.read().decode()
+        _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise SystemExit(f"ingest failed ({process.returncode}):\n{output}")
     run = FetchRun.objects.order_by("-pk").first()
     summary = output.strip().splitlines()[-1] if output.strip() else ""  # the command's report, not its log lines
-    return (run.finished_at - run.started_at).total_seconds(), wall, usage.ru_maxrss / 1024, summary
+    return (run.finished_at - run.started_at).total_seconds(), wall, usage.ru_maxrss / 1024, summary, cpu.span
 
 
 def _members(paths: list[Path]) -> list[Member]:
@@ -174,7 +181,7 @@ def run(*, n: int | None, runs: int | None = None, peer: str | None = None) -> N
 
     # Alternating pairs, medians: on a shared host single runs move by 20% and more, and a pair
     # taken back to back sees the same neighbours.
-    pairs, agains, peers = [], [], []
+    pairs, agains, peers, peer_cpus = [], [], [], []
     for number in range(1, runs + 1):
         single_run = _ingest_process(paths, workers=1)
         shipped_run = _ingest_process(paths, workers=None)
@@ -186,9 +193,17 @@ def run(*, n: int | None, runs: int | None = None, peer: str | None = None) -> N
             f"{single_run[0] / shipped_run[0]:.2f}x; again {again_run[0]:.2f}s ({shipped_run[0] / again_run[0]:.1f}x)"
         )
         if peer_runner is not None:
-            peers.append(peer_runner.ingest(paths, n=n))
+            with MachineCpu() as peer_cpu:
+                peers.append(peer_runner.ingest(paths, n=n))
+            peer_cpus.append(peer_cpu.span)
             line += f"; peer {n / peers[-1]:,.0f}/s ({peers[-1] / shipped_run[0]:.2f}x)"
         print(line)
+        cpu_line = (
+            f"  CPU, whole processes: single {_cpu_text(single_run[4], n)}, shipped {_cpu_text(shipped_run[4], n)}"
+        )
+        if peer_cpus:
+            cpu_line += f", peer {_cpu_text(peer_cpus[-1], n)}"
+        print(cpu_line)
     print(f"single process: {pairs[-1][0][3]}")
     print(f"shipped path:   {pairs[-1][1][3]}")
     single, single_wall = _median([p[0][0] for p in pairs]), _median([p[0][1] for p in pairs])
@@ -232,15 +247,35 @@ def run(*, n: int | None, runs: int | None = None, peer: str | None = None) -> N
     reingest = _median([p[1][0] / a[0] for p, a in zip(pairs, agains, strict=True)])
     print(f"re-ingest of the unchanged archive: {again:.2f}s run, {reingest:.1f}x faster than its first ingest")
     print(f"shipped vs single: {ratio:.2f}x (median of the pairs)")
+    single_cpu, shipped_cpu = _cpu_per_notice([p[0][4] for p in pairs], n), _cpu_per_notice([p[1][4] for p in pairs], n)
+    peer_cpu_ms = _cpu_per_notice(peer_cpus, n)
+    if shipped_cpu is not None:
+        line = f"machine CPU per notice (whole processes, medians): single {single_cpu:.2f} ms, shipped {shipped_cpu:.2f} ms"
+        print(line + (f", peer {peer_cpu_ms:.2f} ms" if peer_cpu_ms is not None else ""))
+    cpu_fields = "" if shipped_cpu is None else f" cpu_ms={shipped_cpu:.2f} single_cpu_ms={single_cpu:.2f}"
     peer_fields = ""
     if peers:
         peer_ratio = _median([t / p[1][0] for t, p in zip(peers, pairs, strict=True)])
         print(f"peer: {n / _median(peers):,.0f}/s; shipped vs peer: {peer_ratio:.2f}x (median of the rounds)")
         peer_fields = f" peer_per_s={n / _median(peers):.0f} peer_ratio={peer_ratio:.2f}"
+        if peer_cpu_ms is not None:
+            peer_fields += f" peer_cpu_ms={peer_cpu_ms:.2f}"
     print(
         f"RESULT e2e per_s={per_s:.0f} single_per_s={single_per_s:.0f} ratio={ratio:.2f} "
-        f"again_s={again:.2f} reingest_ratio={reingest:.1f}{peer_fields} peak_mb={peak:.0f} n={n} runs={runs}"
+        f"again_s={again:.2f} reingest_ratio={reingest:.1f}{peer_fields}{cpu_fields} peak_mb={peak:.0f} n={n} runs={runs}"
     )
+
+
+def _cpu_text(span: CpuSpan | None, n: int) -> str:
+    if span is None:
+        return "n/a"
+    return f"{span.busy:.1f} CPU-s, {span.busy / n * 1000:.2f} ms a notice, cores {span.share:.0%} busy"
+
+
+def _cpu_per_notice(spans: list[CpuSpan | None], n: int) -> float | None:
+    """Median machine CPU milliseconds per notice, or None where it could not be read."""
+    known = [span.busy / n * 1000 for span in spans if span is not None]
+    return _median(known) if known else None
 
 
 def _median(values: list[float]) -> float:
