@@ -12,6 +12,10 @@ last one answered, for ``DURATION`` seconds per page and level. The clients are 
 members (a real POST of the login form each) and use the tenant's API key. The search cases are
 ``bench.search.CASES`` in turn. The API's per-key throttle is lifted for the run (it would answer 429).
 
+Beside each level's rate: the machine's busy CPU per request and the share of the cores it filled
+(``bench.cpu``: gunicorn, PostgreSQL, Redis and this load generator together), which shows whether a page is
+CPU-bound and what a request costs, whatever the machine's speed.
+
 Also reported: SQL statements per page for one signed-in request of each page (Django's test client on
 the same database, every statement of the request counted: session, user, tenant, page).
 
@@ -38,6 +42,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from django.db import connection
 from django.utils import timezone
 
+from bench.cpu import MachineCpu
 from bench.web_load import HOST, PASSWORD, drive, request, sign_in
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -257,9 +262,16 @@ def _measure(name: str, server: Server, *, api_key: str, tender_ids: list[int], 
         drive(server.port, requests, clients=GUNICORN_WORKERS, seconds=2)
     for page, requests in pages.items():
         for clients in LEVELS:
-            rps, p95, failed = drive(server.port, requests, clients=clients, seconds=DURATION)
+            with MachineCpu() as cpu:
+                rps, p95, failed = drive(server.port, requests, clients=clients, seconds=DURATION)
+            used = ""
+            if cpu.span is not None and rps > 0:
+                cpu_ms = cpu.span.busy / (rps * cpu.span.wall) * 1000
+                figures.setdefault(f"{page}{clients}_cpu_ms", []).append(cpu_ms)
+                used = f", CPU {cpu_ms:.1f} ms a request (cores {cpu.span.share:.0%} busy)"
             print(
-                f"round {round_ + 1} {name} {page} at {clients} clients: {rps:.1f} req/s, p95 {p95:.0f} ms, {failed} failed"
+                f"round {round_ + 1} {name} {page} at {clients} clients: {rps:.1f} req/s, p95 {p95:.0f} ms, "
+                f"{failed} failed{used}"
             )
             figures.setdefault(f"{page}{clients}_rps", []).append(rps)
             figures.setdefault(f"{page}{clients}_p95_ms", []).append(p95)
@@ -346,6 +358,11 @@ def run(*, n: int | None, runs: int | None = None, against: str | None = None) -
         f"api_p95_ms={medians['api10_p95_ms']:.0f}",
         f"api50_rps={medians['api50_rps']:.1f}",
         f"api50_p95_ms={medians['api50_p95_ms']:.0f}",
+        *(
+            f"{page}_cpu_ms={medians[f'{page}10_cpu_ms']:.1f}"
+            for page in ("portal", "tender", "api")
+            if f"{page}10_cpu_ms" in medians
+        ),
         f"statements_per_page={max(statements.values())}",
         f"failed={int(sum(sum(v) for k, v in figures.items() if k.endswith('_failed')))}",
     ]
@@ -361,6 +378,11 @@ def run(*, n: int | None, runs: int | None = None, against: str | None = None) -
             f"portal_ratio={medians['portal10_rps'] / before['portal10_rps']:.2f}",
             f"tender_ratio={medians['tender10_rps'] / before['tender10_rps']:.2f}",
             f"api_ratio={medians['api10_rps'] / before['api10_rps']:.2f}",
+            *(
+                f"against_{page}_cpu_ms={before[f'{page}10_cpu_ms']:.1f}"
+                for page in ("portal", "tender", "api")
+                if f"{page}10_cpu_ms" in before
+            ),
             f"against_failed={int(sum(sum(v) for k, v in other_figures.items() if k.endswith('_failed')))}",
         ]
     fields.append(f"n={n} runs={runs} seconds={DURATION:g}")
