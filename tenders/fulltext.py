@@ -36,7 +36,8 @@ from operator import and_, or_
 
 from django.contrib.postgres.search import SearchQuery
 from django.db import connection
-from django.db.models import Value
+from django.db.models import TextField, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.sql import Query
 
 from kernel.vocabulary.search_words import (
@@ -138,6 +139,13 @@ class PhraseQuery(OwnTsQuery):
         return (f"!!({sql})" if self.invert else f"({sql})"), params
 
 
+KEYWORDS_VERSION_SQL = (
+    "SELECT md5(coalesce(string_agg(id || ':' || words::text || rewrite, ',' ORDER BY id), ''))"
+    " || ':' || (SELECT generation FROM tenders_search_vocabulary_state)"
+    " FROM tenders_synonymgroup"
+)
+
+
 def keywords_version() -> str:
     """Changes whenever what keywords are compiled against does: the key for caching SQL compiled from keywords.
 
@@ -145,12 +153,14 @@ def keywords_version() -> str:
     after a word are looked up in (its generation, which every ``search_vocabulary_refresh`` advances).
     """
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT md5(coalesce(string_agg(id || ':' || words::text || rewrite, ',' ORDER BY id), ''))"
-            " || ':' || (SELECT generation FROM tenders_search_vocabulary_state)"
-            " FROM tenders_synonymgroup"
-        )
+        cursor.execute(KEYWORDS_VERSION_SQL)
         return cursor.fetchone()[0]
+
+
+def keywords_version_column() -> RawSQL:
+    """``keywords_version()`` as a column of a statement a page runs anyway (the tender page's tender row),
+    so that its keywords compile without a statement of their own: pass the value as ``version``."""
+    return RawSQL(f"({KEYWORDS_VERSION_SQL})", (), output_field=TextField())  # noqa: S611  (constant SQL, no input)
 
 
 class TsQueryText(OwnTsQuery):
@@ -272,17 +282,18 @@ class KeywordQuery:
         return self
 
 
-def keyword_query_build(*, q: str) -> KeywordQuery:
+def keyword_query_build(*, q: str, version: str | None = None) -> KeywordQuery:
     """The ``KeywordQuery`` for ``q``: one statement (thesaurus rewrite and stems together); none for no ``q``.
 
     The statement's answer is kept per process for the same statement, values and ``keywords_version``
     (``_rewrite_answer``): the rewrite evaluates every thesaurus word's tsquery, 3-9 ms a search page, where
-    reading the version costs a fraction of a millisecond.
+    reading the version costs a fraction of a millisecond. ``version``: the version this request already
+    read (``keywords_version_column``); without it, it is read here.
     """
     if not q:
         return KeywordQuery(text=q)
     statement, values = _keyword_statement(q)
-    tsquery, rewritten, positive, stems = _rewrite_answer(statement, values, keywords_version())
+    tsquery, rewritten, positive, stems = _rewrite_answer(statement, values, version or keywords_version())
     lexemes = frozenset(stems or ())
     synonyms = frozenset(
         lexeme.replace("''", "'") for lexeme in _LEXEMES.findall(rewritten or "") if not lexeme.startswith("§")

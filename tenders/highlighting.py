@@ -92,6 +92,12 @@ def stems_forget() -> None:
         _known_stems.clear()
 
 
+def keywords_check(keywords: str) -> None:
+    """``FilterError`` for keywords the search refuses (a NUL, more than its box holds), before any query runs."""
+    if problem := query_problem(normalise_whitespace(keywords).strip()):
+        raise FilterError({"q": problem})
+
+
 class Highlighter:
     """Marks the words a keyword query hits; ``prepare`` the texts of a page once, then ask per text.
 
@@ -100,11 +106,11 @@ class Highlighter:
     more than its box holds) raises ``FilterError`` (400 at every edge) instead of failing in the query.
     """
 
-    def __init__(self, keywords: KeywordQuery | str):
+    def __init__(self, keywords: KeywordQuery | str, *, version: str | None = None):
+        """``version``: the keywords version this request already read (``tenders.fulltext.keyword_query_build``)."""
         if isinstance(keywords, str):
-            if problem := query_problem(normalise_whitespace(keywords).strip()):
-                raise FilterError({"q": problem})
-            keywords = keyword_query_build(q=keywords)
+            keywords_check(keywords)
+            keywords = keyword_query_build(q=keywords, version=version)
         self.lexemes: frozenset[str] = keywords.lexemes
         self.synonyms: frozenset[str] = keywords.synonyms
         self._every = self.lexemes | self.synonyms

@@ -215,13 +215,21 @@ def match_reasons(
 
 
 def match_reasons_by_filters(
-    *, filters_by_key: Mapping[Hashable, TenderFilters], tender, language: str = "de"
+    *,
+    filters_by_key: Mapping[Hashable, TenderFilters],
+    tender,
+    language: str = "de",
+    keywords_version: str | None = None,
 ) -> dict[Hashable, MatchReasons]:
     """One tender's reasons under several filters (each profile that matched it), by the caller's keys.
 
-    Each filter's keywords are compiled once (a query each); the tender's words are stemmed once for all.
+    Each filter's keywords are compiled once (a query each, none where this process compiled them under
+    ``keywords_version`` before); the tender's words are stemmed once for all. ``keywords_version``: the
+    version the caller read with the tender (``tenders.fulltext.keywords_version_column``), else read here.
     """
-    highlighters = {key: Highlighter(filters.q) for key, filters in filters_by_key.items() if filters.q}
+    highlighters = {
+        key: Highlighter(filters.q, version=keywords_version) for key, filters in filters_by_key.items() if filters.q
+    }
     texts = [text for group in _field_texts(tender, "description").values() for text, _parts in group]
     highlighters_prepare(highlighters.values(), texts)
     return {

@@ -15,6 +15,7 @@ from django.utils.translation import get_language
 from notifications.models import SavedSearch, Triage
 from notifications.visibility import saved_search_visible
 from tenders.filters import FilterError, TenderFilters, effective_filters
+from tenders.fulltext import keywords_version_column
 from tenders.match_reasons import MatchReasons, match_reasons_by_filters
 from tenders.models import Tender
 from tenders.selectors import tender_history_prefetches
@@ -27,6 +28,8 @@ class TenderView:
     matched_profiles: tuple[SavedSearch, ...]
     # Why each profile matched (by profile id); a profile whose stored filters cannot be read has none.
     reasons: dict[int, MatchReasons] = field(default_factory=dict)
+    # Read with the tender: the page's keywords (its own "q" too) compile against it without another statement.
+    keywords_version: str | None = None
 
 
 def tender_view(*, user: AbstractBaseUser, tender_id: int) -> TenderView:
@@ -53,13 +56,19 @@ def tender_view(*, user: AbstractBaseUser, tender_id: int) -> TenderView:
         except FilterError:
             continue
     # Each profile's keywords are compiled once; the tender's words are stemmed once for all profiles.
-    reasons = match_reasons_by_filters(filters_by_key=readable, tender=tender, language=get_language() or "de")
-    return TenderView(tender, triage, profiles, reasons)
+    reasons = match_reasons_by_filters(
+        filters_by_key=readable,
+        tender=tender,
+        language=get_language() or "de",
+        keywords_version=tender.keywords_version,
+    )
+    return TenderView(tender, triage, profiles, reasons, keywords_version=tender.keywords_version)
 
 
 def _tender_with_mine(*, user: AbstractBaseUser) -> QuerySet[Tender]:
-    """Tenders with history, each row carrying the user's triage (``triage_*``) and which of the user's
-    visible profiles matched it (``matched_profiles``: id, name, filters), read in the tender's statement."""
+    """Tenders with history, each row carrying the user's triage (``triage_*``), which of the user's visible
+    profiles matched it (``matched_profiles``: id, name, filters) and the keywords version the page's keywords
+    compile against (``keywords_version``), read in the tender's statement."""
     mine = Triage.objects.filter(user=user, tender=OuterRef("pk"))
     matched = (
         saved_search_visible(user=user)
@@ -74,4 +83,5 @@ def _tender_with_mine(*, user: AbstractBaseUser) -> QuerySet[Tender]:
     return Tender.objects.prefetch_related(sources, Prefetch(versions.prefetch_through, queryset=numbered)).annotate(
         **{f"triage_{name}": Subquery(mine.values(name)[:1]) for name in ("id", "status", "note", "updated_at")},
         matched_profiles=ArraySubquery(matched),
+        keywords_version=keywords_version_column(),
     )

@@ -37,7 +37,7 @@ from notifications.portal.tender_page import country_shown, publication_numbers,
 from notifications.portal.tender_selectors import tender_view
 from tenders.filter_fields import FILTER_FIELDS
 from tenders.filters import FilterError
-from tenders.highlighting import Highlighter, cpv_hits, cpv_label_texts, description_beyond_title
+from tenders.highlighting import Highlighter, cpv_hits, cpv_label_texts, description_beyond_title, keywords_check
 from tenders.market import awards_shown, similar_awarded
 from tenders.models import Tender
 
@@ -51,13 +51,14 @@ def tender_page(request, tender_id: int):
     try:
         # The result list links here with its keywords; typed or forged ones the search refuses
         # (a NUL, an over-long text) are refused here too, with the search box's hint (400).
-        highlighter = Highlighter(q)
+        keywords_check(q)
     except FilterError as exc:
         raise ApplicationError(_KEYWORDS_HINT, code=exc.code, fields=exc.fields) from exc
     try:
         view = tender_view(user=request.user, tender_id=tender_id)
     except Tender.DoesNotExist as exc:
         raise Http404(_("Diese Ausschreibung gibt es nicht.")) from exc
+    highlighter = Highlighter(q, version=view.keywords_version)
     tender = view.tender
     language = get_language() or "de"
     # A description that only repeats the title is not shown twice.
