@@ -116,9 +116,8 @@ def run(*, n: int | None) -> None:
     now = timezone.now().astimezone(BERLIN).replace(microsecond=0)
     load(n, now=now)
     with connection.cursor() as cursor:
-        cursor.execute(
-            "VACUUM ANALYZE tenders_tender"
-        )  # settled, as after autovacuum: index-only scans can skip the heap
+        # Settled, as after autovacuum: index-only scans can skip the heap.
+        cursor.execute("VACUUM ANALYZE tenders_tender")
     search_vocabulary_refresh()
     portal, api, tender_id = _tenant_with_data(now=now - timedelta(days=1))
     for label, path, params in [*PAGES, *API_PAGES, ("tender page", f"/ausschreibung/{tender_id}/", {})]:

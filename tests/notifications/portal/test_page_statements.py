@@ -118,7 +118,6 @@ def test_the_tender_page_compiles_its_keywords_against_the_thesaurus_of_the_mome
     """The version read with the tender keys the compiled keywords: a group added between two visits counts."""
     path = f"/ausschreibung/{team['first']}/"
     before = alpha_client.get(path, {"q": "Natursteinpflaster"})
-    assert "<mark>" not in "".join(text for text, _hit in before.context["title_segments"] if _hit)
     synonym_group_save(entry=SynonymEntry(words=("Natursteinpflaster", WORK), narrower=(), basis="Test"))
     after = alpha_client.get(path, {"q": "Natursteinpflaster"})
     assert [text for text, hit in after.context["title_segments"] if hit] == [WORK]
