@@ -22,7 +22,10 @@ is the members parsed in this process (one core), write-only the same records in
 without parsing. Peak RSS is the largest resident set of the writer or any of its workers.
 Beside each rate: the machine's busy CPU over the whole process (``bench.cpu``; interpreter and Django start
 included, about 1.5 CPU-seconds for the product, a tenth of that for the peer), per notice and as the share of the
-cores it filled: a CPU-bound run gains only what it stops spending.
+cores it filled: a CPU-bound run gains only what it stops spending. Then the same over each run alone (the
+FetchRun's start to commit; the peer's ``ingerir``), and the ceiling that follows: the rate of the shipped path
+with every core busy all run long at its runs' CPU a notice, and that rate against the peer's. No scheduling,
+batching or start-up change can take the shipped path past its ceiling; only spending less CPU a notice can.
 """
 
 from __future__ import annotations
@@ -36,11 +39,13 @@ import sys
 import time
 import uuid
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import connection
 
-from bench.cpu import CpuSpan, MachineCpu
+from bench.cpu import CpuSpan, CpuTimeline, MachineCpu
+from bench.peer import PeerRun
 from sources.adapters.doe.archive import Member
 from sources.adapters.doe.stream import parse_members
 from sources.models import FetchRun
@@ -123,10 +128,19 @@ def _truncate() -> None:
         cursor.execute("TRUNCATE tenders_tenderversion, tenders_tendersource, tenders_tender RESTART IDENTITY CASCADE")
 
 
-def _ingest_process(
-    paths: list[Path], *, workers: int | None, empty: bool = True
-) -> tuple[float, float, float, str, CpuSpan | None]:
-    """(run seconds, process seconds, peak RSS MiB, output, machine CPU) of one ``manage.py ingest doe --file`` process."""
+@dataclass(frozen=True)
+class IngestRun:
+    """One ``manage.py ingest doe --file`` process: its run (the FetchRun's start to commit) and the whole process."""
+
+    seconds: float
+    wall: float
+    peak_mb: float
+    summary: str
+    cpu: CpuSpan | None  # the machine's, over the whole process
+    run_cpu: CpuSpan | None  # the machine's, over the run alone
+
+
+def _ingest_process(paths: list[Path], *, workers: int | None, empty: bool = True) -> IngestRun:
     if empty:
         _truncate()
     env = dict(os.environ)
@@ -135,7 +149,7 @@ def _ingest_process(
     else:
         env["SOURCES_PARSE_WORKERS"] = str(workers)
     started = time.perf_counter()
-    with MachineCpu() as cpu:
+    with CpuTimeline() as timeline, MachineCpu() as cpu:
         process = subprocess.Popen(
             [sys.executable, str(ROOT / "manage.py"), "ingest", "doe", "--file", *map(str, paths)],
             cwd=ROOT,
@@ -151,7 +165,14 @@ def _ingest_process(
         raise SystemExit(f"ingest failed ({process.returncode}):\n{output}")
     run = FetchRun.objects.order_by("-pk").first()
     summary = output.strip().splitlines()[-1] if output.strip() else ""  # the command's report, not its log lines
-    return (run.finished_at - run.started_at).total_seconds(), wall, usage.ru_maxrss / 1024, summary, cpu.span
+    return IngestRun(
+        seconds=(run.finished_at - run.started_at).total_seconds(),
+        wall=wall,
+        peak_mb=usage.ru_maxrss / 1024,
+        summary=summary,
+        cpu=cpu.span,
+        run_cpu=timeline.between(run.started_at.timestamp(), run.finished_at.timestamp()),
+    )
 
 
 def _members(paths: list[Path]) -> list[Member]:
@@ -181,7 +202,10 @@ def run(*, n: int | None, runs: int | None = None, peer: str | None = None) -> N
 
     # Alternating pairs, medians: on a shared host single runs move by 20% and more, and a pair
     # taken back to back sees the same neighbours.
-    pairs, agains, peers, peer_cpus = [], [], [], []
+    pairs: list[tuple[IngestRun, IngestRun]] = []
+    agains: list[IngestRun] = []
+    peers: list[PeerRun] = []
+    peer_cpus: list[CpuSpan | None] = []
     for number in range(1, runs + 1):
         single_run = _ingest_process(paths, workers=1)
         shipped_run = _ingest_process(paths, workers=None)
@@ -189,27 +213,34 @@ def run(*, n: int | None, runs: int | None = None, peer: str | None = None) -> N
         pairs.append((single_run, shipped_run))
         agains.append(again_run)
         line = (
-            f"round {number}: single {n / single_run[0]:,.0f}/s, shipped {n / shipped_run[0]:,.0f}/s, "
-            f"{single_run[0] / shipped_run[0]:.2f}x; again {again_run[0]:.2f}s ({shipped_run[0] / again_run[0]:.1f}x)"
+            f"round {number}: single {n / single_run.seconds:,.0f}/s, shipped {n / shipped_run.seconds:,.0f}/s, "
+            f"{single_run.seconds / shipped_run.seconds:.2f}x; again {again_run.seconds:.2f}s "
+            f"({shipped_run.seconds / again_run.seconds:.1f}x)"
         )
         if peer_runner is not None:
             with MachineCpu() as peer_cpu:
                 peers.append(peer_runner.ingest(paths, n=n))
             peer_cpus.append(peer_cpu.span)
-            line += f"; peer {n / peers[-1]:,.0f}/s ({peers[-1] / shipped_run[0]:.2f}x)"
+            line += f"; peer {n / peers[-1].seconds:,.0f}/s ({peers[-1].seconds / shipped_run.seconds:.2f}x)"
         print(line)
         cpu_line = (
-            f"  CPU, whole processes: single {_cpu_text(single_run[4], n)}, shipped {_cpu_text(shipped_run[4], n)}"
+            f"  CPU, whole processes: single {_cpu_text(single_run.cpu, n)}, shipped {_cpu_text(shipped_run.cpu, n)}"
         )
         if peer_cpus:
             cpu_line += f", peer {_cpu_text(peer_cpus[-1], n)}"
         print(cpu_line)
-    print(f"single process: {pairs[-1][0][3]}")
-    print(f"shipped path:   {pairs[-1][1][3]}")
-    single, single_wall = _median([p[0][0] for p in pairs]), _median([p[0][1] for p in pairs])
-    shipped, shipped_wall = _median([p[1][0] for p in pairs]), _median([p[1][1] for p in pairs])
-    single_rss, shipped_rss = max(p[0][2] for p in pairs), max(p[1][2] for p in pairs)
-    ratio = _median([p[0][0] / p[1][0] for p in pairs])
+        run_line = (
+            f"  CPU, runs alone: single {_cpu_text(single_run.run_cpu, n)}, shipped {_cpu_text(shipped_run.run_cpu, n)}"
+        )
+        if peers:
+            run_line += f", peer {_cpu_text(peers[-1].cpu, n)}"
+        print(run_line)
+    print(f"single process: {pairs[-1][0].summary}")
+    print(f"shipped path:   {pairs[-1][1].summary}")
+    single, single_wall = _median([p[0].seconds for p in pairs]), _median([p[0].wall for p in pairs])
+    shipped, shipped_wall = _median([p[1].seconds for p in pairs]), _median([p[1].wall for p in pairs])
+    single_rss, shipped_rss = max(p[0].peak_mb for p in pairs), max(p[1].peak_mb for p in pairs)
+    ratio = _median([p[0].seconds / p[1].seconds for p in pairs])
 
     members = _members(paths)
     start = time.perf_counter()
@@ -243,23 +274,44 @@ def run(*, n: int | None, runs: int | None = None, peer: str | None = None) -> N
         f"parse only (one core): {parse_seconds:.2f}s ({parse_seconds / single:.0%} of the single run); "
         f"write only: {write_seconds:.2f}s ({write_seconds / single:.0%})"
     )
-    again = _median([a[0] for a in agains])
-    reingest = _median([p[1][0] / a[0] for p, a in zip(pairs, agains, strict=True)])
+    again = _median([a.seconds for a in agains])
+    reingest = _median([p[1].seconds / a.seconds for p, a in zip(pairs, agains, strict=True)])
     print(f"re-ingest of the unchanged archive: {again:.2f}s run, {reingest:.1f}x faster than its first ingest")
     print(f"shipped vs single: {ratio:.2f}x (median of the pairs)")
-    single_cpu, shipped_cpu = _cpu_per_notice([p[0][4] for p in pairs], n), _cpu_per_notice([p[1][4] for p in pairs], n)
+    single_cpu, shipped_cpu = (
+        _cpu_per_notice([p[0].cpu for p in pairs], n),
+        _cpu_per_notice([p[1].cpu for p in pairs], n),
+    )
     peer_cpu_ms = _cpu_per_notice(peer_cpus, n)
     if shipped_cpu is not None:
         line = f"machine CPU per notice (whole processes, medians): single {single_cpu:.2f} ms, shipped {shipped_cpu:.2f} ms"
         print(line + (f", peer {peer_cpu_ms:.2f} ms" if peer_cpu_ms is not None else ""))
     cpu_fields = "" if shipped_cpu is None else f" cpu_ms={shipped_cpu:.2f} single_cpu_ms={single_cpu:.2f}"
     peer_fields = ""
+    shipped_run_cpu = _cpu_per_notice([p[1].run_cpu for p in pairs], n)
+    shipped_busy = _median_share([p[1].run_cpu for p in pairs])
+    if shipped_run_cpu is not None:
+        cpu_fields += f" run_cpu_ms={shipped_run_cpu:.2f} run_busy={shipped_busy:.2f}"
     if peers:
-        peer_ratio = _median([t / p[1][0] for t, p in zip(peers, pairs, strict=True)])
-        print(f"peer: {n / _median(peers):,.0f}/s; shipped vs peer: {peer_ratio:.2f}x (median of the rounds)")
-        peer_fields = f" peer_per_s={n / _median(peers):.0f} peer_ratio={peer_ratio:.2f}"
+        peer_ratio = _median([t.seconds / p[1].seconds for t, p in zip(peers, pairs, strict=True)])
+        peer_rate = n / _median([t.seconds for t in peers])
+        print(f"peer: {peer_rate:,.0f}/s; shipped vs peer: {peer_ratio:.2f}x (median of the rounds)")
+        peer_fields = f" peer_per_s={peer_rate:.0f} peer_ratio={peer_ratio:.2f}"
         if peer_cpu_ms is not None:
             peer_fields += f" peer_cpu_ms={peer_cpu_ms:.2f}"
+        peer_run_cpu = _cpu_per_notice([t.cpu for t in peers], n)
+        if peer_run_cpu is not None:
+            peer_fields += f" peer_run_cpu_ms={peer_run_cpu:.2f}"
+        ceiling = _ceiling(pairs, n)
+        if ceiling is not None:
+            # What no scheduling can beat: every core busy all run long, at the CPU a notice the run costs.
+            peer_run = f" (the peer's run: {peer_run_cpu:.2f} ms)" if peer_run_cpu is not None else ""
+            print(
+                f"ceiling: every core busy all run long at the shipped run's {shipped_run_cpu:.2f} ms of CPU a notice"
+                f"{peer_run} gives {ceiling:,.0f}/s, {ceiling / peer_rate:.2f}x the peer; the runs kept the cores "
+                f"{shipped_busy:.0%} busy"
+            )
+            peer_fields += f" ceiling_per_s={ceiling:.0f} ceiling_peer_ratio={ceiling / peer_rate:.2f}"
     print(
         f"RESULT e2e per_s={per_s:.0f} single_per_s={single_per_s:.0f} ratio={ratio:.2f} "
         f"again_s={again:.2f} reingest_ratio={reingest:.1f}{peer_fields}{cpu_fields} peak_mb={peak:.0f} n={n} runs={runs}"
@@ -276,6 +328,20 @@ def _cpu_per_notice(spans: list[CpuSpan | None], n: int) -> float | None:
     """Median machine CPU milliseconds per notice, or None where it could not be read."""
     known = [span.busy / n * 1000 for span in spans if span is not None]
     return _median(known) if known else None
+
+
+def _median_share(spans: list[CpuSpan | None]) -> float | None:
+    known = [span.share for span in spans if span is not None]
+    return _median(known) if known else None
+
+
+def _ceiling(pairs: list[tuple[IngestRun, IngestRun]], n: int) -> float | None:
+    """Notices a second of the shipped path with every core busy all run long at its runs' median CPU a notice."""
+    spans = [p[1].run_cpu for p in pairs if p[1].run_cpu is not None]
+    if not spans:
+        return None
+    per_notice = _median([span.busy / n for span in spans])
+    return spans[0].cores / per_notice if per_notice > 0 else None
 
 
 def _median(values: list[float]) -> float:

@@ -13,7 +13,8 @@ SQLite database (``radar.db.conectar``). Each round copies the archive into that
 fresh data folder (``AUSSCHREIBUNGSRADAR_DATEN``, so nothing lands in the checkout), runs the
 ingest of that one day in a fresh process, and takes the time of ``ingerir`` alone, as the
 product's figure is its FetchRun's start to commit: no interpreter start, no schema creation,
-and not the peer's profile matching that its ``radar.py ingest`` command runs afterwards.
+and not the peer's profile matching that its ``radar.py ingest`` command runs afterwards. The machine's
+busy CPU over that same stretch is read from ``/proc/stat`` (``bench.cpu.CpuTimeline``).
 Nothing of the peer is kept in this repository.
 """
 
@@ -25,7 +26,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+
+from bench.cpu import CpuSpan, CpuTimeline
 
 # Runs in the peer's process. The archive is local: a download attempt would mean the cache names
 # are wrong, and its retries (with back-off) would be timed as ingest, so it fails the round instead.
@@ -47,11 +51,12 @@ con = db.conectar(folder / "ausschreibungen.db")
 source = oeffentlichevergabe.FuenteOeffentlicheVergabe(
     con_eforms=True, dir_cache=folder / "cache", hoy=day + timedelta(days=1), dias_primera_vez=1
 )
-started = time.perf_counter()
+started_at, started = time.time(), time.perf_counter()
 summary = pipeline.ingerir(con, [source])[source.nombre]
-seconds = time.perf_counter() - started
+seconds, finished_at = time.perf_counter() - started, time.time()
 deadlines = con.execute("SELECT COUNT(fecha_limite_presentacion) FROM licitaciones").fetchone()[0]
-print(json.dumps({"seconds": seconds, "deadlines": deadlines, **summary}))
+report = {"seconds": seconds, "started_at": started_at, "finished_at": finished_at, "deadlines": deadlines}
+print(json.dumps({**report, **summary}))
 """
 
 NEEDED = (
@@ -62,6 +67,14 @@ NEEDED = (
     "radar/sources/__init__.py",
     "radar/sources/oeffentlichevergabe.py",
 )
+
+
+@dataclass(frozen=True)
+class PeerRun:
+    """The peer's ingest of the archive: its seconds, and the machine's busy CPU over them (None off Linux)."""
+
+    seconds: float
+    cpu: CpuSpan | None
 
 
 class PeerRunner:
@@ -76,8 +89,8 @@ class PeerRunner:
         self.path = path
         self.python = os.environ.get("BENCH_PEER_PYTHON") or sys.executable
 
-    def ingest(self, paths: list[Path], *, n: int) -> float:
-        """Seconds the peer's ingest takes for the archive's day, into an empty database of its own."""
+    def ingest(self, paths: list[Path], *, n: int) -> PeerRun:
+        """The peer's ingest of the archive's day into an empty database of its own, timed as ``DRIVER`` says."""
         from bench.e2e import DAY
 
         with tempfile.TemporaryDirectory(prefix="peer-") as folder:
@@ -87,14 +100,15 @@ class PeerRunner:
                 kind = "eforms" if "eforms" in archive.name else "ocds"
                 shutil.copy(archive, cache / f"ov_{kind}_{DAY}.zip")
             env = {**os.environ, "HOME": folder, "AUSSCHREIBUNGSRADAR_DATEN": folder}
-            done = subprocess.run(  # noqa: S603  (the operator's interpreter and checkout, our driver)
-                [self.python, "-c", DRIVER, str(self.path), DAY, folder],
-                cwd=folder,
-                env=env,
-                capture_output=True,
-                text=True,
-                check=False,
-            )
+            with CpuTimeline() as timeline:
+                done = subprocess.run(  # noqa: S603  (the operator's interpreter and checkout, our driver)
+                    [self.python, "-c", DRIVER, str(self.path), DAY, folder],
+                    cwd=folder,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )
         lines = done.stdout.strip().splitlines()
         if done.returncode != 0 or not lines:
             raise SystemExit(f"the peer failed ({done.returncode}):\n{done.stdout}{done.stderr}")
@@ -104,4 +118,4 @@ class PeerRunner:
         # timed as a fast one.
         if report["error"] or report["vistos"] != n or report["nuevos"] != n or not report["deadlines"]:
             raise SystemExit(f"the peer did not ingest the {n} notices of the archive: {report}\n{done.stderr}")
-        return report["seconds"]
+        return PeerRun(seconds=report["seconds"], cpu=timeline.between(report["started_at"], report["finished_at"]))

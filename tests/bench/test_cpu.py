@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.cpu import CpuSpan, MachineCpu, busy_and_idle_ticks
+from bench.cpu import CpuSpan, CpuTimeline, MachineCpu, busy_and_idle_ticks
 
 # The head of a real /proc/stat (two cores): user nice system idle iowait irq softirq steal guest guest_nice.
 STAT = """cpu  374352 876 64975 234407 3353 0 2866 269 0 0
@@ -58,3 +58,54 @@ def test_without_proc_stat_there_is_no_figure(monkeypatch, tmp_path):
     with MachineCpu() as cpu:
         pass
     assert cpu.span is None
+
+
+def _spin(seconds: float) -> None:
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        pass
+
+
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="no /proc/stat on this system")
+def test_a_timeline_counts_the_work_of_a_stretch():
+    with CpuTimeline(interval=0.01) as timeline:
+        time.sleep(0.2)
+        started = time.time()
+        _spin(0.4)
+        finished = time.time()
+        time.sleep(0.2)
+    busy = timeline.between(started, finished)
+    assert busy is not None
+    assert busy.wall == pytest.approx(finished - started)
+    # The stretch holds this process's 0.4 CPU-seconds, to a sample and a clock tick at either end; other
+    # processes (a test running beside this one) may add theirs, but never more than the cores hold.
+    assert busy.busy >= 0.4 - 0.06
+    assert busy.share <= 1.1
+
+
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="no /proc/stat on this system")
+def test_a_stretch_outside_the_samples_has_no_figure():
+    with CpuTimeline(interval=0.01) as timeline:
+        time.sleep(0.05)
+    first, last = timeline._times[0], timeline._times[-1]
+    assert timeline.between(first - 1, last) is None
+    assert timeline.between(first, last + 1) is None
+    assert timeline.between(last, first) is None
+    assert timeline.between(first, last) is not None
+
+
+def test_a_timeline_without_proc_stat_has_no_figure(monkeypatch, tmp_path):
+    monkeypatch.setattr("bench.cpu.STAT", tmp_path / "missing")
+    with CpuTimeline() as timeline:
+        started = time.time()
+    assert timeline.between(started, time.time()) is None
+
+
+def test_ends_between_samples_are_interpolated(monkeypatch):
+    timeline = CpuTimeline()
+    timeline._times, timeline._busy, timeline._cores = [100.0, 101.0, 102.0], [0, 100, 300], 2
+    monkeypatch.setattr("bench.cpu.os.sysconf", lambda name: 100)
+    span = timeline.between(100.5, 101.5)
+    # Half of the first second's 100 ticks and half of the second's 200: 150 ticks of a 100 Hz clock.
+    assert span == CpuSpan(busy=1.5, wall=1.0, cores=2)
+    assert span.share == pytest.approx(0.75)
